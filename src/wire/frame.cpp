@@ -1,0 +1,106 @@
+#include "wire/frame.h"
+
+#include <cstring>
+
+namespace adacomp {
+namespace {
+
+constexpr uint8_t kMagic0 = 0xAD, kMagic1 = 0xC0;
+
+void put_u64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint64_t get_u64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+// Fletcher-16 over the header with the checksum field zeroed: catches a
+// damaged or misaligned header before any length in it is trusted.
+uint16_t header_check(const uint8_t* h) {
+  uint32_t a = 0, b = 0;
+  for (size_t i = 0; i < kFrameHeaderBytes; ++i) {
+    uint8_t byte = (i == 6 || i == 7) ? 0 : h[i];
+    a = (a + byte) % 255;
+    b = (b + a) % 255;
+  }
+  return static_cast<uint16_t>((b << 8) | a);
+}
+
+}  // namespace
+
+void write_frame_header(const FrameHeader& h, void* dst) {
+  auto* p = static_cast<uint8_t*>(dst);
+  p[0] = kMagic0;
+  p[1] = kMagic1;
+  p[2] = kFrameVersion;
+  p[3] = static_cast<uint8_t>(h.codec);
+  p[4] = static_cast<uint8_t>(h.kind);
+  p[5] = 0;
+  put_u64(p + 8, h.raw_bytes);
+  put_u64(p + 16, h.payload_bytes);
+  uint16_t c = header_check(p);
+  p[6] = static_cast<uint8_t>(c);
+  p[7] = static_cast<uint8_t>(c >> 8);
+}
+
+bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
+  if (available < kFrameHeaderBytes) return false;
+  const auto* p = static_cast<const uint8_t*>(src);
+  if (p[0] != kMagic0 || p[1] != kMagic1 || p[2] != kFrameVersion || p[5] != 0)
+    return false;
+  uint16_t c = static_cast<uint16_t>(p[6] | (p[7] << 8));
+  if (c != header_check(p)) return false;
+  if (p[4] > static_cast<uint8_t>(ElemKind::f64)) return false;
+  FrameHeader h;
+  h.codec = static_cast<CodecId>(p[3]);
+  h.kind = static_cast<ElemKind>(p[4]);
+  h.raw_bytes = get_u64(p + 8);
+  h.payload_bytes = get_u64(p + 16);
+  if (!find_codec(h.codec)) return false;
+  if (h.payload_bytes > available - kFrameHeaderBytes) return false;
+  *out = h;
+  return true;
+}
+
+size_t frame_capacity(size_t src_bytes) {
+  return kFrameHeaderBytes + src_bytes;
+}
+
+size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
+                    size_t src_bytes, void* dst) {
+  auto* out = static_cast<uint8_t*>(dst);
+  FrameHeader h;
+  h.kind = p.kind;
+  h.raw_bytes = src_bytes;
+  long n = -1;
+  if (codec.id != CodecId::stored && src_bytes > 0)
+    // Capacity src_bytes - 1: anything not strictly smaller goes stored.
+    n = codec.encode(p, src, src_bytes, out + kFrameHeaderBytes, src_bytes - 1);
+  if (n >= 0) {
+    h.codec = codec.id;
+  } else {
+    h.codec = CodecId::stored;
+    if (src_bytes) std::memcpy(out + kFrameHeaderBytes, src, src_bytes);
+    n = static_cast<long>(src_bytes);
+  }
+  h.payload_bytes = static_cast<uint64_t>(n);
+  write_frame_header(h, out);
+  return kFrameHeaderBytes + static_cast<size_t>(n);
+}
+
+long decode_frame(const void* frame, size_t frame_bytes, void* dst,
+                  size_t expected_raw) {
+  FrameHeader h;
+  if (!read_frame_header(frame, frame_bytes, &h)) return kCodecCorrupt;
+  if (h.raw_bytes != expected_raw ||
+      h.payload_bytes != frame_bytes - kFrameHeaderBytes)
+    return kCodecCorrupt;
+  const Codec* c = find_codec(h.codec);
+  long r = c->decode(h.kind, static_cast<const uint8_t*>(frame) + kFrameHeaderBytes,
+                     h.payload_bytes, dst, expected_raw);
+  return r < 0 ? r : kCodecOk;
+}
+
+}  // namespace adacomp

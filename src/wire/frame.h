@@ -1,0 +1,42 @@
+// Frame: the unit the library puts on the wire. A fixed 24-byte header says
+// how the payload that follows was coded, so the receiver never has to guess
+// and ranks never need to agree on a codec in advance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/codec.h"
+
+namespace adacomp {
+
+constexpr size_t kFrameHeaderBytes = 24;
+constexpr uint8_t kFrameVersion = 1;
+
+struct FrameHeader {
+  CodecId codec = CodecId::stored;
+  ElemKind kind = ElemKind::bytes;
+  uint64_t raw_bytes = 0;      // decoded payload size
+  uint64_t payload_bytes = 0;  // coded bytes following the header
+};
+
+void write_frame_header(const FrameHeader& h, void* dst);
+
+// Validates magic, version, header checksum, codec id and kind, and that the
+// payload fits in `available` bytes after the header. Returns false on any
+// mismatch.
+bool read_frame_header(const void* src, size_t available, FrameHeader* out);
+
+// Encodes src into dst as header + payload, falling back to a stored payload
+// whenever the codec fails or does not shrink the data. dst must hold
+// frame_capacity(src_bytes). Returns the frame size.
+size_t frame_capacity(size_t src_bytes);
+size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
+                    size_t src_bytes, void* dst);
+
+// Decodes a whole frame into dst, which must be exactly expected_raw bytes.
+// Returns kCodecOk or a negative CodecStatus.
+long decode_frame(const void* frame, size_t frame_bytes, void* dst,
+                  size_t expected_raw);
+
+}  // namespace adacomp
