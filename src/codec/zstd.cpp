@@ -1,4 +1,5 @@
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "codec/codec.h"
 

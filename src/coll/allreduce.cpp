@@ -1,0 +1,26 @@
+#include <cstring>
+
+#include "coll/call.h"
+#include "coll/coll.h"
+#include "coll/plan.h"
+#include "coll/ring.h"
+
+namespace adacomp {
+
+int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+              MPI_Op op, MPI_Comm comm) {
+  stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_reduction(comm, count, type, op, &plan))
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+
+  ReduceArgs a{static_cast<uint8_t*>(recvbuf), static_cast<size_t>(count),
+               plan.type.size, type, op};
+  if (sendbuf != MPI_IN_PLACE) std::memcpy(a.acc, sendbuf, a.count * a.elem_size);
+  CompressedCall call(comm, *plan.state, Op::allreduce, *plan.codec, plan.params);
+  ring_reduce_scatter(call, a);
+  ring_allgather_frames(call, a);
+  return call.finish();
+}
+
+}  // namespace adacomp

@@ -1,0 +1,70 @@
+#include "coll/call.h"
+
+#include "runtime/runtime.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+
+CompressedCall::CompressedCall(MPI_Comm app, const CommState& st, Op op,
+                               const Codec& codec, const EncodeParams& params)
+    : state(st), app_(app), stats_(stats_for(op)), codec_(codec), params_(params) {
+  stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
+  ScopedTimer t(stats_.ns_compress);
+  size_t n = encode_frame(codec_, params_, src, bytes, frame);
+  if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
+  return n;
+}
+
+bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
+                            size_t raw_bytes) {
+  ScopedTimer t(stats_.ns_decompress);
+  if (decode_frame(frame, frame_bytes, dst, raw_bytes) == kCodecOk) return true;
+  corrupt_ = true;
+  return false;
+}
+
+void CompressedCall::check(int rc) {
+  if (rc != MPI_SUCCESS && mpi_error_ == MPI_SUCCESS) mpi_error_ = rc;
+}
+
+void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes,
+                           int peer, int tag, MPI_Request* req) {
+  stats_.bytes_in.fetch_add(raw_bytes, std::memory_order_relaxed);
+  stats_.bytes_wire.fetch_add(frame_bytes, std::memory_order_relaxed);
+  check(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag,
+                   state.coll, req));
+}
+
+void CompressedCall::irecv(uint8_t* frame, size_t capacity, int peer, int tag,
+                           MPI_Request* req) {
+  check(PMPI_Irecv(frame, static_cast<int>(capacity), MPI_BYTE, peer, tag, state.coll,
+                   req));
+}
+
+void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
+  MPI_Status st[8];
+  for (int i = 0; i < n; i += 8) {
+    int m = n - i < 8 ? n - i : 8;
+    check(PMPI_Waitall(m, reqs + i, st));
+    if (!recv_bytes) continue;
+    for (int j = 0; j < m; ++j) {
+      int got = 0;
+      PMPI_Get_count(&st[j], MPI_BYTE, &got);
+      recv_bytes[i + j] = got < 0 ? 0 : static_cast<size_t>(got);
+    }
+  }
+}
+
+int CompressedCall::finish() {
+  if (mpi_error_ != MPI_SUCCESS) {
+    PMPI_Comm_call_errhandler(app_, mpi_error_);
+    return mpi_error_;
+  }
+  if (corrupt_) return raise_failure(app_, Failure::corrupt_frame);
+  return MPI_SUCCESS;
+}
+
+}  // namespace adacomp

@@ -1,0 +1,62 @@
+// State of one compressed collective call: the codec, the statistics it
+// feeds and whether anything failed. Failures are remembered, not acted on
+// at once, so that every rank still completes the communication pattern and
+// no peer is left waiting; finish() then reports through MPI's error handler.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <mpi.h>
+
+#include "codec/codec.h"
+#include "runtime/comm_state.h"
+#include "runtime/stats.h"
+
+namespace adacomp {
+
+constexpr int kTagRing = 1;
+constexpr int kTagTree = 2;
+
+class CompressedCall {
+ public:
+  CompressedCall(MPI_Comm app, const CommState& state, Op op, const Codec& codec,
+                 const EncodeParams& params);
+
+  // Encodes `bytes` of src into frame (capacity frame_capacity(bytes)).
+  size_t encode(const void* src, size_t bytes, uint8_t* frame);
+  // Decodes a received frame; on failure remembers it and returns false.
+  bool decode(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes);
+
+  // Point-to-point on the private communicator, counted in the statistics.
+  void isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer,
+             int tag, MPI_Request* req);
+  void irecv(uint8_t* frame, size_t capacity, int peer, int tag, MPI_Request* req);
+  // Waits for requests; for each receive stores the received byte count.
+  void wait_all(int n, MPI_Request* reqs, size_t* recv_bytes = nullptr);
+
+  int finish();
+  bool lossy() const { return codec_.lossy; }
+
+  const CommState& state;
+
+ private:
+  void check(int rc);
+
+  MPI_Comm app_;
+  OpStats& stats_;
+  const Codec& codec_;
+  EncodeParams params_;
+  int mpi_error_ = MPI_SUCCESS;
+  bool corrupt_ = false;
+};
+
+// Splits `count` elements into `parts` nearly equal blocks.
+inline size_t block_begin(size_t count, int parts, int b) {
+  return count * static_cast<size_t>(b) / static_cast<size_t>(parts);
+}
+inline size_t block_count(size_t count, int parts, int b) {
+  return block_begin(count, parts, b + 1) - block_begin(count, parts, b);
+}
+
+}  // namespace adacomp

@@ -1,0 +1,28 @@
+// What the compressed paths need to know about a datatype.
+#pragma once
+
+#include <cstddef>
+
+#include <mpi.h>
+
+#include "codec/codec.h"
+
+namespace adacomp {
+
+struct TypeInfo {
+  size_t size = 0;         // bytes of data per element
+  MPI_Aint true_lb = 0;    // offset of the first byte from the buffer address
+  bool contiguous = false; // data occupies exactly [true_lb, true_lb + size)
+  bool named = false;      // predefined datatype
+  ElemKind kind = ElemKind::bytes;
+};
+
+TypeInfo type_info(MPI_Datatype t);
+
+// Reductions are compressed for contiguous predefined types only; elements
+// are then independent and blocks can be cut anywhere on element boundaries.
+inline bool reducible(const TypeInfo& t) { return t.named && t.contiguous && t.size > 0; }
+
+bool op_commutative(MPI_Op op);
+
+}  // namespace adacomp

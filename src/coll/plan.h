@@ -1,0 +1,28 @@
+// Whether a collective call takes a compressed path, and with what. Every
+// input here is identical on all ranks of the communicator.
+#pragma once
+
+#include <mpi.h>
+
+#include "codec/codec.h"
+#include "coll/datatype.h"
+#include "runtime/comm_state.h"
+
+namespace adacomp {
+
+struct Plan {
+  const CommState* state = nullptr;
+  TypeInfo type;
+  const Codec* codec = nullptr;
+  EncodeParams params;
+};
+
+// True when a reduction should be compressed: commutative op, contiguous
+// predefined type, intracommunicator, message in a compressed tier.
+bool plan_reduction(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op, Plan* plan);
+
+// True when a broadcast should be compressed. Any datatype qualifies (bytes
+// are bytes); non-contiguous ones are packed first.
+bool plan_bcast(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
+
+}  // namespace adacomp

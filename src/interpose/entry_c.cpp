@@ -1,0 +1,12 @@
+// Thin exported C entry points, generated from c_calls.def.
+#include <mpi.h>
+
+#include "coll/coll.h"
+#include "interpose/lifecycle.h"
+
+#define ADACOMP_C_CALL(Name, impl, params, args) \
+  extern "C" __attribute__((visibility("default"))) int MPI_##Name params { \
+    return adacomp::impl args;                                              \
+  }
+#include "interpose/c_calls.def"
+#undef ADACOMP_C_CALL

@@ -1,0 +1,26 @@
+#include "interpose/lifecycle.h"
+
+#include <mpi.h>
+
+#include "runtime/runtime.h"
+
+namespace adacomp {
+
+int init(int* argc, char*** argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) runtime_start();
+  return rc;
+}
+
+int init_thread(int* argc, char*** argv, int required, int* provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) runtime_start();
+  return rc;
+}
+
+int finalize() {
+  runtime_stop();
+  return PMPI_Finalize();
+}
+
+}  // namespace adacomp

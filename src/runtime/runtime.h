@@ -1,0 +1,29 @@
+// Process-wide library state: the configuration and MPI objects created at
+// MPI_Init, torn down at MPI_Finalize.
+#pragma once
+
+#include <mpi.h>
+
+#include "policy/config.h"
+
+namespace adacomp {
+
+// True between a successful start() and stop(); false means pass everything
+// through (e.g. MPI initialised by something we did not intercept).
+bool runtime_active();
+const Config& config();
+
+// Called right after PMPI_Init*. Validates the configuration, checks that all
+// ranks agree on it, and aborts the job with a clear message if not.
+void runtime_start();
+// Called right before PMPI_Finalize: statistics, then private communicators.
+void runtime_stop();
+
+enum class Failure { corrupt_frame };
+
+// Raises an AdaComp error on the application's communicator through its
+// error handler (fatal by default) and returns the MPI error code to return
+// from the intercepted call when the handler returns.
+int raise_failure(MPI_Comm app_comm, Failure f);
+
+}  // namespace adacomp

@@ -1,0 +1,17 @@
+// Per-thread reusable buffers: collectives on different communicators may run
+// concurrently under MPI_THREAD_MULTIPLE, so nothing here is shared.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace adacomp {
+
+enum class ScratchSlot : int { send_frame, recv_frame, work, accumulator, frames, kCount };
+
+// Returns at least `bytes` of uninitialised memory, valid until the same slot
+// is asked for again on this thread.
+uint8_t* scratch(ScratchSlot slot, size_t bytes);
+
+}  // namespace adacomp

@@ -1,0 +1,50 @@
+// Per-operation counters, updated lock-free from any thread and summed over
+// ranks at MPI_Finalize into a table (ADACOMP_VERBOSE) and JSON (ADACOMP_REPORT).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include <mpi.h>
+
+namespace adacomp {
+
+enum class Op : int { allreduce, bcast, reduce, kCount };
+const char* op_name(Op op);
+
+struct OpStats {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> compressed_calls{0};
+  std::atomic<uint64_t> bytes_in{0};    // payload bytes the codecs were given
+  std::atomic<uint64_t> bytes_wire{0};  // frame bytes actually sent
+  std::atomic<uint64_t> ns_compress{0};
+  std::atomic<uint64_t> ns_decompress{0};
+};
+
+OpStats& stats_for(Op op);
+
+// Times a scope and adds the elapsed nanoseconds to a counter.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(std::atomic<uint64_t>& sink)
+      : sink_(sink), start_(std::chrono::steady_clock::now()) {}
+  ~ScopedTimer() {
+    auto d = std::chrono::steady_clock::now() - start_;
+    sink_.fetch_add(static_cast<uint64_t>(
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()),
+                    std::memory_order_relaxed);
+  }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+ private:
+  std::atomic<uint64_t>& sink_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Collective over `world`: sums every rank's counters; rank 0 prints the
+// table when verbose and writes JSON when report_path is non-empty.
+void report_stats(MPI_Comm world, int verbose, const char* report_path);
+
+}  // namespace adacomp
