@@ -41,6 +41,12 @@ struct EncodeParams {
   double abs_bound = 0.0;
   // truncate: number of low mantissa bits dropped.
   int truncate_bits = 32;
+  // fpc: log2 of each predictor table's entries (clamped to [6, 16]; small
+  // messages use smaller tables). Stored in the payload.
+  int fpc_table_bits = 12;
+  // truncate / to_f32: lossless codec applied to the reduced values
+  // (stored = none: values are just bit-packed). Stored in the payload.
+  CodecId lossy_inner = CodecId::stored;
 };
 
 struct Codec {

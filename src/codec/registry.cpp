@@ -8,12 +8,24 @@ namespace adacomp {
 extern const Codec kStoredCodec;
 extern const Codec kZstdCodec;
 extern const Codec kLz4Codec;
+extern const Codec kFpcCodec;
+extern const Codec kBloscCodec;
+extern const Codec kQuantCodec;
+extern const Codec kZfpCodec;
+extern const Codec kTruncateCodec;
+extern const Codec kToF32Codec;
 
 namespace {
 const Codec* const kAllCodecs[] = {
     &kStoredCodec,
     &kZstdCodec,
     &kLz4Codec,
+    &kFpcCodec,
+    &kBloscCodec,
+    &kQuantCodec,
+    &kZfpCodec,
+    &kTruncateCodec,
+    &kToF32Codec,
 };
 }  // namespace
 

@@ -1,0 +1,96 @@
+// Byte and bit helpers shared by the codec implementations. Internal: not
+// part of the codec interface.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "codec/codec.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "codecs assume a little-endian host (payloads are little-endian)"
+#endif
+
+namespace adacomp {
+namespace bits {
+
+// Unaligned little-endian loads and stores.
+template <typename T>
+inline T load(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+inline void store(void* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+inline size_t elem_size(ElemKind k) {
+  return k == ElemKind::f64 ? 8 : k == ElemKind::f32 ? 4 : 1;
+}
+
+// Float <-> same-width unsigned integer bit patterns.
+inline uint64_t to_bits(double d) { return load<uint64_t>(&d); }
+inline uint32_t to_bits(float f) { return load<uint32_t>(&f); }
+inline double from_bits(uint64_t u) { return load<double>(&u); }
+inline float from_bits(uint32_t u) { return load<float>(&u); }
+
+// Sequential writer into a caller buffer of fixed capacity; put() returns
+// false (and writes nothing) once the capacity would be exceeded.
+struct Writer {
+  uint8_t* p;
+  uint8_t* end;
+  Writer(void* dst, size_t cap)
+      : p(static_cast<uint8_t*>(dst)), end(static_cast<uint8_t*>(dst) + cap) {}
+  size_t room() const { return static_cast<size_t>(end - p); }
+  bool put(const void* src, size_t n) {
+    if (n > room()) return false;
+    if (n) std::memcpy(p, src, n);
+    p += n;
+    return true;
+  }
+  template <typename T>
+  bool put(T v) { return put(&v, sizeof v); }
+};
+
+// Sequential reader over an untrusted payload: every get() is checked.
+struct Reader {
+  const uint8_t* p;
+  const uint8_t* end;
+  Reader(const void* src, size_t n)
+      : p(static_cast<const uint8_t*>(src)),
+        end(static_cast<const uint8_t*>(src) + n) {}
+  size_t left() const { return static_cast<size_t>(end - p); }
+  bool get(void* dst, size_t n) {
+    if (n > left()) return false;
+    if (n) std::memcpy(dst, p, n);
+    p += n;
+    return true;
+  }
+  template <typename T>
+  bool get(T* v) { return get(v, sizeof *v); }
+  // Takes n bytes in place; nullptr if fewer are left.
+  const uint8_t* take(size_t n) {
+    if (n > left()) return nullptr;
+    const uint8_t* q = p;
+    p += n;
+    return q;
+  }
+};
+
+// Per-thread scratch memory reused across calls, so codecs that need a
+// temporary buffer do not allocate per message once warmed up. Each slot is
+// owned by one codec call at a time; nested codecs use different slots.
+enum ScratchSlot { kScratchA = 0, kScratchB = 1, kScratchC = 2, kScratchSlots };
+inline uint8_t* scratch(ScratchSlot slot, size_t n) {
+  thread_local std::vector<uint8_t> bufs[kScratchSlots];
+  std::vector<uint8_t>& b = bufs[slot];
+  if (b.size() < n) b.resize(n);
+  return b.data();
+}
+
+}  // namespace bits
+}  // namespace adacomp

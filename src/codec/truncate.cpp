@@ -1,0 +1,213 @@
+// Truncation schemes (CAM's DP-LossyN and DP-SP): lossy with a relative,
+// not an absolute, error; see docs/codecs.md for the bounds.
+//
+// truncate: rounds away the N low mantissa bits (EncodeParams::
+//   truncate_bits), to nearest. Payload: [u8 N][u8 inner codec][body].
+//   With inner = stored the body is the remaining W-N high bits of each
+//   value, bit-packed (so exactly N/W of the size is saved); otherwise it is
+//   the inner codec's payload of the rounded values (low bits zero), which
+//   a shuffling codec such as blosc turns into runs of zero bytes.
+// to_f32: doubles sent as floats (round to nearest). Payload:
+//   [u8 inner codec][body], body = raw floats (inner = stored) or the inner
+//   codec's payload of them with kind f32. A message with a finite value
+//   beyond the float range is refused (the frame then sends it stored)
+//   rather than silently turned into Inf.
+//
+// The inner codec (EncodeParams::lossy_inner) must be lossless and not one
+// of these two.
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "codec/bits.h"
+#include "codec/codec.h"
+
+namespace adacomp {
+namespace {
+
+const Codec* inner_codec(CodecId id) {
+  const Codec* c = find_codec(id);
+  if (!c || c->lossy) return nullptr;
+  return c;
+}
+
+template <typename U> constexpr int kMantBits = sizeof(U) == 8 ? 52 : 23;
+template <typename U> constexpr U kExpMask = sizeof(U) == 8 ? U(0x7FF) << 52 : U(0xFF) << 23;
+
+// Rounds the N low bits of a float bit pattern away (to nearest, ties up in
+// magnitude). Finite values that would round up to Inf are truncated
+// instead; NaN stays NaN (its lowest kept bit is set if the payload would
+// vanish); Inf is exact.
+template <typename U>
+inline U round_bits(U u, int n) {
+  const U low = (U(1) << n) - 1;
+  const U mant = (U(1) << kMantBits<U>) - 1;
+  if ((u & kExpMask<U>) == kExpMask<U>) {  // Inf or NaN: no rounding
+    U t = u & ~low;
+    return (u & mant) && !(t & mant) ? t | (U(1) << n) : t;
+  }
+  U r = (u + (U(1) << (n - 1))) & ~low;
+  return (r & kExpMask<U>) == kExpMask<U> ? u & ~low : r;
+}
+
+template <typename U>
+long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
+                    void* dst, size_t cap) {
+  const int n = p.truncate_bits;
+  const Codec* inner = inner_codec(p.lossy_inner);
+  if (src_bytes % sizeof(U) || n < 1 || n >= kMantBits<U> || !inner)
+    return kCodecUnsupported;
+  size_t count = src_bytes / sizeof(U);
+  if (cap < 2) return kCodecNoSpace;
+  auto* o = static_cast<uint8_t*>(dst);
+  o[0] = static_cast<uint8_t>(n);
+  o[1] = static_cast<uint8_t>(inner->id);
+  const U* in = static_cast<const U*>(src);
+  if (inner->id == CodecId::stored) {
+    // Bit-pack the W-N high bits of each value, little-endian bit order.
+    const int keep = static_cast<int>(sizeof(U) * 8) - n;
+    size_t body = (count * keep + 7) / 8;
+    if (cap - 2 < body) return kCodecNoSpace;
+    uint8_t* w = o + 2;
+    unsigned __int128 acc = 0;
+    int have = 0;
+    for (size_t i = 0; i < count; ++i) {
+      acc |= static_cast<unsigned __int128>(round_bits<U>(in[i], n) >> n) << have;
+      have += keep;
+      while (have >= 8) {
+        *w++ = static_cast<uint8_t>(acc);
+        acc >>= 8;
+        have -= 8;
+      }
+    }
+    if (have) *w++ = static_cast<uint8_t>(acc);
+    return static_cast<long>(w - o);
+  }
+  U* tmp = reinterpret_cast<U*>(bits::scratch(bits::kScratchC, src_bytes + 8));
+  for (size_t i = 0; i < count; ++i) tmp[i] = round_bits<U>(in[i], n);
+  long r = inner->encode(p, tmp, src_bytes, o + 2, cap - 2);
+  return r < 0 ? r : r + 2;
+}
+
+template <typename U>
+long trunc_decode_t(ElemKind kind, const void* src, size_t src_bytes,
+                    void* dst, size_t dst_bytes) {
+  if (dst_bytes % sizeof(U) || src_bytes < 2) return kCodecCorrupt;
+  const auto* s = static_cast<const uint8_t*>(src);
+  const int n = s[0];
+  const Codec* inner = inner_codec(static_cast<CodecId>(s[1]));
+  if (n < 1 || n >= kMantBits<U> || !inner || inner->id == CodecId::truncate ||
+      inner->id == CodecId::to_f32)
+    return kCodecCorrupt;
+  size_t count = dst_bytes / sizeof(U);
+  if (inner->id != CodecId::stored) {
+    long r = inner->decode(kind, s + 2, src_bytes - 2, dst, dst_bytes);
+    return r < 0 ? r : static_cast<long>(dst_bytes);
+  }
+  const int keep = static_cast<int>(sizeof(U) * 8) - n;
+  if (src_bytes - 2 != (count * keep + 7) / 8) return kCodecCorrupt;
+  const uint8_t* r = s + 2;
+  U* out = static_cast<U*>(dst);
+  const U mask = (U(1) << keep) - 1;  // keep < W
+  unsigned __int128 acc = 0;
+  int have = 0;
+  for (size_t i = 0; i < count; ++i) {
+    while (have < keep) {
+      acc |= static_cast<unsigned __int128>(*r++) << have;
+      have += 8;
+    }
+    out[i] = (static_cast<U>(acc) & mask) << n;
+    acc >>= keep;
+    have -= keep;
+  }
+  return static_cast<long>(dst_bytes);
+}
+
+size_t trunc_max(size_t n) { return 2 + n + n / 16 + 64; }
+
+long trunc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
+                  size_t cap) {
+  if (p.lossy_inner == CodecId::truncate || p.lossy_inner == CodecId::to_f32)
+    return kCodecUnsupported;
+  switch (p.kind) {
+    case ElemKind::f64: return trunc_encode_t<uint64_t>(p, src, n, dst, cap);
+    case ElemKind::f32: return trunc_encode_t<uint32_t>(p, src, n, dst, cap);
+    default: return kCodecUnsupported;
+  }
+}
+
+long trunc_decode(ElemKind kind, const void* src, size_t n, void* dst,
+                  size_t dst_bytes) {
+  switch (kind) {
+    case ElemKind::f64: return trunc_decode_t<uint64_t>(kind, src, n, dst, dst_bytes);
+    case ElemKind::f32: return trunc_decode_t<uint32_t>(kind, src, n, dst, dst_bytes);
+    default: return kCodecCorrupt;
+  }
+}
+
+size_t f32_max(size_t n) { return 1 + n / 2 + n / 16 + 64; }
+
+long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
+                void* dst, size_t cap) {
+  const Codec* inner = inner_codec(p.lossy_inner);
+  if (p.kind != ElemKind::f64 || src_bytes % 8 || !inner ||
+      inner->id == CodecId::truncate || inner->id == CodecId::to_f32)
+    return kCodecUnsupported;
+  size_t count = src_bytes / 8;
+  if (cap < 1) return kCodecNoSpace;
+  auto* o = static_cast<uint8_t*>(dst);
+  o[0] = static_cast<uint8_t>(inner->id);
+  bool stored = inner->id == CodecId::stored;
+  if (stored && cap - 1 < 4 * count) return kCodecNoSpace;
+  float* f = stored ? nullptr
+                    : reinterpret_cast<float*>(bits::scratch(bits::kScratchC, 4 * count + 4));
+  const double* in = static_cast<const double*>(src);
+  bool range_ok = true;
+  for (size_t i = 0; i < count; ++i) {
+    double x = in[i];
+    // Out-of-range double -> float conversion is undefined; NaN and Inf
+    // convert fine.
+    bool fits = !(std::fabs(x) > FLT_MAX) || std::isinf(x);
+    range_ok &= fits;
+    float v = fits ? static_cast<float>(x) : 0.0f;
+    if (stored)
+      bits::store(o + 1 + 4 * i, v);
+    else
+      f[i] = v;
+  }
+  if (!range_ok) return kCodecUnsupported;
+  if (stored) return static_cast<long>(1 + 4 * count);
+  EncodeParams q = p;
+  q.kind = ElemKind::f32;
+  long r = inner->encode(q, f, 4 * count, o + 1, cap - 1);
+  return r < 0 ? r : r + 1;
+}
+
+long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst,
+                size_t dst_bytes) {
+  if (kind != ElemKind::f64 || dst_bytes % 8 || src_bytes < 1) return kCodecCorrupt;
+  const auto* s = static_cast<const uint8_t*>(src);
+  const Codec* inner = inner_codec(static_cast<CodecId>(s[0]));
+  if (!inner || inner->id == CodecId::truncate || inner->id == CodecId::to_f32)
+    return kCodecCorrupt;
+  size_t count = dst_bytes / 8;
+  auto* d = static_cast<uint8_t*>(dst);
+  // The floats are decoded into the upper half of dst and widened front to
+  // back in place: double i ends at byte 8i+8 <= 4n+4(i+1), so it never
+  // overwrites a float not yet read.
+  uint8_t* floats = d + 4 * count;
+  long r = inner->decode(ElemKind::f32, s + 1, src_bytes - 1, floats, 4 * count);
+  if (r < 0) return r;
+  for (size_t i = 0; i < count; ++i)
+    bits::store(d + 8 * i, static_cast<double>(bits::load<float>(floats + 4 * i)));
+  return static_cast<long>(dst_bytes);
+}
+
+}  // namespace
+
+extern const Codec kTruncateCodec = {CodecId::truncate, "truncate", true, true,
+                                     trunc_max, trunc_encode, trunc_decode};
+extern const Codec kToF32Codec = {CodecId::to_f32, "to_f32", true, true,
+                                  f32_max, f32_encode, f32_decode};
+
+}  // namespace adacomp
