@@ -1,5 +1,6 @@
 // adacomp-bench-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
 //                      [--json] [--codecs a,b,...] [--min-time S]
+//                      [--fpc-bits N]
 //
 // Runs every float-capable codec configuration on one raw little-endian
 // array, single-threaded, and reports the ratio, the compression and
@@ -82,7 +83,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: adacomp-bench-codecs FILE --type f64|f32 "
                "[--abs-bound X | --rel-bound X] [--json] [--codecs a,b] "
-               "[--min-time S]\n");
+               "[--min-time S] [--fpc-bits N]\n");
   return 2;
 }
 
@@ -91,6 +92,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::string file, type, only;
   double abs_bound = 0, rel_bound = 1e-4, min_time = 0.3;
+  int fpc_bits = EncodeParams().fpc_table_bits;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
     else if (a == "--rel-bound" && (v = next())) rel_bound = std::atof(v), abs_bound = 0;
     else if (a == "--codecs" && (v = next())) only = "," + std::string(v) + ",";
     else if (a == "--min-time" && (v = next())) min_time = std::atof(v);
+    else if (a == "--fpc-bits" && (v = next())) fpc_bits = std::atoi(v);
     else if (a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -151,6 +154,7 @@ int main(int argc, char** argv) {
     p.abs_bound = abs_bound;
     p.truncate_bits = c.truncate_bits;
     p.lossy_inner = c.inner;
+    p.fpc_table_bits = fpc_bits;
     std::vector<uint8_t> enc(codec->max_encoded(src.size()));
     long size = codec->encode(p, src.data(), src.size(), enc.data(), enc.size());
     if (size < 0) {

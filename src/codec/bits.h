@@ -81,6 +81,41 @@ struct Reader {
   }
 };
 
+// Little-endian bit stream of fields up to 56 bits wide. Both ends touch 8
+// bytes at the current byte position, so buffers need 8 bytes of slack
+// past the last field (writers: writable; readers: readable).
+struct BitWriter {
+  uint8_t* p;
+  uint64_t acc = 0;
+  unsigned fill = 0;  // pending bits in acc, < 8 between calls
+  explicit BitWriter(uint8_t* dst) : p(dst) {}
+  // v must fit in w <= 56 bits.
+  void put(uint64_t v, unsigned w) {
+    acc |= v << fill;
+    fill += w;
+    store(p, acc);
+    p += fill >> 3;
+    acc >>= fill & ~7u;
+    fill &= 7;
+  }
+  // Writes the pending bits; returns the end of the stream.
+  uint8_t* finish() {
+    store(p, acc);
+    return p + (fill + 7) / 8;
+  }
+};
+
+struct BitReader {
+  const uint8_t* base;
+  size_t pos = 0;  // in bits
+  explicit BitReader(const uint8_t* src) : base(src) {}
+  uint64_t get(unsigned w) {  // w <= 56
+    uint64_t v = load<uint64_t>(base + (pos >> 3)) >> (pos & 7);
+    pos += w;
+    return v & ((uint64_t(1) << w) - 1);
+  }
+};
+
 // Per-thread scratch memory reused across calls, so codecs that need a
 // temporary buffer do not allocate per message once warmed up. Each slot is
 // owned by one codec call at a time; nested codecs use different slots.

@@ -43,7 +43,7 @@ struct EncodeParams {
   int truncate_bits = 32;
   // fpc: log2 of each predictor table's entries (clamped to [6, 16]; small
   // messages use smaller tables). Stored in the payload.
-  int fpc_table_bits = 12;
+  int fpc_table_bits = 10;
   // truncate / to_f32: lossless codec applied to the reduced values
   // (stored = none: values are just bit-packed). Stored in the payload.
   CodecId lossy_inner = CodecId::stored;

@@ -50,6 +50,9 @@ inline U round_bits(U u, int n) {
   return (r & kExpMask<U>) == kExpMask<U> ? u & ~low : r;
 }
 
+// Bit-packed body: the fields plus the bit stream's 8 bytes of slack.
+size_t packed_bytes(size_t count, unsigned keep) { return (count * keep + 7) / 8 + 8; }
+
 template <typename U>
 long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
                     void* dst, size_t cap) {
@@ -64,24 +67,19 @@ long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
   o[1] = static_cast<uint8_t>(inner->id);
   const U* in = static_cast<const U*>(src);
   if (inner->id == CodecId::stored) {
-    // Bit-pack the W-N high bits of each value, little-endian bit order.
-    const int keep = static_cast<int>(sizeof(U) * 8) - n;
-    size_t body = (count * keep + 7) / 8;
-    if (cap - 2 < body) return kCodecNoSpace;
-    uint8_t* w = o + 2;
-    unsigned __int128 acc = 0;
-    int have = 0;
+    // Bit-pack the W-N high bits of each value, in two fields when wider
+    // than the bit writer takes at once.
+    const unsigned keep = sizeof(U) * 8 - n, lo = keep > 32 ? 32 : keep;
+    if (cap - 2 < packed_bytes(count, keep)) return kCodecNoSpace;
+    bits::BitWriter bw(o + 2);
     for (size_t i = 0; i < count; ++i) {
-      acc |= static_cast<unsigned __int128>(round_bits<U>(in[i], n) >> n) << have;
-      have += keep;
-      while (have >= 8) {
-        *w++ = static_cast<uint8_t>(acc);
-        acc >>= 8;
-        have -= 8;
-      }
+      uint64_t v = round_bits<U>(in[i], n) >> n;
+      bw.put(v & ((uint64_t(1) << lo) - 1), lo);
+      bw.put(v >> lo, keep - lo);
     }
-    if (have) *w++ = static_cast<uint8_t>(acc);
-    return static_cast<long>(w - o);
+    uint8_t* e = bw.finish();
+    std::memset(e, 0, 8);
+    return static_cast<long>(e + 8 - o);
   }
   U* tmp = reinterpret_cast<U*>(bits::scratch(bits::kScratchC, src_bytes + 8));
   for (size_t i = 0; i < count; ++i) tmp[i] = round_bits<U>(in[i], n);
@@ -104,26 +102,19 @@ long trunc_decode_t(ElemKind kind, const void* src, size_t src_bytes,
     long r = inner->decode(kind, s + 2, src_bytes - 2, dst, dst_bytes);
     return r < 0 ? r : static_cast<long>(dst_bytes);
   }
-  const int keep = static_cast<int>(sizeof(U) * 8) - n;
-  if (src_bytes - 2 != (count * keep + 7) / 8) return kCodecCorrupt;
-  const uint8_t* r = s + 2;
+  const unsigned keep = sizeof(U) * 8 - n, lo = keep > 32 ? 32 : keep;
+  if (src_bytes - 2 != packed_bytes(count, keep)) return kCodecCorrupt;
+  bits::BitReader br(s + 2);
   U* out = static_cast<U*>(dst);
-  const U mask = (U(1) << keep) - 1;  // keep < W
-  unsigned __int128 acc = 0;
-  int have = 0;
   for (size_t i = 0; i < count; ++i) {
-    while (have < keep) {
-      acc |= static_cast<unsigned __int128>(*r++) << have;
-      have += 8;
-    }
-    out[i] = (static_cast<U>(acc) & mask) << n;
-    acc >>= keep;
-    have -= keep;
+    uint64_t v = br.get(lo);
+    v |= br.get(keep - lo) << lo;
+    out[i] = static_cast<U>(v << n);
   }
   return static_cast<long>(dst_bytes);
 }
 
-size_t trunc_max(size_t n) { return 2 + n + n / 16 + 64; }
+size_t trunc_max(size_t n) { return 2 + n + n / 16 + 64; }  // also covers blosc/zstd/lz4/fpc inner
 
 long trunc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                   size_t cap) {
