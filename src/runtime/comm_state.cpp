@@ -1,5 +1,7 @@
 #include "runtime/comm_state.h"
 
+#include <initializer_list>
+
 namespace adacomp {
 namespace {
 

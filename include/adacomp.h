@@ -1,0 +1,37 @@
+/* AdaComp: transparent compression of MPI messages.
+ *
+ * Applications need none of this: preload libadacomp.so (or run
+ * `mpirun -np N adacomp ./app`) and the MPI calls it intercepts are
+ * compressed where that pays. This header is for programs and tests that
+ * want to look at what the library did in their own process. */
+#ifndef ADACOMP_H
+#define ADACOMP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Counters of one operation on the calling rank. bytes_in counts payload
+ * bytes handed to the codecs, bytes_wire the frame bytes actually sent, both
+ * only on compressed calls. */
+typedef struct adacomp_op_stats {
+  unsigned long long calls;
+  unsigned long long compressed_calls;
+  unsigned long long bytes_in;
+  unsigned long long bytes_wire;
+  double seconds_compress;
+  double seconds_decompress;
+} adacomp_op_stats;
+
+/* Library version, e.g. "0.1.0". */
+const char* adacomp_version(void);
+
+/* Fills *out with this rank's counters for `op` ("allreduce", "bcast",
+ * "reduce", ...). Returns 0, or -1 if the operation name is unknown. */
+int adacomp_get_stats(const char* op, adacomp_op_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ADACOMP_H */

@@ -1,0 +1,26 @@
+// The small public C API of include/adacomp.h.
+#include "adacomp.h"
+
+#include <cstring>
+
+#include "runtime/stats.h"
+
+#define ADACOMP_EXPORT extern "C" __attribute__((visibility("default")))
+
+ADACOMP_EXPORT const char* adacomp_version(void) { return ADACOMP_VERSION; }
+
+ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
+  using adacomp::Op;
+  for (int i = 0; i < static_cast<int>(Op::kCount); ++i) {
+    if (std::strcmp(op, adacomp::op_name(static_cast<Op>(i))) != 0) continue;
+    const adacomp::OpStats& s = adacomp::stats_for(static_cast<Op>(i));
+    out->calls = s.calls;
+    out->compressed_calls = s.compressed_calls;
+    out->bytes_in = s.bytes_in;
+    out->bytes_wire = s.bytes_wire;
+    out->seconds_compress = s.ns_compress * 1e-9;
+    out->seconds_decompress = s.ns_decompress * 1e-9;
+    return 0;
+  }
+  return -1;
+}

@@ -1,0 +1,50 @@
+// Minimal assertion helpers for the MPI tests: a failed check prints where
+// and why, and the rank exits non-zero at the end (after the collectives it
+// still owes its peers).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "adacomp.h"
+
+inline int g_failures = 0;
+inline int g_checks = 0;
+
+#define CHECK(cond, ...)                                                      \
+  do {                                                                        \
+    ++g_checks;                                                               \
+    if (!(cond)) {                                                            \
+      ++g_failures;                                                           \
+      int rank_ = -1;                                                         \
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                                  \
+      std::fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", rank_,      \
+                   __FILE__, __LINE__, #cond);                                \
+      std::fprintf(stderr, __VA_ARGS__);                                      \
+      std::fputc('\n', stderr);                                               \
+    }                                                                         \
+  } while (0)
+
+inline adacomp_op_stats op_stats(const char* op) {
+  adacomp_op_stats s{};
+  if (adacomp_get_stats(op, &s) != 0) {
+    std::fprintf(stderr, "unknown op %s\n", op);
+    std::abort();
+  }
+  return s;
+}
+
+// Ends the test: every rank reports, the job fails if any rank failed.
+inline int finish_test(const char* name) {
+  int failures = 0, checks = 0;
+  PMPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  PMPI_Allreduce(&g_checks, &checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    std::printf("%s: %d checks, %d failed\n", name, checks, failures);
+  MPI_Finalize();
+  return failures == 0 && checks > 0 ? 0 : 1;
+}

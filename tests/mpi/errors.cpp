@@ -1,0 +1,50 @@
+// With ADACOMP_FAULT=corrupt-frames every frame the library sends is damaged.
+// Receivers must detect it, every rank must still finish the call (no hang),
+// and the error must reach the application through its error handler.
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+bool is_adacomp_error(int rc) {
+  if (rc == MPI_SUCCESS) return false;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return std::strstr(text, "AdaComp") != nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+
+  std::vector<double> in(50000, 1.0 + rank), out(50000);
+  int rc = MPI_Allreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm);
+  if (size > 1) CHECK(is_adacomp_error(rc), "allreduce returned %d", rc);
+  rc = MPI_Bcast(in.data(), 50000, MPI_DOUBLE, 0, comm);
+  if (size > 1) CHECK(rank == 0 || is_adacomp_error(rc), "bcast returned %d on a receiver", rc);
+  rc = MPI_Reduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, 0, comm);
+  if (size > 1) CHECK(rank != 0 || is_adacomp_error(rc), "reduce returned %d at the root", rc);
+
+  // The communicator stays usable afterwards.
+  int one = 1, total = 0;
+  rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
+  CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
+  MPI_Comm_free(&comm);
+
+  // The default handler is fatal: the job must stop with the message.
+  if (argc > 1 && std::strcmp(argv[1], "--fatal") == 0) {
+    MPI_Allreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(size == 1, "corrupt allreduce on MPI_COMM_WORLD returned instead of aborting");
+  }
+  return finish_test("errors");
+}
