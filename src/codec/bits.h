@@ -38,6 +38,20 @@ inline uint32_t to_bits(float f) { return load<uint32_t>(&f); }
 inline double from_bits(uint64_t u) { return load<double>(&u); }
 inline float from_bits(uint32_t u) { return load<float>(&u); }
 
+// LEB128 varint: element counts in payload headers, so a payload decodes
+// only to the size it was made from.
+constexpr size_t kMaxVarint = 10;
+inline size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+inline uint8_t* put_varint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) *p++ = static_cast<uint8_t>(v | 0x80), v >>= 7;
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+
 // Sequential writer into a caller buffer of fixed capacity; put() returns
 // false (and writes nothing) once the capacity would be exceeded.
 struct Writer {
@@ -72,6 +86,19 @@ struct Reader {
   }
   template <typename T>
   bool get(T* v) { return get(v, sizeof *v); }
+  bool get_varint(uint64_t* v) {
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      uint8_t b;
+      if (!get(&b)) return false;
+      x |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) {
+        *v = x;
+        return true;
+      }
+    }
+    return false;
+  }
   // Takes n bytes in place; nullptr if fewer are left.
   const uint8_t* take(size_t n) {
     if (n > left()) return nullptr;

@@ -18,7 +18,7 @@
 // move residuals with one unaligned 8-byte store or load and a mask.
 //
 // Payload:
-//   u8 format (1), u8 table bits,
+//   u8 format (1), u8 table bits, varint value count,
 //   codes   ceil(n/2) bytes,
 //   bytes   residual low bytes,
 //   nibbles floor(odd count / 2) + 1 bytes (one spare so the decoder can
@@ -40,7 +40,7 @@ namespace {
 
 constexpr uint8_t kFormat = 1;
 constexpr int kMinBits = 6, kMaxBits = 16;
-constexpr size_t kHeader = 2;
+constexpr size_t kHeader = 2;  // plus the varint count
 constexpr size_t kBlock = 512;  // steps between output-space checks
 constexpr int kHashShl = 5;     // three 14-bit terms in a 15-bit hash
 
@@ -258,12 +258,12 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
   size_t n = src_bytes / sizeof(U);
   size_t m = (n + 1) / 2;  // lane 0 length; lane 1 has n - m
   size_t pairs = n - m;    // steps with both lanes
-  if (cap < kHeader + m) return kCodecNoSpace;
+  if (cap < kHeader + bits::varint_size(n) + m) return kCodecNoSpace;
   int bits = std::min(std::clamp(p.fpc_table_bits, kMinBits, kMaxBits), max_bits_for(m));
   auto* o = static_cast<uint8_t*>(dst);
   o[0] = kFormat;
   o[1] = static_cast<uint8_t>(bits);
-  uint8_t* codes = o + kHeader;
+  uint8_t* codes = bits::put_varint(o + kHeader, n);
   uint8_t* out = codes + m;
   uint8_t* end = o + cap;
   const U* in = static_cast<const U*>(src);
@@ -321,12 +321,14 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   if (dst_bytes % sizeof(U)) return kCodecCorrupt;
   size_t n = dst_bytes / sizeof(U);
   size_t m = (n + 1) / 2, pairs = n - m;
-  if (src_bytes < kHeader || (src_bytes - kHeader) < m) return kCodecCorrupt;
-  const auto* s = static_cast<const uint8_t*>(src);
-  int bits = s[1];
-  if (s[0] != kFormat || bits < kMinBits || bits > max_bits_for(m))
+  bits::Reader r(src, src_bytes);
+  uint8_t format, bits;
+  uint64_t count;
+  if (!r.get(&format) || !r.get(&bits) || !r.get_varint(&count) || count != n)
     return kCodecCorrupt;
-  const uint8_t* codes = s + kHeader;
+  if (format != kFormat || bits < kMinBits || bits > max_bits_for(m)) return kCodecCorrupt;
+  const uint8_t* codes = r.take(m);
+  if (!codes) return kCodecCorrupt;
   const uint8_t* in = codes + m;
   // Validate every code and the stream lengths before decoding.
   if (m > pairs && (codes[m - 1] >> 4) != T::kZeroCode) return kCodecCorrupt;
@@ -338,7 +340,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
     total += b & 0xFF;
     odd += b >> 8;
   }
-  size_t left = src_bytes - kHeader - m;
+  size_t left = r.left();
   if (bad || total > left || left - total != odd / 2 + 1) return kCodecCorrupt;
   const uint8_t* end = in + total;  // end of the byte stream
   const uint8_t* nibbles = end;
@@ -366,7 +368,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   return static_cast<long>(dst_bytes);
 }
 
-size_t fpc_max(size_t n) { return kHeader + n + n / 4 + 16; }
+size_t fpc_max(size_t n) { return kHeader + bits::kMaxVarint + n + n / 4 + 16; }
 
 long fpc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                 size_t cap) {

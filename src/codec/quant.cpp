@@ -17,7 +17,7 @@
 // ratio well above 3x ZFP's and runs several times faster.
 //
 // Payload (little-endian):
-//   u8 version, f64 eb, u64 outlier count,
+//   u8 version, f64 eb, u64 outlier count, varint value count,
 //   block headers: ceil(n/32) bytes, width (0..55) | 0x80 for 2nd order,
 //   packed zigzag residuals, then 8 zero bytes of read slack,
 //   outliers: (u64 index, raw T) in increasing index order.
@@ -54,7 +54,7 @@ inline unsigned width(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 template <typename T>
 inline T recon(int64_t q, double step) {
   double v = static_cast<double>(q) * step;
-  if constexpr (sizeof(T) == 4) v = std::fmin(std::fmax(v, -FLT_MAX), FLT_MAX);
+  if constexpr (sizeof(T) == 4) v = v < -FLT_MAX ? -FLT_MAX : v > FLT_MAX ? FLT_MAX : v;
   return static_cast<T>(v);
 }
 
@@ -64,11 +64,11 @@ long encode_t(double eb, const void* src, size_t src_bytes, void* dst,
   if (src_bytes % sizeof(T)) return kCodecUnsupported;
   if (!(eb > 0) || !std::isfinite(2 * eb)) return kCodecUnsupported;
   const size_t n = src_bytes / sizeof(T), nblocks = (n + kBlock - 1) / kBlock;
-  if (cap < kHeader + nblocks + 8) return kCodecNoSpace;
+  if (cap < kHeader + bits::kMaxVarint + nblocks + 8) return kCodecNoSpace;
   const T* x = static_cast<const T*>(src);
   const double step = 2 * eb, inv = 1 / step;
   auto* o = static_cast<uint8_t*>(dst);
-  uint8_t* heads = o + kHeader;
+  uint8_t* heads = bits::put_varint(o + kHeader, n);
   uint8_t* end = o + cap;
   bits::BitWriter bw(heads + nblocks);
   // Outlier indices, at most one per value.
@@ -84,7 +84,9 @@ long encode_t(double eb, const void* src, size_t src_bytes, void* dst,
       const T xi = x[i0 + k];
       double y = static_cast<double>(xi) * inv;
       bool ok = std::fabs(y) < kMaxBins;  // false for NaN and Inf too
-      int64_t q = ok ? std::llrint(y) : qp;
+      // Round half away from zero with a truncating conversion (llrint is a
+      // libm call unless errno is off); y + 0.5 is exact below 2^52.
+      int64_t q = ok ? static_cast<int64_t>(y + (y < 0 ? -0.5 : 0.5)) : qp;
       ok = ok && std::fabs(static_cast<double>(recon<T>(q, step)) -
                            static_cast<double>(xi)) <= eb;
       if (!ok) {
@@ -129,9 +131,10 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   bits::Reader r(src, src_bytes);
   uint8_t version;
   double eb;
-  uint64_t nout;
-  if (!r.get(&version) || !r.get(&eb) || !r.get(&nout)) return kCodecCorrupt;
-  if (version != kVersion || !(eb > 0) || !std::isfinite(2 * eb) || nout > n)
+  uint64_t nout, count;
+  if (!r.get(&version) || !r.get(&eb) || !r.get(&nout) || !r.get_varint(&count))
+    return kCodecCorrupt;
+  if (version != kVersion || !(eb > 0) || !std::isfinite(2 * eb) || nout > n || count != n)
     return kCodecCorrupt;
   const uint8_t* heads = r.take(nblocks);
   if (!heads) return kCodecCorrupt;
@@ -176,7 +179,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
 
 size_t quant_max(size_t n) {
   // Worst case: every value an outlier (index + value) and 55-bit residuals.
-  return kHeader + n / 4 / kBlock + 1 + 7 * n / 4 + 16 + 3 * n;
+  return kHeader + bits::kMaxVarint + n / 4 / kBlock + 1 + 7 * n / 4 + 16 + 3 * n;
 }
 
 long quant_encode(const EncodeParams& p, const void* src, size_t n, void* dst,

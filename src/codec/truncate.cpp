@@ -15,6 +15,7 @@
 //
 // The inner codec (EncodeParams::lossy_inner) must be lossless and not one
 // of these two.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -29,6 +30,15 @@ const Codec* inner_codec(CodecId id) {
   const Codec* c = find_codec(id);
   if (!c || c->lossy) return nullptr;
   return c;
+}
+
+// Largest body any allowed inner codec can produce for n bytes (bit-packed
+// bodies are never larger than stored plus slack).
+size_t inner_max(size_t n) {
+  size_t m = n + 8;
+  for (CodecId id : {CodecId::zstd, CodecId::lz4, CodecId::fpc, CodecId::blosc})
+    m = std::max(m, find_codec(id)->max_encoded(n));
+  return m;
 }
 
 template <typename U> constexpr int kMantBits = sizeof(U) == 8 ? 52 : 23;
@@ -114,7 +124,7 @@ long trunc_decode_t(ElemKind kind, const void* src, size_t src_bytes,
   return static_cast<long>(dst_bytes);
 }
 
-size_t trunc_max(size_t n) { return 2 + n + n / 16 + 64; }  // also covers blosc/zstd/lz4/fpc inner
+size_t trunc_max(size_t n) { return 2 + inner_max(n); }
 
 long trunc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                   size_t cap) {
@@ -136,7 +146,7 @@ long trunc_decode(ElemKind kind, const void* src, size_t n, void* dst,
   }
 }
 
-size_t f32_max(size_t n) { return 1 + n / 2 + n / 16 + 64; }
+size_t f32_max(size_t n) { return 1 + inner_max(n / 2); }
 
 long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
                 void* dst, size_t cap) {

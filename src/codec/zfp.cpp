@@ -9,11 +9,12 @@
 //
 // Payload (little-endian):
 //   u8 mode (0 zfp, 1 quant payload follows),
-//   mode 0: f64 tolerance, u64 exception count, u64 zfp bytes,
+//   mode 0: f64 tolerance, u64 exception count, u64 zfp bytes, varint count,
 //           exceptions (u64 index, raw T) in increasing index order,
 //           zfp stream (no zfp header: the decoder rebuilds the parameters).
 #include <zfp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -72,7 +73,9 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
   // Finite working copy; exceptions are written straight after the header.
   T* work = reinterpret_cast<T*>(bits::scratch(bits::kScratchA, src_bytes + 8));
   T* back = reinterpret_cast<T*>(bits::scratch(bits::kScratchB, src_bytes + 8));
-  bits::Writer w(o + kHeader, cap - kHeader);
+  if (cap < kHeader + bits::varint_size(n)) return kCodecNoSpace;
+  uint8_t* body = bits::put_varint(o + kHeader, n);
+  bits::Writer w(body, static_cast<size_t>(o + cap - body));
   uint64_t nexc = 0;
   T prev = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -116,7 +119,7 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
     bits::store(o + 1, eb);
     bits::store<uint64_t>(o + 9, 0);
     bits::store<uint64_t>(o + 17, 0);
-    return static_cast<long>(kHeader);
+    return static_cast<long>(w.p - o);
   }
   // ZFP cannot meet the bound on this input: fall back to quant.
   o[0] = kModeQuant;
@@ -135,8 +138,9 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
     return kQuantCodec.decode(sizeof(T) == 8 ? ElemKind::f64 : ElemKind::f32,
                               r.p, r.left(), dst, dst_bytes);
   double tol;
-  uint64_t nexc, z;
-  if (mode != kModeZfp || !r.get(&tol) || !r.get(&nexc) || !r.get(&z))
+  uint64_t nexc, z, count;
+  if (mode != kModeZfp || !r.get(&tol) || !r.get(&nexc) || !r.get(&z) ||
+      !r.get_varint(&count) || count != n)
     return kCodecCorrupt;
   if (!(tol > 0) || !std::isfinite(tol) || nexc > n) return kCodecCorrupt;
   const uint8_t* exc = r.take(nexc * (8 + sizeof(T)));
@@ -169,9 +173,9 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
 }
 
 size_t zfp_max(size_t n) {
-  // ZFP's own bound for 1-D doubles is below 2.1 bits per input bit; the
-  // quant fallback and exceptions stay below that too.
-  return kHeader + 3 * n + 64;
+  // Exceptions plus a ZFP stream (below 2.1 bits per input bit for 1-D),
+  // or the quant fallback.
+  return std::max(kHeader + bits::kMaxVarint + 3 * n + 64, 1 + kQuantCodec.max_encoded(n));
 }
 
 long zfp_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
