@@ -1,0 +1,53 @@
+// Writes a seed corpus for each fuzz target: valid payloads of several
+// data shapes and sizes, in the fuzz input layout (fuzz_input.h).
+// Usage: fuzz_make_seeds OUT_DIR CODEC
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "fuzz_input.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  const adacomp::Codec* c = adacomp::find_codec(argv[2]);
+  if (!c) return 2;
+  int written = 0;
+  for (int k = 0; k < 2; ++k)
+    for (size_t n : {size_t(1), size_t(5), size_t(64), size_t(333), size_t(2000)})
+      for (int shape = 0; shape < 3; ++shape)
+        for (adacomp::CodecId inner : {adacomp::CodecId::stored, adacomp::CodecId::fpc}) {
+          adacomp::EncodeParams p;
+          p.kind = fuzz::kind_of(static_cast<uint8_t>(k));
+          p.abs_bound = 1e-3;
+          p.truncate_bits = 20;
+          p.lossy_inner = inner;
+          std::vector<double> v(n);
+          for (size_t i = 0; i < n; ++i)
+            v[i] = shape == 0 ? std::sin(i * 0.01) : shape == 1 ? double(i % 7) : (i % 5 ? i * 1e-3 : NAN);
+          std::vector<uint8_t> src(n * fuzz::elem_size(p.kind));
+          for (size_t i = 0; i < n; ++i) {
+            if (k) {
+              float f = static_cast<float>(v[i]);
+              std::memcpy(&src[4 * i], &f, 4);
+            } else {
+              std::memcpy(&src[8 * i], &v[i], 8);
+            }
+          }
+          std::vector<uint8_t> out(fuzz::kPrefix + c->max_encoded(src.size()));
+          long r = c->encode(p, src.data(), src.size(), out.data() + fuzz::kPrefix,
+                             out.size() - fuzz::kPrefix);
+          if (r < 0) continue;
+          out[0] = static_cast<uint8_t>(k);
+          out[1] = static_cast<uint8_t>(n);
+          out[2] = static_cast<uint8_t>(n >> 8);
+          std::string path = std::string(argv[1]) + "/seed_" + std::to_string(written++);
+          if (FILE* f = std::fopen(path.c_str(), "wb")) {
+            std::fwrite(out.data(), 1, fuzz::kPrefix + r, f);
+            std::fclose(f);
+          }
+        }
+  std::printf("%s: %d seeds\n", argv[2], written);
+  return written ? 0 : 1;
+}
