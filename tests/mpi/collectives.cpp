@@ -15,7 +15,17 @@
 namespace {
 
 bool g_expect_compression = true;
+// --quick: a smaller matrix for oversubscribed runs on an MPI that busy-polls
+// (MPICH over UCX takes seconds per thousand collectives there).
+bool g_quick = false;
 const int kCounts[] = {0, 1, 7, 1000, 20011};
+const int kQuickCounts[] = {0, 7, 20011};
+
+template <typename F>
+void for_each_count(F f) {
+  if (g_quick) for (int c : kQuickCounts) f(c);
+  else for (int c : kCounts) f(c);
+}
 
 uint64_t fnv(const void* p, size_t n) {
   uint64_t h = 1469598103934665603ull;
@@ -81,6 +91,12 @@ void reduction_case(MPI_Comm comm, MPI_Datatype type, const char* tname, MPI_Op 
   else PMPI_Allreduce(in.data(), ref.data(), count, type, op, comm);
 
   const char* opname = is_reduce ? "reduce" : "allreduce";
+#ifdef MPICH_VERSION
+  // MPICH 4.0's own MPI_Reduce crashes on MPI_IN_PLACE at a non-zero root
+  // for large counts; only AdaComp's compressed path can be tested there.
+  bool compressed = g_expect_compression && eligible && count > 0;
+  if (is_reduce && in_place && root != 0 && count * sizeof(T) > 2048 && !compressed) return;
+#endif
   adacomp_op_stats before = op_stats(opname);
   int rc;
   bool root_in_place = in_place && (!is_reduce || rank == root);
@@ -121,10 +137,12 @@ void reduction_type(MPI_Comm comm, MPI_Datatype type, const char* tname) {
       {MPI_LXOR, "lxor", true}};
   for (const auto& o : ops) {
     if (o.integer_only && std::is_floating_point_v<T>) continue;
-    for (int count : kCounts)
+    if (g_quick && o.op != MPI_SUM && o.op != MPI_MAX && o.op != MPI_BXOR) continue;
+    for_each_count([&](int count) {
       for (int is_reduce = 0; is_reduce < 2; ++is_reduce)
         for (int in_place = 0; in_place < 2; ++in_place)
           reduction_case<T>(comm, type, tname, o.op, o.name, count, in_place, is_reduce);
+    });
   }
 }
 
@@ -249,10 +267,11 @@ void bcasts(MPI_Comm comm) {
       {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"}, {MPI_INT64_T, "int64"},
       {strided, "vector(3,2,5,int)"}, {block, "contiguous(3,double)"}};
   for (const auto& t : types)
-    for (int count : kCounts)
+    for_each_count([&](int count) {
       for (int root = 0; root < size; ++root)
         for (int random = 0; random < 2; ++random)
           bcast_case(comm, t.t, t.name, count, root, random);
+    });
   MPI_Type_free(&strided);
   MPI_Type_free(&block);
 }
@@ -292,6 +311,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const char* mode = std::getenv("ADACOMP_MODE");
   g_expect_compression = !(mode && (std::string(mode) == "raw" || std::string(mode) == "0"));
+  g_quick = argc > 1 && std::string(argv[1]) == "--quick";
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
