@@ -2,7 +2,6 @@
 
 #include <climits>
 
-#include "policy/tier.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 
@@ -15,22 +14,25 @@ constexpr size_t kMaxCompressedBytes = INT_MAX - kFrameHeaderBytes;
 bool plan_common(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
   if (!runtime_active() || count <= 0 || comm == MPI_COMM_NULL) return false;
   const Config& cfg = config();
+  if (cfg.mode == Mode::raw) return false;
   int size = 0;
   PMPI_Type_size(type, &size);
-  size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  if (choose_tier(cfg, bytes) == Tier::raw || bytes > kMaxCompressedBytes) return false;
+  plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
+  if (plan->bytes < cfg.threshold_lossless || plan->bytes > kMaxCompressedBytes) return false;
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return false;
   plan->type = type_info(type);
-  return true;
+  plan->tier = choose_tier(cfg, plan->bytes, plan->type.kind);
+  return plan->tier.tier != Tier::raw;
 }
 
 bool finish_plan(MPI_Comm comm, Plan* plan) {
   const Config& cfg = config();
-  plan->codec = &lossless_codec_for(cfg, plan->type.kind);
+  plan->codec = &codec_for(cfg, plan->tier.tier, plan->type.kind);
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = cfg.zstd_level;
+  plan->chunks = plan->tier.pipelined ? pipeline_chunks(cfg, plan->bytes) : 1;
   plan->state = comm_state(comm);
   return plan->state != nullptr;
 }

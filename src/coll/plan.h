@@ -6,6 +6,7 @@
 
 #include "codec/codec.h"
 #include "coll/datatype.h"
+#include "policy/tier.h"
 #include "runtime/comm_state.h"
 
 namespace adacomp {
@@ -13,8 +14,11 @@ namespace adacomp {
 struct Plan {
   const CommState* state = nullptr;
   TypeInfo type;
+  size_t bytes = 0;  // message bytes (count x type size)
+  TierChoice tier;
   const Codec* codec = nullptr;
-  EncodeParams params;
+  EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
+  int chunks = 1;       // pipeline chunks (1: not pipelined)
 };
 
 // True when a reduction should be compressed: commutative op, contiguous
@@ -22,7 +26,8 @@ struct Plan {
 bool plan_reduction(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op, Plan* plan);
 
 // True when a broadcast should be compressed. Any datatype qualifies (bytes
-// are bytes); non-contiguous ones are packed first.
+// are bytes); non-contiguous ones are packed first. Only the root's datatype
+// decides the codec, which travels in the frames.
 bool plan_bcast(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
 
 }  // namespace adacomp

@@ -1,10 +1,15 @@
 #include "policy/config.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
+
+extern char** environ;
 
 namespace adacomp {
 namespace {
@@ -40,11 +45,11 @@ bool read_file(const std::string& path, bool must_exist, Settings* out,
 }
 
 bool parse_bytes(const std::string& v, size_t* out) {
-  if (v.empty()) return false;
+  if (v.empty() || v[0] == '-') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (errno || end == v.c_str() || v[0] == '-') return false;
+  if (errno || end == v.c_str()) return false;
   std::string suffix = end;
   unsigned long long mult = 1;
   if (suffix == "" || suffix == "B") mult = 1;
@@ -66,19 +71,110 @@ bool parse_int(const std::string& v, long lo, long hi, int* out) {
   return true;
 }
 
-bool parse_mode(const std::string& v, Mode* out) {
-  static const std::pair<const char*, Mode> names[] = {
-      {"raw", Mode::raw},     {"0", Mode::raw},
-      {"lossless", Mode::lossless}, {"1", Mode::lossless},
-      {"adaptive", Mode::adaptive}, {"3", Mode::adaptive},
-  };
-  for (const auto& [name, mode] : names)
-    if (v == name) { *out = mode; return true; }
+bool parse_positive(const std::string& v, double* out) {
+  errno = 0;
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (errno || v.empty() || *end != '\0' || !std::isfinite(d) || d < 0) return false;
+  *out = d;
+  return true;
+}
+
+bool parse_choice(const std::string& v, std::initializer_list<std::pair<const char*, int>> names,
+                  int* out) {
+  for (const auto& [name, value] : names)
+    if (v == name) { *out = value; return true; }
   return false;
 }
 
-std::string invalid(const char* key, const std::string& v, const char* accepts) {
-  return std::string(key) + "='" + v + "' is invalid; accepts " + accepts;
+// One row per setting: the key, what it accepts (for the error message),
+// and how it is applied.
+struct Setting {
+  const char* key;
+  const char* accepts;
+  std::function<bool(const std::string&, Config&)> apply;
+};
+
+const Setting kSettings[] = {
+    {"ADACOMP_MODE", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
+     [](const std::string& v, Config& c) {
+       int m;
+       if (!parse_choice(v, {{"raw", 0}, {"0", 0}, {"lossless", 1}, {"1", 1}, {"lossy", 2},
+                             {"2", 2}, {"adaptive", 3}, {"3", 3}, {"pipelined", 4}, {"4", 4}},
+                         &m))
+         return false;
+       c.mode = static_cast<Mode>(m);
+       return true;
+     }},
+    {"ADACOMP_THRESHOLD_LOSSLESS", "a byte count with optional K, M or G suffix",
+     [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_lossless); }},
+    {"ADACOMP_THRESHOLD_LOSSY", "a byte count with optional K, M or G suffix",
+     [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_lossy); }},
+    {"ADACOMP_THRESHOLD_PIPELINE", "a byte count with optional K, M or G suffix",
+     [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_pipeline); }},
+    {"ADACOMP_PIPELINE_CHUNKS", "an integer from 1 to 1024",
+     [](const std::string& v, Config& c) { return parse_int(v, 1, 1024, &c.pipeline_chunks); }},
+    {"ADACOMP_PIPELINE_CHUNK_BYTES", "a byte count of at least 4K (K, M or G suffix)",
+     [](const std::string& v, Config& c) {
+       return parse_bytes(v, &c.pipeline_chunk_bytes) && c.pipeline_chunk_bytes >= 4096;
+     }},
+    {"ADACOMP_LOSSLESS_CODEC", "auto|fpc|blosc|zstd|lz4",
+     [](const std::string& v, Config& c) {
+       c.lossless_auto = v == "auto";
+       if (c.lossless_auto) return true;
+       const Codec* codec = find_codec(v);
+       if (!codec || codec->lossy || codec->id == CodecId::stored) return false;
+       c.lossless_codec = codec->id;
+       return true;
+     }},
+    {"ADACOMP_LOSSY_CODEC", "quant|zfp",
+     [](const std::string& v, Config& c) {
+       int id;
+       if (!parse_choice(v, {{"quant", int(CodecId::quant)}, {"zfp", int(CodecId::zfp)}}, &id))
+         return false;
+       c.lossy_codec = static_cast<CodecId>(id);
+       return true;
+     }},
+    {"ADACOMP_ERROR_BOUND", "a positive absolute error bound, e.g. 1e-4",
+     [](const std::string& v, Config& c) {
+       return parse_positive(v, &c.abs_error_bound) && c.abs_error_bound > 0;
+     }},
+    {"ADACOMP_REL_ERROR_BOUND", "a bound relative to the value range, in (0, 1)",
+     [](const std::string& v, Config& c) {
+       return parse_positive(v, &c.rel_error_bound) && c.rel_error_bound > 0 &&
+              c.rel_error_bound < 1;
+     }},
+    {"ADACOMP_ZSTD_LEVEL", "an integer from -7 to 22",
+     [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
+    {"ADACOMP_MODEL", "on|off",
+     [](const std::string& v, Config& c) {
+       int on;
+       if (!parse_choice(v, {{"on", 1}, {"off", 0}}, &on)) return false;
+       c.model = on;
+       return true;
+     }},
+    {"ADACOMP_LINK_BANDWIDTH", "bytes per second (written by adacomp-calibrate)",
+     [](const std::string& v, Config& c) { return parse_positive(v, &c.link.bandwidth_Bps); }},
+    {"ADACOMP_LINK_LATENCY", "seconds (written by adacomp-calibrate)",
+     [](const std::string& v, Config& c) { return parse_positive(v, &c.link.latency_s); }},
+    {"ADACOMP_VERBOSE", "0, 1 or 2",
+     [](const std::string& v, Config& c) { return parse_int(v, 0, 2, &c.verbose); }},
+    {"ADACOMP_REPORT", "a file path",
+     [](const std::string& v, Config& c) {
+       c.report_path = v;
+       return !v.empty();
+     }},
+    {"ADACOMP_FAULT", "corrupt-frames|none",
+     [](const std::string& v, Config& c) {
+       c.fault_corrupt_frames = v == "corrupt-frames";
+       return v == "corrupt-frames" || v == "none";
+     }},
+};
+
+const Setting* find_setting(const std::string& key) {
+  for (const Setting& s : kSettings)
+    if (key == s.key) return &s;
+  return nullptr;
 }
 
 }  // namespace
@@ -100,62 +196,59 @@ bool load_config(Config* out, std::string* error) {
   const char* file_env = std::getenv("ADACOMP_CONFIG");
   std::string path = file_env ? file_env : "adacomp.conf";
   if (!read_file(path, file_env != nullptr, &s, error)) return false;
-  c.source = s.empty() ? "environment" : path + " + environment";
-
-  // Environment overrides the file key by key.
-  static const char* const kKeys[] = {
-      "ADACOMP_MODE", "ADACOMP_THRESHOLD_LOSSLESS", "ADACOMP_LOSSLESS_CODEC",
-      "ADACOMP_ZSTD_LEVEL", "ADACOMP_VERBOSE", "ADACOMP_REPORT",
-      "ADACOMP_FAULT"};
-  for (const char* k : kKeys)
-    if (const char* v = std::getenv(k)) s[k] = v;
-
-  for (const auto& [key, value] : s) {
-    bool ok = true;
-    const char* accepts = "";
-    if (key == "ADACOMP_MODE") {
-      ok = parse_mode(value, &c.mode);
-      accepts = "raw|lossless|adaptive (or 0|1|3)";
-    } else if (key == "ADACOMP_THRESHOLD_LOSSLESS") {
-      ok = parse_bytes(value, &c.threshold_lossless);
-      accepts = "a byte count with optional K, M or G suffix";
-    } else if (key == "ADACOMP_LOSSLESS_CODEC") {
-      const Codec* codec = find_codec(value);
-      ok = codec && !codec->lossy && codec->id != CodecId::stored;
-      if (ok) c.lossless_codec = codec->id;
-      accepts = "zstd|lz4";
-    } else if (key == "ADACOMP_ZSTD_LEVEL") {
-      ok = parse_int(value, -7, 22, &c.zstd_level);
-      accepts = "an integer from -7 to 22";
-    } else if (key == "ADACOMP_VERBOSE") {
-      ok = parse_int(value, 0, 2, &c.verbose);
-      accepts = "0, 1 or 2";
-    } else if (key == "ADACOMP_REPORT") {
-      ok = !value.empty();
-      c.report_path = value;
-      accepts = "a file path";
-    } else if (key == "ADACOMP_FAULT") {
-      ok = value == "corrupt-frames" || value == "none";
-      c.fault_corrupt_frames = value == "corrupt-frames";
-      accepts = "corrupt-frames|none";
-    } else {
-      *error = "unknown setting '" + key + "' in " + path;
+  for (const auto& [key, value] : s)
+    if (!find_setting(key)) {
+      *error = path + ": unknown setting '" + key + "'";
       return false;
     }
-    if (!ok) {
-      *error = invalid(key.c_str(), value, accepts);
+  c.source = s.empty() ? "environment" : path + " + environment";
+
+  // Environment overrides the file key by key; a misspelt ADACOMP_ variable
+  // is an error rather than a setting silently ignored.
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "ADACOMP_", 8) != 0) continue;
+    const char* eq = std::strchr(*e, '=');
+    std::string key(*e, eq ? eq - *e : std::strlen(*e));
+    if (key == "ADACOMP_CONFIG") continue;
+    if (!find_setting(key)) {
+      *error = "unknown environment variable " + key;
+      return false;
+    }
+    s[key] = eq ? eq + 1 : "";
+  }
+
+  for (const auto& [key, value] : s) {
+    const Setting* setting = find_setting(key);
+    if (!setting->apply(value, c)) {
+      *error = key + "='" + value + "' is invalid; accepts " + setting->accepts;
       return false;
     }
   }
+  if (c.abs_error_bound > 0 && c.rel_error_bound > 0) {
+    *error = "ADACOMP_ERROR_BOUND and ADACOMP_REL_ERROR_BOUND are both set; set one";
+    return false;
+  }
+  if (c.mode == Mode::lossy && !c.lossy_enabled()) {
+    *error = "ADACOMP_MODE=lossy needs an error bound: set ADACOMP_ERROR_BOUND or "
+             "ADACOMP_REL_ERROR_BOUND";
+    return false;
+  }
+  // Tiers are ordered: raising T1 alone also raises the tiers above it.
+  if (c.threshold_lossy < c.threshold_lossless) c.threshold_lossy = c.threshold_lossless;
+  if (c.threshold_pipeline < c.threshold_lossy) c.threshold_pipeline = c.threshold_lossy;
   *out = c;
   return true;
 }
 
 std::string config_fingerprint(const Config& c) {
   std::ostringstream f;
-  f << "mode=" << mode_name(c.mode) << ";t1=" << c.threshold_lossless
-    << ";codec=" << static_cast<int>(c.lossless_codec)
-    << ";zstd=" << c.zstd_level;
+  f.precision(17);
+  f << "mode=" << mode_name(c.mode) << ";t=" << c.threshold_lossless << ","
+    << c.threshold_lossy << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks
+    << "," << c.pipeline_chunk_bytes << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
+    << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
+    << c.rel_error_bound << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
+    << c.link.bandwidth_Bps << "," << c.link.latency_s;
   return f.str();
 }
 

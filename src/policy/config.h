@@ -1,6 +1,7 @@
 // Run-time configuration: read once at MPI_Init from ADACOMP_* environment
 // variables, which override a key=value file (ADACOMP_CONFIG, default
-// ./adacomp.conf). Every value is validated; nothing falls back silently.
+// ./adacomp.conf, as written by adacomp-calibrate). Every value is
+// validated; nothing falls back silently.
 #pragma once
 
 #include <cstddef>
@@ -13,17 +14,43 @@ namespace adacomp {
 
 enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, pipelined = 4 };
 
+// Measured by adacomp-calibrate; zero means "not calibrated".
+struct LinkModel {
+  double bandwidth_Bps = 0;  // achieved point-to-point bandwidth
+  double latency_s = 0;
+};
+
 struct Config {
   Mode mode = Mode::adaptive;
-  size_t threshold_lossless = 64 * 1024;  // bytes; below it calls pass through
+  // Tier thresholds in message bytes (T1 <= T2 <= T3).
+  size_t threshold_lossless = 64 * 1024;
+  size_t threshold_lossy = 1024 * 1024;
+  size_t threshold_pipeline = 4 * 1024 * 1024;
+  // Pipelining: a message is cut into this many chunks, or into chunks of
+  // pipeline_chunk_bytes when that is set.
+  int pipeline_chunks = 4;
+  size_t pipeline_chunk_bytes = 0;
+  // Lossless codec: auto picks fpc for floating-point data, zstd otherwise.
+  bool lossless_auto = true;
   CodecId lossless_codec = CodecId::zstd;
+  CodecId lossy_codec = CodecId::quant;
+  // Lossy tiers exist only when the user sets one of these (> 0). The bound
+  // holds for every element of the final result.
+  double abs_error_bound = 0;
+  double rel_error_bound = 0;  // relative to the value range of the message
   int zstd_level = 1;
+  // Runtime model (adaptive/pipelined modes): switch compression off where
+  // the measured ratio and speed say it does not pay.
+  bool model = true;
+  LinkModel link;
   int verbose = 0;
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
-  std::string source;       // where the file part came from, for messages
+  std::string source;       // where the settings came from, for messages
   // Test-only fault injection: corrupt outgoing frames so that the error
   // path can be exercised end to end. Not part of the agreed configuration.
   bool fault_corrupt_frames = false;
+
+  bool lossy_enabled() const { return abs_error_bound > 0 || rel_error_bound > 0; }
 };
 
 // Parses file then environment. On an invalid value returns false and fills

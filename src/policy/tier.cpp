@@ -2,8 +2,42 @@
 
 namespace adacomp {
 
-const Codec& lossless_codec_for(const Config& c, ElemKind) {
-  return *find_codec(c.lossless_codec);
+TierChoice choose_tier(const Config& c, size_t bytes, ElemKind kind) {
+  TierChoice t;
+  if (c.mode == Mode::raw || bytes < c.threshold_lossless) return t;
+  const bool lossy_ok = c.lossy_enabled() && kind != ElemKind::bytes;
+  switch (c.mode) {
+    case Mode::lossless:
+      t.tier = Tier::lossless;
+      break;
+    case Mode::lossy:
+      t.tier = lossy_ok ? Tier::lossy : Tier::lossless;
+      break;
+    case Mode::adaptive:
+    case Mode::pipelined:
+      t.tier = bytes >= c.threshold_lossy && lossy_ok ? Tier::lossy : Tier::lossless;
+      t.pipelined = c.mode == Mode::pipelined && bytes >= c.threshold_pipeline;
+      break;
+    case Mode::raw:
+      break;
+  }
+  return t;
+}
+
+int pipeline_chunks(const Config& c, size_t bytes) {
+  if (c.pipeline_chunk_bytes == 0) return c.pipeline_chunks;
+  size_t k = (bytes + c.pipeline_chunk_bytes - 1) / c.pipeline_chunk_bytes;
+  return k < 1 ? 1 : (k > 1024 ? 1024 : static_cast<int>(k));
+}
+
+const Codec& codec_for(const Config& c, Tier tier, ElemKind kind) {
+  const bool floating = kind != ElemKind::bytes;
+  if (tier == Tier::lossy && floating) return *find_codec(c.lossy_codec);
+  CodecId id = c.lossless_auto ? (floating ? CodecId::fpc : CodecId::zstd) : c.lossless_codec;
+  const Codec* codec = find_codec(id);
+  // A float-only codec chosen by the user still cannot code integers.
+  if (codec->float_only && !floating) codec = find_codec(CodecId::zstd);
+  return *codec;
 }
 
 }  // namespace adacomp

@@ -1,6 +1,7 @@
 // Which path a call takes. Decided only from values that are identical on
-// every rank of the communicator (sizes, datatype, op, configuration), never
-// from the data, so all ranks always take the same collective path.
+// every rank of the communicator (sizes, datatype, op, configuration, and
+// model decisions that the ranks agreed on), never from one rank's data, so
+// all ranks always take the same collective path.
 #pragma once
 
 #include <cstddef>
@@ -10,14 +11,22 @@
 
 namespace adacomp {
 
-enum class Tier { raw, lossless };
+enum class Tier { raw, lossless, lossy };
 
-inline Tier choose_tier(const Config& c, size_t message_bytes) {
-  if (c.mode == Mode::raw || message_bytes < c.threshold_lossless) return Tier::raw;
-  return Tier::lossless;
-}
+struct TierChoice {
+  Tier tier = Tier::raw;
+  bool pipelined = false;
+};
 
-// The codec used for lossless frames of this element kind.
-const Codec& lossless_codec_for(const Config& c, ElemKind kind);
+// The static four-tier choice of the configuration for a message of `bytes`
+// whose elements are of `kind` (lossy only for floating point, and only
+// when the user set a bound).
+TierChoice choose_tier(const Config& c, size_t bytes, ElemKind kind);
+
+// Number of pipeline chunks for a message of `bytes`.
+int pipeline_chunks(const Config& c, size_t bytes);
+
+// The codec for a tier and element kind.
+const Codec& codec_for(const Config& c, Tier tier, ElemKind kind);
 
 }  // namespace adacomp

@@ -71,9 +71,14 @@ void runtime_start() {
   check_agreement(world->coll);
   g_active = true;
   if (g_config.verbose && world->rank == 0)
-    std::fprintf(stderr, "adacomp %s: mode=%s, lossless threshold=%zu bytes, codec=%s (%s)\n",
+    std::fprintf(stderr,
+                 "adacomp %s: mode=%s, thresholds lossless=%zu lossy=%zu pipeline=%zu bytes, "
+                 "lossless codec=%s, lossy=%s (%s)\n",
                  ADACOMP_VERSION, mode_name(g_config.mode), g_config.threshold_lossless,
-                 find_codec(g_config.lossless_codec)->name, g_config.source.c_str());
+                 g_config.threshold_lossy, g_config.threshold_pipeline,
+                 g_config.lossless_auto ? "auto" : find_codec(g_config.lossless_codec)->name,
+                 g_config.lossy_enabled() ? find_codec(g_config.lossy_codec)->name : "off",
+                 g_config.source.c_str());
 }
 
 void runtime_stop() {

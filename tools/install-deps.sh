@@ -1,0 +1,21 @@
+#!/bin/bash
+# Installs everything AdaComp needs on Debian 12 (run as root). Idempotent:
+# does nothing when all packages are present.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
+  libzstd-dev liblz4-dev libzfp-dev libblosc-dev
+  clang-14 libclang-rt-14-dev
+  iproute2 python3 python3-numpy python3-matplotlib
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "adacomp: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

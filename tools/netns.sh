@@ -1,0 +1,29 @@
+# Emulated slow network, sourced by the demo and the benchmarks.
+#   netns_up NAME RATE   creates namespace NAME whose loopback is shaped to
+#                        RATE (e.g. 1gbit) with tc tbf; half-duplex, since
+#                        both directions share the one shaper.
+#   netns_down NAME
+#   netns_tx_bytes NAME  bytes sent on its loopback so far
+#   mpirun_in_ns NAME FLAVOR NP ARGS...  runs an MPI job on that link only
+
+netns_up() {
+  ip netns del "$1" 2>/dev/null || true
+  ip netns add "$1"
+  ip netns exec "$1" ip link set lo up
+  ip netns exec "$1" tc qdisc add dev lo root tbf rate "$2" burst 256kb latency 50ms
+}
+
+netns_down() { ip netns del "$1" 2>/dev/null || true; }
+
+netns_tx_bytes() { ip netns exec "$1" cat /sys/class/net/lo/statistics/tx_bytes; }
+
+mpirun_in_ns() {
+  local ns=$1 flavor=$2 np=$3
+  shift 3
+  if [ "$flavor" = openmpi ]; then
+    ip netns exec "$ns" mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np" \
+      --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo "$@"
+  else
+    ip netns exec "$ns" env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp mpirun.mpich -np "$np" "$@"
+  fi
+}

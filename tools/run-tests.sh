@@ -1,0 +1,34 @@
+#!/bin/bash
+# The whole test suite: builds against Open MPI and MPICH, runs every ctest
+# on each, then fuzzes each decoder for a bounded time. Exits non-zero on any
+# failure. FUZZ_SECONDS (default 60) sets the fuzzing budget; 0 skips it.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/tools/install-deps.sh" || exit 1
+status=0
+passed=0
+failed=0
+for mpi in openmpi mpich; do
+  echo "=== $mpi: build"
+  if ! "$root/tools/build.sh" $mpi; then
+    echo "=== $mpi: BUILD FAILED"; status=1; continue
+  fi
+  echo "=== $mpi: ctest"
+  log="$root/build/$mpi-ctest.log"
+  (cd "$root/build/$mpi" && ctest --output-on-failure -j1) 2>&1 | tee "$log"
+  if [ "${PIPESTATUS[0]}" -ne 0 ]; then status=1; fi
+  p=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $5-$1}')
+  f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
+done
+fuzz_seconds=${FUZZ_SECONDS:-60}
+if [ "$fuzz_seconds" -gt 0 ]; then
+  echo "=== fuzzing decoders for ${fuzz_seconds}s"
+  if "$root/fuzz/run.sh" "$root/build/fuzz" "$fuzz_seconds"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); status=1
+  fi
+fi
+echo "adacomp: $passed passed, $failed failed"
+exit $status
