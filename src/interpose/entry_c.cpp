@@ -3,6 +3,7 @@
 
 #include "coll/coll.h"
 #include "interpose/lifecycle.h"
+#include "p2p/p2p.h"
 
 #define ADACOMP_C_CALL(Name, impl, params, args) \
   extern "C" __attribute__((visibility("default"))) int MPI_##Name params { \

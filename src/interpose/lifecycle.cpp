@@ -2,23 +2,31 @@
 
 #include <mpi.h>
 
+#include "p2p/p2p.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
 
 int init(int* argc, char*** argv) {
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) runtime_start();
+  if (rc == MPI_SUCCESS) {
+    runtime_start();
+    p2p_init();
+  }
   return rc;
 }
 
 int init_thread(int* argc, char*** argv, int required, int* provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) runtime_start();
+  if (rc == MPI_SUCCESS) {
+    runtime_start();
+    p2p_init();
+  }
   return rc;
 }
 
 int finalize() {
+  p2p_finalize();
   runtime_stop();
   return PMPI_Finalize();
 }

@@ -16,6 +16,18 @@ const char* op_name(Op op) {
     case Op::allreduce: return "allreduce";
     case Op::bcast: return "bcast";
     case Op::reduce: return "reduce";
+    case Op::send: return "send";
+    case Op::recv: return "recv";
+    case Op::allgather: return "allgather";
+    case Op::allgatherv: return "allgatherv";
+    case Op::gather: return "gather";
+    case Op::gatherv: return "gatherv";
+    case Op::scatter: return "scatter";
+    case Op::scatterv: return "scatterv";
+    case Op::alltoall: return "alltoall";
+    case Op::alltoallv: return "alltoallv";
+    case Op::reduce_scatter: return "reduce_scatter";
+    case Op::reduce_scatter_block: return "reduce_scatter_block";
     case Op::kCount: break;
   }
   return "?";

@@ -10,7 +10,13 @@
 
 namespace adacomp {
 
-enum class Op : int { allreduce, bcast, reduce, kCount };
+enum class Op : int {
+  allreduce, bcast, reduce,
+  // issue 5: point-to-point and the other collectives
+  send, recv, allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, alltoallv,
+  reduce_scatter, reduce_scatter_block,
+  kCount
+};
 const char* op_name(Op op);
 
 struct OpStats {

@@ -1,0 +1,1088 @@
+// Point-to-point compression. Wire convention (docs/p2p.md): on a
+// communicator with p2p state every intercepted send travels on the private
+// duplicate `p2p` with the application's tag, and every message there is a
+// frame: a 24-byte frame header then the payload. Small or ineligible
+// messages are stored frames sent zero-copy (a struct datatype joins the
+// header and the user's buffer), compressed ones a coded frame. Receives post
+// the same struct (header + the user's buffer): a coded payload is never
+// larger than its raw size, so any message that fits the user's buffer raw
+// also fits it coded, and stored frames land in place with no copy.
+#include "p2p/p2p.h"
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "coll/datatype.h"
+#include "policy/tier.h"
+#include "runtime/runtime.h"
+#include "runtime/scratch.h"
+#include "runtime/stats.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+namespace {
+
+struct Stashed {
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  MPI_Comm app = MPI_COMM_NULL;
+  std::vector<uint8_t> frame;
+};
+
+struct P2PState {
+  MPI_Comm p2p = MPI_COMM_NULL;
+  std::mutex mu;
+  std::deque<Stashed> stash;  // messages taken off the wire by a probe
+};
+
+int g_key = MPI_KEYVAL_INVALID;
+std::atomic<bool> g_on{false};
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  auto* s = static_cast<P2PState*>(value);
+  PMPI_Comm_free(&s->p2p);
+  delete s;
+  return MPI_SUCCESS;
+}
+
+P2PState* state_of(MPI_Comm comm) {
+  if (!g_on.load(std::memory_order_acquire) || comm == MPI_COMM_NULL) return nullptr;
+  void* v = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, g_key, &v, &found) != MPI_SUCCESS || !found) return nullptr;
+  return static_cast<P2PState*>(v);
+}
+
+// ---- requests the library must finish at completion ----------------------
+
+struct Pending {
+  bool is_recv = false;
+  bool persistent = false;
+  bool finished = false;  // finished by Request_get_status, status saved
+  MPI_Comm app = MPI_COMM_NULL;
+  uint8_t header[kFrameHeaderBytes];
+  std::vector<uint8_t> frame;  // coded frame of a nonblocking send
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool type_owned = false;
+  MPI_Status status;
+};
+
+std::mutex g_mu;
+std::unordered_map<MPI_Request, Pending*> g_table;
+std::atomic<int> g_pending{0};
+std::vector<Pending*> g_orphans;  // freed with Request_free while active
+struct Detached {
+  MPI_Request req;
+  std::vector<uint8_t> data;
+};
+std::vector<Detached> g_detached;  // buffered sends in flight
+
+void put_pending(MPI_Request req, Pending* p) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_table[req] = p;
+  g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
+}
+Pending* find_pending(MPI_Request req) {
+  if (g_pending.load(std::memory_order_acquire) == 0 || req == MPI_REQUEST_NULL) return nullptr;
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_table.find(req);
+  return it == g_table.end() ? nullptr : it->second;
+}
+void drop_pending(MPI_Request req, Pending* p) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_table.find(req);
+  if (it != g_table.end() && it->second == p) g_table.erase(it);
+  g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
+}
+void delete_pending(Pending* p) {
+  if (p->type_owned) PMPI_Type_free(&p->type);
+  delete p;
+}
+
+// ---- helpers --------------------------------------------------------------
+
+int report(MPI_Comm app, int rc) {
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(app, rc);
+  return rc;
+}
+
+MPI_Datatype framed_type(const void* header, const void* buf, int count, MPI_Datatype type) {
+  MPI_Aint disp[2];
+  int bl[2] = {static_cast<int>(kFrameHeaderBytes), count};
+  MPI_Datatype types[2] = {MPI_BYTE, type};
+  PMPI_Get_address(header, &disp[0]);
+  PMPI_Get_address(buf, &disp[1]);
+  MPI_Datatype t;
+  PMPI_Type_create_struct(count > 0 ? 2 : 1, bl, disp, types, &t);
+  PMPI_Type_commit(&t);
+  return t;
+}
+
+void stored_header(size_t bytes, uint8_t* dst) {
+  FrameHeader h;
+  h.codec = CodecId::stored;
+  h.raw_bytes = h.payload_bytes = bytes;
+  write_frame_header(h, dst);
+}
+
+void set_status(MPI_Status* s, int source, int tag, size_t raw) {
+  s->MPI_SOURCE = source;
+  s->MPI_TAG = tag;
+  s->MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
+  PMPI_Status_set_cancelled(s, 0);
+}
+
+// A request that is already complete, carrying `status` (generalized request).
+struct Done {
+  MPI_Status status;
+};
+int done_query(void* extra, MPI_Status* s) {
+  *s = static_cast<Done*>(extra)->status;
+  return MPI_SUCCESS;
+}
+int done_free(void* extra) {
+  delete static_cast<Done*>(extra);
+  return MPI_SUCCESS;
+}
+int done_cancel(void*, int) { return MPI_SUCCESS; }
+int completed_request(const MPI_Status* status, MPI_Request* req) {
+  auto* d = new Done;
+  if (status) {
+    d->status = *status;
+  } else {
+    std::memset(&d->status, 0, sizeof d->status);
+    set_status(&d->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+  }
+  int rc = PMPI_Grequest_start(done_query, done_free, done_cancel, d, req);
+  if (rc != MPI_SUCCESS) {
+    delete d;
+    return rc;
+  }
+  return PMPI_Grequest_complete(*req);
+}
+
+bool compressible(size_t bytes) {
+  if (bytes == 0 || bytes > static_cast<size_t>(INT_MAX) - kFrameHeaderBytes) return false;
+  const Config& c = config();
+  return c.mode != Mode::raw && bytes >= c.threshold_lossless;
+}
+
+// Encodes (buf, count, type) into `frame` (resized); returns false when the
+// message is not compressed (stored framing is then used by the caller).
+bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
+                    std::vector<uint8_t>* heap, uint8_t** frame, size_t* frame_bytes) {
+  int tsize = 0;
+  PMPI_Type_size(type, &tsize);
+  const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
+  if (count <= 0 || !compressible(bytes)) return false;
+  TypeInfo ti = type_info(type);
+  const Config& cfg = config();
+  TierChoice tier = choose_tier(cfg, bytes, ti.kind);
+  if (tier.tier == Tier::raw) return false;
+  const uint8_t* data = static_cast<const uint8_t*>(buf) + ti.true_lb;
+  if (!ti.contiguous) {
+    uint8_t* packed = scratch(ScratchSlot::work, bytes);
+    int pos = 0;
+    if (PMPI_Pack(buf, count, type, packed, static_cast<int>(bytes), &pos, comm) != MPI_SUCCESS)
+      return false;
+    data = packed;
+  }
+  // Point-to-point is always lossless: a message has no bound to share.
+  const Codec& codec = codec_for(cfg, Tier::lossless, ti.kind);
+  EncodeParams params;
+  params.kind = ti.kind;
+  params.zstd_level = cfg.zstd_level;
+  uint8_t* out;
+  if (heap) {
+    heap->resize(frame_capacity(bytes));
+    out = heap->data();
+  } else {
+    out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
+  }
+  OpStats& s = stats_for(Op::send);
+  size_t n;
+  {
+    ScopedTimer t(s.ns_compress);
+    n = encode_frame(codec, params, data, bytes, out);
+  }
+  if (cfg.fault_corrupt_frames) out[8] ^= 0x5A;
+  s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  s.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+  s.bytes_wire.fetch_add(n, std::memory_order_relaxed);
+  if (heap) heap->resize(n);
+  *frame = out;
+  *frame_bytes = n;
+  return true;
+}
+
+enum class SendMode { standard, sync, ready };
+
+// Blocking (req == nullptr) or nonblocking send of one message on st->p2p.
+int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+            MPI_Comm comm, MPI_Request* req, P2PState* st) {
+  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  Pending* p = req ? new Pending : nullptr;
+  uint8_t* frame = nullptr;
+  size_t frame_bytes = 0;
+  int rc;
+  if (encode_message(buf, count, type, comm, p ? &p->frame : nullptr, &frame, &frame_bytes)) {
+    const int n = static_cast<int>(frame_bytes);
+    if (!req)
+      rc = m == SendMode::sync ? PMPI_Ssend(frame, n, MPI_BYTE, dest, tag, st->p2p)
+                               : PMPI_Send(frame, n, MPI_BYTE, dest, tag, st->p2p);
+    else
+      rc = m == SendMode::sync ? PMPI_Issend(frame, n, MPI_BYTE, dest, tag, st->p2p, req)
+                               : PMPI_Isend(frame, n, MPI_BYTE, dest, tag, st->p2p, req);
+  } else {
+    int tsize = 0;
+    PMPI_Type_size(type, &tsize);
+    uint8_t stack_header[kFrameHeaderBytes];
+    uint8_t* header = p ? p->header : stack_header;
+    stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), header);
+    MPI_Datatype t = framed_type(header, buf, count, type);
+    if (!req)
+      rc = m == SendMode::sync ? PMPI_Ssend(MPI_BOTTOM, 1, t, dest, tag, st->p2p)
+                               : PMPI_Send(MPI_BOTTOM, 1, t, dest, tag, st->p2p);
+    else
+      rc = m == SendMode::sync ? PMPI_Issend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req)
+                               : PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
+    PMPI_Type_free(&t);
+  }
+  if (p) {
+    if (rc == MPI_SUCCESS)
+      put_pending(*req, p);
+    else
+      delete p;
+  }
+  return report(comm, rc);
+}
+
+void poll_detached(bool all) {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (size_t i = 0; i < g_detached.size();) {
+    int flag = 0;
+    if (all)
+      PMPI_Wait(&g_detached[i].req, MPI_STATUS_IGNORE), flag = 1;
+    else
+      PMPI_Test(&g_detached[i].req, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+      g_detached[i] = std::move(g_detached.back());
+      g_detached.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+// Buffered send: the library buffers the frame itself (a copy that stays
+// with the request in flight), so the user's attached buffer is not used and
+// its sizing (which knows nothing of our header) cannot overflow.
+int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+             P2PState* st) {
+  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  poll_detached(false);
+  Detached d;
+  uint8_t* frame = nullptr;
+  size_t frame_bytes = 0;
+  if (!encode_message(buf, count, type, comm, &d.data, &frame, &frame_bytes)) {
+    int tsize = 0;
+    PMPI_Type_size(type, &tsize);
+    const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
+    d.data.resize(kFrameHeaderBytes + bytes);
+    stored_header(bytes, d.data.data());
+    int pos = 0;
+    if (bytes)
+      PMPI_Pack(buf, count, type, d.data.data() + kFrameHeaderBytes, static_cast<int>(bytes),
+                &pos, comm);
+  }
+  int rc = PMPI_Isend(d.data.data(), static_cast<int>(d.data.size()), MPI_BYTE, dest, tag,
+                      st->p2p, &d.req);
+  if (rc == MPI_SUCCESS) {
+    std::lock_guard<std::mutex> g(g_mu);
+    g_detached.push_back(std::move(d));
+  }
+  return report(comm, rc);
+}
+
+// Turns the received frame header plus the payload now in the user's buffer
+// into the application's data and status.
+int finish_recv(MPI_Comm app, const uint8_t* header, void* buf, int count, MPI_Datatype type,
+                MPI_Status* s) {
+  int cancelled = 0;
+  PMPI_Test_cancelled(s, &cancelled);
+  if (cancelled) return MPI_SUCCESS;
+  OpStats& stats = stats_for(Op::recv);
+  int got = 0;
+  PMPI_Get_count(s, MPI_BYTE, &got);
+  FrameHeader h;
+  if (got < static_cast<int>(kFrameHeaderBytes) ||
+      !read_frame_header(header, static_cast<size_t>(got), &h) ||
+      h.payload_bytes != static_cast<size_t>(got) - kFrameHeaderBytes)
+    return raise_failure(app, Failure::corrupt_frame);
+  int tsize = 0;
+  PMPI_Type_size(type, &tsize);
+  const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
+  if (h.codec == CodecId::stored) {
+    if (h.raw_bytes != h.payload_bytes) return raise_failure(app, Failure::corrupt_frame);
+    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(h.raw_bytes));
+    return MPI_SUCCESS;
+  }
+  if (h.raw_bytes > cap) {
+    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(h.payload_bytes));
+    s->MPI_ERROR = MPI_ERR_TRUNCATE;
+    return report(app, MPI_ERR_TRUNCATE);
+  }
+  TypeInfo ti = type_info(type);
+  const size_t raw = h.raw_bytes, payload = h.payload_bytes;
+  uint8_t* frame = scratch(ScratchSlot::recv_frame, kFrameHeaderBytes + payload);
+  std::memcpy(frame, header, kFrameHeaderBytes);
+  long r;
+  {
+    ScopedTimer t(stats.ns_decompress);
+    if (ti.contiguous) {
+      uint8_t* data = static_cast<uint8_t*>(buf) + ti.true_lb;
+      std::memcpy(frame + kFrameHeaderBytes, data, payload);
+      r = decode_frame(frame, kFrameHeaderBytes + payload, data, raw);
+    } else {
+      if (tsize == 0 || raw % static_cast<size_t>(tsize) != 0)
+        return raise_failure(app, Failure::corrupt_frame);
+      uint8_t* packed = scratch(ScratchSlot::work, cap);
+      int pos = 0;
+      PMPI_Pack(buf, count, type, packed, static_cast<int>(cap), &pos, app);
+      std::memcpy(frame + kFrameHeaderBytes, packed, payload);
+      uint8_t* plain = scratch(ScratchSlot::accumulator, raw);
+      r = decode_frame(frame, kFrameHeaderBytes + payload, plain, raw);
+      if (r == kCodecOk) {
+        pos = 0;
+        PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
+                    static_cast<int>(raw / static_cast<size_t>(tsize)), type, app);
+      }
+    }
+  }
+  if (r != kCodecOk) return raise_failure(app, Failure::corrupt_frame);
+  stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
+  stats.bytes_wire.fetch_add(kFrameHeaderBytes + payload, std::memory_order_relaxed);
+  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
+  return MPI_SUCCESS;
+}
+
+// Delivers a whole frame taken off the wire earlier (probe, matched probe).
+int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status) {
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  set_status(s, m.source, m.tag, 0);
+  FrameHeader h;
+  if (!read_frame_header(m.frame.data(), m.frame.size(), &h) ||
+      h.payload_bytes != m.frame.size() - kFrameHeaderBytes)
+    return raise_failure(m.app, Failure::corrupt_frame);
+  int tsize = 0;
+  PMPI_Type_size(type, &tsize);
+  const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
+  const size_t raw = h.raw_bytes;
+  if (raw > cap) {
+    s->MPI_ERROR = MPI_ERR_TRUNCATE;
+    return report(m.app, MPI_ERR_TRUNCATE);
+  }
+  if (raw == 0) return MPI_SUCCESS;
+  TypeInfo ti = type_info(type);
+  const uint8_t* plain = m.frame.data() + kFrameHeaderBytes;
+  uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
+  if (h.codec != CodecId::stored) {
+    OpStats& stats = stats_for(Op::recv);
+    uint8_t* out = ti.contiguous ? dst : scratch(ScratchSlot::accumulator, raw);
+    long r;
+    {
+      ScopedTimer t(stats.ns_decompress);
+      r = decode_frame(m.frame.data(), m.frame.size(), out, raw);
+    }
+    if (r != kCodecOk) return raise_failure(m.app, Failure::corrupt_frame);
+    stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+    stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
+    stats.bytes_wire.fetch_add(m.frame.size(), std::memory_order_relaxed);
+    plain = out;
+  } else if (h.payload_bytes != raw) {
+    return raise_failure(m.app, Failure::corrupt_frame);
+  }
+  if (ti.contiguous) {
+    if (plain != dst) std::memcpy(dst, plain, raw);
+  } else {
+    if (tsize == 0 || raw % static_cast<size_t>(tsize) != 0)
+      return raise_failure(m.app, Failure::corrupt_frame);
+    int pos = 0;
+    PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
+                static_cast<int>(raw / static_cast<size_t>(tsize)), type, m.app);
+  }
+  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
+  return MPI_SUCCESS;
+}
+
+bool matches(const Stashed& m, int source, int tag) {
+  return (source == MPI_ANY_SOURCE || source == m.source) && (tag == MPI_ANY_TAG || tag == m.tag);
+}
+
+bool take_stashed(P2PState* st, int source, int tag, Stashed* out) {
+  std::lock_guard<std::mutex> g(st->mu);
+  for (auto it = st->stash.begin(); it != st->stash.end(); ++it) {
+    if (matches(*it, source, tag)) {
+      *out = std::move(*it);
+      st->stash.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t raw_size_of(const Stashed& m) {
+  FrameHeader h;
+  if (read_frame_header(m.frame.data(), m.frame.size(), &h)) return h.raw_bytes;
+  return m.frame.size() >= kFrameHeaderBytes ? m.frame.size() - kFrameHeaderBytes : 0;
+}
+
+// Takes the next matching message off the private communicator whole.
+int fetch(P2PState* st, MPI_Comm app, int source, int tag, bool block, int* flag, Stashed* out) {
+  MPI_Message msg;
+  MPI_Status s;
+  *flag = 1;
+  int rc = block ? PMPI_Mprobe(source, tag, st->p2p, &msg, &s)
+                 : PMPI_Improbe(source, tag, st->p2p, flag, &msg, &s);
+  if (rc != MPI_SUCCESS || !*flag) return report(app, rc);
+  int n = 0;
+  PMPI_Get_count(&s, MPI_BYTE, &n);
+  out->frame.resize(static_cast<size_t>(n));
+  rc = PMPI_Mrecv(out->frame.data(), n, MPI_BYTE, &msg, &s);
+  out->source = s.MPI_SOURCE;
+  out->tag = s.MPI_TAG;
+  out->app = app;
+  return report(app, rc);
+}
+
+// Matched-probe handles the library hands out: a message it has already
+// taken off the wire. Never passed to PMPI.
+std::mutex g_msg_mu;
+std::unordered_map<MPI_Message, Stashed*> g_msgs;
+uint64_t g_msg_serial = 0;
+
+// Open MPI's handles are pointers (the message's own address serves), MPICH's
+// are ints (numbers in a range MPICH never uses for real handles).
+template <typename H>
+H make_handle(Stashed* m) {
+  if constexpr (std::is_pointer_v<H>) {
+    return reinterpret_cast<H>(m);
+  } else {
+    H h;
+    do {
+      h = static_cast<H>(0x0A000000 | (++g_msg_serial & 0xFFFFFF));
+    } while (g_msgs.count(h) || h == MPI_MESSAGE_NULL || h == MPI_MESSAGE_NO_PROC);
+    return h;
+  }
+}
+
+MPI_Message register_message(Stashed* m) {
+  std::lock_guard<std::mutex> g(g_msg_mu);
+  MPI_Message h = make_handle<MPI_Message>(m);
+  g_msgs[h] = m;
+  return h;
+}
+
+Stashed* take_message(MPI_Message h) {
+  std::lock_guard<std::mutex> g(g_msg_mu);
+  if (g_msgs.empty()) return nullptr;
+  auto it = g_msgs.find(h);
+  if (it == g_msgs.end()) return nullptr;
+  Stashed* m = it->second;
+  g_msgs.erase(it);
+  return m;
+}
+
+int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+            MPI_Status* status, P2PState* st) {
+  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  Stashed m;
+  if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status);
+  uint8_t header[kFrameHeaderBytes];
+  MPI_Datatype t = framed_type(header, buf, count, type);
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Recv(MPI_BOTTOM, 1, t, source, tag, st->p2p, s);
+  PMPI_Type_free(&t);
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  return finish_recv(comm, header, buf, count, type, s);
+}
+
+int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Request* req, bool persistent, P2PState* st) {
+  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  if (!persistent) {
+    Stashed m;
+    if (take_stashed(st, source, tag, &m)) {
+      MPI_Status s;
+      int rc = deliver(m, buf, count, type, &s);
+      if (rc != MPI_SUCCESS) return rc;
+      return report(comm, completed_request(&s, req));
+    }
+  }
+  auto* p = new Pending;
+  p->is_recv = true;
+  p->persistent = persistent;
+  p->app = comm;
+  p->buf = buf;
+  p->count = count;
+  int combiner = MPI_COMBINER_NAMED, ni, na, nt;
+  PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+  if (combiner == MPI_COMBINER_NAMED) {
+    p->type = type;
+  } else {
+    PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
+    p->type_owned = true;
+  }
+  MPI_Datatype t = framed_type(p->header, buf, count, type);
+  int rc = persistent ? PMPI_Recv_init(MPI_BOTTOM, 1, t, source, tag, st->p2p, req)
+                      : PMPI_Irecv(MPI_BOTTOM, 1, t, source, tag, st->p2p, req);
+  PMPI_Type_free(&t);
+  if (rc != MPI_SUCCESS) {
+    delete_pending(p);
+    return report(comm, rc);
+  }
+  put_pending(*req, p);
+  return MPI_SUCCESS;
+}
+
+// Finishes a completed request the library owns. `s` is a real status.
+int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
+  int rc = MPI_SUCCESS;
+  if (p->is_recv) {
+    if (p->finished) {
+      *s = p->status;
+      p->finished = false;
+    } else {
+      rc = finish_recv(p->app, p->header, p->buf, p->count, p->type, s);
+    }
+  }
+  if (!p->persistent) {
+    drop_pending(handle, p);
+    delete_pending(p);
+  }
+  return rc;
+}
+
+std::vector<Pending*> lookup_all(int n, const MPI_Request* reqs, bool* any) {
+  std::vector<Pending*> ps;
+  *any = false;
+  if (g_pending.load(std::memory_order_acquire) == 0) return ps;
+  ps.resize(static_cast<size_t>(n > 0 ? n : 0));
+  std::lock_guard<std::mutex> g(g_mu);
+  for (int i = 0; i < n; ++i) {
+    auto it = reqs[i] == MPI_REQUEST_NULL ? g_table.end() : g_table.find(reqs[i]);
+    ps[i] = it == g_table.end() ? nullptr : it->second;
+    *any = *any || ps[i];
+  }
+  return ps;
+}
+
+}  // namespace
+
+// ---- lifecycle ------------------------------------------------------------
+
+void p2p_init() {
+  if (!runtime_active() || config().mode == Mode::raw) return;
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_key, nullptr);
+  g_on.store(true, std::memory_order_release);
+  p2p_attach(MPI_COMM_WORLD);
+  p2p_attach(MPI_COMM_SELF);
+}
+
+void p2p_finalize() {
+  if (!g_on.load()) return;
+  poll_detached(true);
+  for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, g_key, &value, &found);
+    if (found) PMPI_Comm_delete_attr(comm, g_key);
+  }
+  g_on.store(false, std::memory_order_release);
+  PMPI_Comm_free_keyval(&g_key);
+  std::lock_guard<std::mutex> g(g_mu);
+  for (Pending* p : g_orphans) delete p;
+  g_orphans.clear();
+}
+
+void p2p_attach(MPI_Comm comm) {
+  if (!g_on.load(std::memory_order_acquire) || comm == MPI_COMM_NULL) return;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return;  // intercommunicators pass through
+  auto* s = new P2PState;
+  if (PMPI_Comm_dup(comm, &s->p2p) != MPI_SUCCESS) {
+    delete s;
+    return;
+  }
+  PMPI_Comm_set_errhandler(s->p2p, MPI_ERRORS_RETURN);
+  PMPI_Comm_set_attr(comm, g_key, s);
+}
+
+// ---- sends ----------------------------------------------------------------
+
+#define ADACOMP_PASS_IF_NO_STATE(call) \
+  P2PState* st = state_of(comm);       \
+  if (!st || dest == MPI_PROC_NULL) return call;
+
+int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Send(buf, count, type, dest, tag, comm))
+  return do_send(SendMode::standard, buf, count, type, dest, tag, comm, nullptr, st);
+}
+int ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Ssend(buf, count, type, dest, tag, comm))
+  return do_send(SendMode::sync, buf, count, type, dest, tag, comm, nullptr, st);
+}
+// A ready send may always be carried out as a standard send.
+int rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Rsend(buf, count, type, dest, tag, comm))
+  return do_send(SendMode::ready, buf, count, type, dest, tag, comm, nullptr, st);
+}
+int bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Bsend(buf, count, type, dest, tag, comm))
+  return do_bsend(buf, count, type, dest, tag, comm, st);
+}
+int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+          MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Isend(buf, count, type, dest, tag, comm, req))
+  return do_send(SendMode::standard, buf, count, type, dest, tag, comm, req, st);
+}
+int issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+           MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Issend(buf, count, type, dest, tag, comm, req))
+  return do_send(SendMode::sync, buf, count, type, dest, tag, comm, req, st);
+}
+int irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+           MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Irsend(buf, count, type, dest, tag, comm, req))
+  return do_send(SendMode::ready, buf, count, type, dest, tag, comm, req, st);
+}
+int ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+           MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Ibsend(buf, count, type, dest, tag, comm, req))
+  int rc = do_bsend(buf, count, type, dest, tag, comm, st);
+  if (rc != MPI_SUCCESS) return rc;
+  return report(comm, completed_request(nullptr, req));
+}
+
+// Persistent sends: stored frames (the header depends only on the size), so
+// each MPI_Start sends the user's current data with no library code running.
+namespace {
+int persistent_send(int (*init)(const void*, int, MPI_Datatype, int, int, MPI_Comm,
+                                MPI_Request*),
+                    const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* req, P2PState* st) {
+  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  auto* p = new Pending;
+  p->persistent = true;
+  int tsize = 0;
+  PMPI_Type_size(type, &tsize);
+  stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), p->header);
+  MPI_Datatype t = framed_type(p->header, buf, count, type);
+  int rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
+  PMPI_Type_free(&t);
+  if (rc != MPI_SUCCESS) {
+    delete p;
+    return report(comm, rc);
+  }
+  put_pending(*req, p);
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+int send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+              MPI_Comm comm, MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Send_init(buf, count, type, dest, tag, comm, req))
+  return persistent_send(PMPI_Send_init, buf, count, type, dest, tag, comm, req, st);
+}
+int ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               MPI_Comm comm, MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Ssend_init(buf, count, type, dest, tag, comm, req))
+  return persistent_send(PMPI_Ssend_init, buf, count, type, dest, tag, comm, req, st);
+}
+int rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               MPI_Comm comm, MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Rsend_init(buf, count, type, dest, tag, comm, req))
+  return persistent_send(PMPI_Send_init, buf, count, type, dest, tag, comm, req, st);
+}
+// Buffered persistent sends become standard persistent sends: the attached
+// buffer was sized for the application's messages, not ours.
+int bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               MPI_Comm comm, MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Bsend_init(buf, count, type, dest, tag, comm, req))
+  return persistent_send(PMPI_Send_init, buf, count, type, dest, tag, comm, req, st);
+}
+#undef ADACOMP_PASS_IF_NO_STATE
+
+// ---- receives -------------------------------------------------------------
+
+#define ADACOMP_PASS_IF_NO_STATE(call) \
+  P2PState* st = state_of(comm);       \
+  if (!st || source == MPI_PROC_NULL) return call;
+
+int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+         MPI_Status* status) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv(buf, count, type, source, tag, comm, status))
+  return do_recv(buf, count, type, source, tag, comm, status, st);
+}
+int irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+          MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Irecv(buf, count, type, source, tag, comm, req))
+  return do_irecv(buf, count, type, source, tag, comm, req, false, st);
+}
+int recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* req) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv_init(buf, count, type, source, tag, comm, req))
+  return do_irecv(buf, count, type, source, tag, comm, req, true, st);
+}
+
+// Probes take the message off the wire (matched probe + receive) to read its
+// header, and keep it in the communicator's stash, which every receive
+// checks first: the status then carries the application's count.
+static int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_Status* status,
+                P2PState* st) {
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  {
+    std::lock_guard<std::mutex> g(st->mu);
+    for (const Stashed& m : st->stash) {
+      if (matches(m, source, tag)) {
+        *flag = 1;
+        set_status(s, m.source, m.tag, raw_size_of(m));
+        return MPI_SUCCESS;
+      }
+    }
+  }
+  Stashed m;
+  int rc = fetch(st, comm, source, tag, block, flag, &m);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  set_status(s, m.source, m.tag, raw_size_of(m));
+  std::lock_guard<std::mutex> g(st->mu);
+  st->stash.push_back(std::move(m));
+  return MPI_SUCCESS;
+}
+
+int probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Probe(source, tag, comm, status))
+  int flag = 0;
+  return iprobe_impl(source, tag, comm, true, &flag, status, st);
+}
+int iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Iprobe(source, tag, comm, flag, status))
+  return iprobe_impl(source, tag, comm, false, flag, status, st);
+}
+
+namespace {
+int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_Message* msg,
+                MPI_Status* status, P2PState* st) {
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  auto m = std::make_unique<Stashed>();
+  *flag = 1;
+  if (!take_stashed(st, source, tag, m.get())) {
+    int rc = fetch(st, comm, source, tag, block, flag, m.get());
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+  }
+  set_status(s, m->source, m->tag, raw_size_of(*m));
+  *msg = register_message(m.release());
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+int mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Mprobe(source, tag, comm, msg, status))
+  int flag = 0;
+  return mprobe_impl(source, tag, comm, true, &flag, msg, status, st);
+}
+int improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
+            MPI_Status* status) {
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Improbe(source, tag, comm, flag, msg, status))
+  return mprobe_impl(source, tag, comm, false, flag, msg, status, st);
+}
+#undef ADACOMP_PASS_IF_NO_STATE
+
+int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
+  Stashed* m = take_message(*msg);
+  if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
+  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  std::unique_ptr<Stashed> owned(m);
+  *msg = MPI_MESSAGE_NULL;
+  return deliver(*m, buf, count, type, status);
+}
+int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
+  Stashed* m = take_message(*msg);
+  if (!m) return PMPI_Imrecv(buf, count, type, msg, req);
+  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  std::unique_ptr<Stashed> owned(m);
+  *msg = MPI_MESSAGE_NULL;
+  MPI_Status s;
+  int rc = deliver(*m, buf, count, type, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  return report(m->app, completed_request(&s, req));
+}
+
+int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+             int recvtag, MPI_Comm comm, MPI_Status* status) {
+  if (!state_of(comm))
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                         recvtype, source, recvtag, comm, status);
+  MPI_Request r;
+  int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r);
+  if (rc != MPI_SUCCESS) return rc;
+  int rc_send = send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+  rc = wait(&r, status);
+  return rc_send != MPI_SUCCESS ? rc_send : rc;
+}
+
+int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                     int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  if (!state_of(comm))
+    return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
+                                 status);
+  // Send a copy: contiguous data keeps its datatype (and so its float codec).
+  TypeInfo ti = type_info(type);
+  const size_t bytes = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
+  std::vector<uint8_t> copy(bytes);
+  const void* sbuf = copy.data();
+  int scount = count;
+  MPI_Datatype stype = type;
+  if (ti.contiguous) {
+    if (bytes) std::memcpy(copy.data(), static_cast<uint8_t*>(buf) + ti.true_lb, bytes);
+    sbuf = copy.data() - ti.true_lb;
+  } else {
+    int pos = 0;
+    if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);
+    scount = static_cast<int>(bytes);
+    stype = MPI_BYTE;
+  }
+  return sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag, comm,
+                  status);
+}
+
+// ---- completion -----------------------------------------------------------
+
+int wait(MPI_Request* req, MPI_Status* status) {
+  Pending* p = find_pending(*req);
+  if (!p) return PMPI_Wait(req, status);
+  MPI_Request handle = *req;
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Wait(req, s);
+  if (rc != MPI_SUCCESS) return rc;
+  return complete(handle, p, s);
+}
+
+int test(MPI_Request* req, int* flag, MPI_Status* status) {
+  Pending* p = find_pending(*req);
+  if (!p) return PMPI_Test(req, flag, status);
+  MPI_Request handle = *req;
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Test(req, flag, s);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  return complete(handle, p, s);
+}
+
+namespace {
+// Completes the listed indices of a multi-request call.
+int complete_indices(int count, const int* idx, const std::vector<MPI_Request>& handles,
+                     const std::vector<Pending*>& ps, MPI_Status* statuses, bool ignore,
+                     int rc) {
+  MPI_Status local;
+  for (int k = 0; k < count; ++k) {
+    int i = idx ? idx[k] : k;
+    if (!ps[i]) continue;
+    MPI_Status* s = ignore ? &local : &statuses[idx ? k : i];
+    if (ignore) std::memset(&local, 0, sizeof local);
+    int r = complete(handles[i], ps[i], s);
+    if (r != MPI_SUCCESS) {
+      if (!ignore) s->MPI_ERROR = r;
+      rc = r;
+    }
+  }
+  return rc;
+}
+}  // namespace
+
+int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  bool any = false;
+  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  if (!any) return PMPI_Waitall(n, reqs, statuses);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  const bool ignore = statuses == MPI_STATUSES_IGNORE;
+  std::vector<MPI_Status> local(ignore ? n : 0);
+  MPI_Status* ss = ignore ? local.data() : statuses;
+  int rc = PMPI_Waitall(n, reqs, ss);
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+  return complete_indices(n, nullptr, handles, ps, ss, false, rc);
+}
+
+int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  bool any = false;
+  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  if (!any) return PMPI_Testall(n, reqs, flag, statuses);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  const bool ignore = statuses == MPI_STATUSES_IGNORE;
+  std::vector<MPI_Status> local(ignore ? n : 0);
+  MPI_Status* ss = ignore ? local.data() : statuses;
+  int rc = PMPI_Testall(n, reqs, flag, ss);
+  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || !*flag) return rc;
+  return complete_indices(n, nullptr, handles, ps, ss, false, rc);
+}
+
+int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  bool any = false;
+  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  if (!any) return PMPI_Waitany(n, reqs, index, status);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Waitany(n, reqs, index, s);
+  if (rc != MPI_SUCCESS || *index == MPI_UNDEFINED || !ps[*index]) return rc;
+  return complete(handles[*index], ps[*index], s);
+}
+
+int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  bool any = false;
+  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  if (!any) return PMPI_Testany(n, reqs, index, flag, status);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  int rc = PMPI_Testany(n, reqs, index, flag, s);
+  if (rc != MPI_SUCCESS || !*flag || *index == MPI_UNDEFINED || !ps[*index]) return rc;
+  return complete(handles[*index], ps[*index], s);
+}
+
+int waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  bool any = false;
+  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  if (!any) return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  const bool ignore = statuses == MPI_STATUSES_IGNORE;
+  std::vector<MPI_Status> local(ignore ? n : 0);
+  MPI_Status* ss = ignore ? local.data() : statuses;
+  int rc = PMPI_Waitsome(n, reqs, outcount, indices, ss);
+  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED) return rc;
+  return complete_indices(*outcount, indices, handles, ps, ss, false, rc);
+}
+
+int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  bool any = false;
+  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  if (!any) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  const bool ignore = statuses == MPI_STATUSES_IGNORE;
+  std::vector<MPI_Status> local(ignore ? n : 0);
+  MPI_Status* ss = ignore ? local.data() : statuses;
+  int rc = PMPI_Testsome(n, reqs, outcount, indices, ss);
+  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED) return rc;
+  return complete_indices(*outcount, indices, handles, ps, ss, false, rc);
+}
+
+int request_free(MPI_Request* req) {
+  Pending* p = find_pending(*req);
+  MPI_Request handle = *req;
+  int rc = PMPI_Request_free(req);
+  if (p && rc == MPI_SUCCESS) {
+    drop_pending(handle, p);
+    if (p->persistent) {
+      delete_pending(p);
+    } else {
+      // Still in flight: its header and frame must outlive it.
+      std::lock_guard<std::mutex> g(g_mu);
+      g_orphans.push_back(p);
+    }
+  }
+  return rc;
+}
+
+int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
+  Pending* p = find_pending(req);
+  if (!p || !p->is_recv) return PMPI_Request_get_status(req, flag, status);
+  if (p->finished) {
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = p->status;
+    return MPI_SUCCESS;
+  }
+  int rc = PMPI_Request_get_status(req, flag, &p->status);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  rc = finish_recv(p->app, p->header, p->buf, p->count, p->type, &p->status);
+  p->finished = true;
+  if (status != MPI_STATUS_IGNORE) *status = p->status;
+  return rc;
+}
+
+// ---- communicator constructors -------------------------------------------
+
+namespace {
+int attached(int rc, MPI_Comm* newcomm) {
+  if (rc == MPI_SUCCESS) p2p_attach(*newcomm);
+  return rc;
+}
+}  // namespace
+
+int comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_dup(comm, newcomm), newcomm);
+}
+int comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+}
+int comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+}
+int comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
+}
+int comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_create(comm, group, newcomm), newcomm);
+}
+int comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+}
+int cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                MPI_Comm* newcomm) {
+  return attached(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
+}
+int cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  return attached(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+}
+int graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
+                 MPI_Comm* newcomm) {
+  return attached(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
+}
+int dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                      const int destinations[], const int weights[], MPI_Info info,
+                      int reorder, MPI_Comm* newcomm) {
+  return attached(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights,
+                                         info, reorder, newcomm),
+                  newcomm);
+}
+int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                               const int sourceweights[], int outdegree,
+                               const int destinations[], const int destweights[],
+                               MPI_Info info, int reorder, MPI_Comm* newcomm) {
+  return attached(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
+                                                  outdegree, destinations, destweights, info,
+                                                  reorder, newcomm),
+                  newcomm);
+}
+int intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm) {
+  return attached(PMPI_Intercomm_merge(intercomm, high, newcomm), newcomm);
+}
+
+}  // namespace adacomp
