@@ -259,7 +259,12 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     PMPI_Type_free(&t);
   }
   if (p) {
-    if (rc == MPI_SUCCESS)
+    // A send that completed at once may come back as an implementation's
+    // shared, already-complete request (Open MPI does this for self sends);
+    // such handles are not unique, so nothing is kept for them.
+    int done = 0;
+    if (rc == MPI_SUCCESS) PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && !done)
       put_pending(*req, p);
     else
       delete p;
