@@ -69,6 +69,7 @@ struct Pending {
   MPI_Comm app = MPI_COMM_NULL;
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> frame;  // coded frame of a nonblocking send
+  std::vector<uint8_t> staging;  // receive into a non-contiguous datatype
   void* buf = nullptr;
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
@@ -132,6 +133,36 @@ void stored_header(size_t bytes, uint8_t* dst) {
   h.codec = CodecId::stored;
   h.raw_bytes = h.payload_bytes = bytes;
   write_frame_header(h, dst);
+}
+
+// Where a receive lands. Contiguous buffers: the header in `header`, the
+// payload straight in the user's buffer, described as bytes (a coded
+// payload need not be a whole number of elements, and MPICH drops partial
+// elements). Non-contiguous datatypes: the whole frame into `staging`, then
+// unpacked.
+struct RecvLayout {
+  void* base;
+  int count;
+  MPI_Datatype type;
+  bool derived;  // type is ours to free
+};
+RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
+                       std::vector<uint8_t>* staging) {
+  TypeInfo ti = type_info(type);
+  const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
+  if (cap == 0 || ti.contiguous) {
+    MPI_Aint disp[2];
+    int bl[2] = {static_cast<int>(kFrameHeaderBytes), static_cast<int>(cap)};
+    MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
+    PMPI_Get_address(header, &disp[0]);
+    PMPI_Get_address(static_cast<uint8_t*>(buf) + ti.true_lb, &disp[1]);
+    MPI_Datatype t;
+    PMPI_Type_create_struct(cap > 0 ? 2 : 1, bl, disp, types, &t);
+    PMPI_Type_commit(&t);
+    return {MPI_BOTTOM, 1, t, true};
+  }
+  staging->resize(kFrameHeaderBytes + cap);
+  return {staging->data(), static_cast<int>(staging->size()), MPI_BYTE, false};
 }
 
 void set_status(MPI_Status* s, int source, int tag, size_t raw) {
@@ -319,13 +350,16 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   return report(comm, rc);
 }
 
-// Turns the received frame header plus the payload now in the user's buffer
-// into the application's data and status.
-int finish_recv(MPI_Comm app, const uint8_t* header, void* buf, int count, MPI_Datatype type,
-                MPI_Status* s) {
+// Turns a received frame into the application's data and status. The
+// header is in `header` and the payload in the user's buffer (contiguous
+// types), or the whole frame is in `staging` (non-empty: other types).
+int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>& staging,
+                void* buf, int count, MPI_Datatype type, MPI_Status* s) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;
+  const bool staged = !staging.empty();
+  if (staged) header = staging.data();
   OpStats& stats = stats_for(Op::recv);
   int got = 0;
   PMPI_Get_count(s, MPI_BYTE, &got);
@@ -336,48 +370,44 @@ int finish_recv(MPI_Comm app, const uint8_t* header, void* buf, int count, MPI_D
     return raise_failure(app, Failure::corrupt_frame);
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
-  const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
-  if (h.codec == CodecId::stored) {
-    if (h.raw_bytes != h.payload_bytes) return raise_failure(app, Failure::corrupt_frame);
-    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(h.raw_bytes));
-    return MPI_SUCCESS;
-  }
-  if (h.raw_bytes > cap) {
-    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(h.payload_bytes));
+  const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
+  const size_t raw = h.raw_bytes, payload = h.payload_bytes;
+  if (raw > cap) {
+    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(payload));
     s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(app, MPI_ERR_TRUNCATE);
   }
+  if (h.codec == CodecId::stored && raw != payload) return raise_failure(app, Failure::corrupt_frame);
+  if (staged && tsize > 0 && raw % static_cast<size_t>(tsize) != 0)
+    return raise_failure(app, Failure::corrupt_frame);
   TypeInfo ti = type_info(type);
-  const size_t raw = h.raw_bytes, payload = h.payload_bytes;
-  uint8_t* frame = scratch(ScratchSlot::recv_frame, kFrameHeaderBytes + payload);
-  std::memcpy(frame, header, kFrameHeaderBytes);
-  long r;
-  {
-    ScopedTimer t(stats.ns_decompress);
-    if (ti.contiguous) {
-      uint8_t* data = static_cast<uint8_t*>(buf) + ti.true_lb;
-      std::memcpy(frame + kFrameHeaderBytes, data, payload);
-      r = decode_frame(frame, kFrameHeaderBytes + payload, data, raw);
-    } else {
-      if (tsize == 0 || raw % static_cast<size_t>(tsize) != 0)
-        return raise_failure(app, Failure::corrupt_frame);
-      uint8_t* packed = scratch(ScratchSlot::work, cap);
-      int pos = 0;
-      PMPI_Pack(buf, count, type, packed, static_cast<int>(cap), &pos, app);
-      std::memcpy(frame + kFrameHeaderBytes, packed, payload);
-      uint8_t* plain = scratch(ScratchSlot::accumulator, raw);
-      r = decode_frame(frame, kFrameHeaderBytes + payload, plain, raw);
-      if (r == kCodecOk) {
-        pos = 0;
-        PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
-                    static_cast<int>(raw / static_cast<size_t>(tsize)), type, app);
+  uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
+  const uint8_t* plain = staged ? staging.data() + kFrameHeaderBytes : dst;
+  if (h.codec != CodecId::stored) {
+    long r;
+    {
+      ScopedTimer t(stats.ns_decompress);
+      if (staged) {
+        uint8_t* out = scratch(ScratchSlot::accumulator, raw);
+        r = decode_frame(staging.data(), kFrameHeaderBytes + payload, out, raw);
+        plain = out;
+      } else {
+        uint8_t* frame = scratch(ScratchSlot::recv_frame, kFrameHeaderBytes + payload);
+        std::memcpy(frame, header, kFrameHeaderBytes);
+        std::memcpy(frame + kFrameHeaderBytes, dst, payload);
+        r = decode_frame(frame, kFrameHeaderBytes + payload, dst, raw);
       }
     }
+    if (r != kCodecOk) return raise_failure(app, Failure::corrupt_frame);
+    stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+    stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
+    stats.bytes_wire.fetch_add(kFrameHeaderBytes + payload, std::memory_order_relaxed);
   }
-  if (r != kCodecOk) return raise_failure(app, Failure::corrupt_frame);
-  stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
-  stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
-  stats.bytes_wire.fetch_add(kFrameHeaderBytes + payload, std::memory_order_relaxed);
+  if (staged && raw > 0) {
+    int pos = 0;
+    PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
+                static_cast<int>(raw / static_cast<size_t>(tsize)), type, app);
+  }
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
   return MPI_SUCCESS;
 }
@@ -516,13 +546,14 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
   Stashed m;
   if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status);
   uint8_t header[kFrameHeaderBytes];
-  MPI_Datatype t = framed_type(header, buf, count, type);
+  std::vector<uint8_t> staging;
+  RecvLayout l = recv_layout(header, buf, count, type, &staging);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
-  int rc = PMPI_Recv(MPI_BOTTOM, 1, t, source, tag, st->p2p, s);
-  PMPI_Type_free(&t);
+  int rc = PMPI_Recv(l.base, l.count, l.type, source, tag, st->p2p, s);
+  if (l.derived) PMPI_Type_free(&l.type);
   if (rc != MPI_SUCCESS) return report(comm, rc);
-  return finish_recv(comm, header, buf, count, type, s);
+  return finish_recv(comm, header, staging, buf, count, type, s);
 }
 
 int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -551,10 +582,10 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
     p->type_owned = true;
   }
-  MPI_Datatype t = framed_type(p->header, buf, count, type);
-  int rc = persistent ? PMPI_Recv_init(MPI_BOTTOM, 1, t, source, tag, st->p2p, req)
-                      : PMPI_Irecv(MPI_BOTTOM, 1, t, source, tag, st->p2p, req);
-  PMPI_Type_free(&t);
+  RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
+  int rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
+                      : PMPI_Irecv(l.base, l.count, l.type, source, tag, st->p2p, req);
+  if (l.derived) PMPI_Type_free(&l.type);
   if (rc != MPI_SUCCESS) {
     delete_pending(p);
     return report(comm, rc);
@@ -571,7 +602,7 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
       *s = p->status;
       p->finished = false;
     } else {
-      rc = finish_recv(p->app, p->header, p->buf, p->count, p->type, s);
+      rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, s);
     }
   }
   if (!p->persistent) {
@@ -1026,7 +1057,7 @@ int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   }
   int rc = PMPI_Request_get_status(req, flag, &p->status);
   if (rc != MPI_SUCCESS || !*flag) return rc;
-  rc = finish_recv(p->app, p->header, p->buf, p->count, p->type, &p->status);
+  rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &p->status);
   p->finished = true;
   if (status != MPI_STATUS_IGNORE) *status = p->status;
   return rc;

@@ -186,6 +186,10 @@ int main(int argc, char** argv) {
   for (const char* op : {"allgather", "allgatherv", "gather", "gatherv", "scatter", "scatterv",
                          "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block"}) {
     adacomp_op_stats s = op_stats(op);
+    // Summed over ranks: with one root only the others send.
+    unsigned long long v[3] = {s.compressed_calls, s.bytes_in, s.bytes_wire}, t[3];
+    PMPI_Allreduce(v, t, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    s.compressed_calls = t[0], s.bytes_in = t[1], s.bytes_wire = t[2];
     if (raw)
       CHECK(s.compressed_calls == 0, "raw mode: %s compressed", op);
     else
