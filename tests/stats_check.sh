@@ -1,0 +1,25 @@
+#!/bin/bash
+# usage: stats_check.sh "op1 op2 ..." COMMAND...
+# Runs COMMAND with ADACOMP_REPORT set, then checks the JSON report: every
+# listed operation has compressed calls and fewer bytes on the wire than in.
+# Used for programs that cannot query the statistics API (Fortran, Python).
+set -u
+ops=$1
+shift
+report=$(mktemp /tmp/adacomp-report.XXXXXX.json)
+trap 'rm -f "$report"' EXIT
+ADACOMP_REPORT=$report "$@" || { echo "FAIL: run failed"; exit 1; }
+python3 - "$report" $ops <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+for op in sys.argv[2:]:
+    s = r.get(op, {})
+    ok = s.get("compressed_calls", 0) > 0 and 0 < s.get("bytes_wire", 0) < s.get("bytes_in", 0)
+    print(f"{op}: {s}")
+    if not ok:
+        bad.append(op)
+if bad:
+    sys.exit(f"FAIL: not compressed: {' '.join(bad)}")
+print("stats ok")
+PY
