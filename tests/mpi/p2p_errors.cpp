@@ -1,0 +1,57 @@
+// ADACOMP_FAULT=corrupt-frames for point-to-point and the data-movement
+// collectives: a damaged frame is reported through the communicator's error
+// handler (AdaComp error class), no rank hangs, and the communicator stays
+// usable.
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+bool is_adacomp_error(int rc) {
+  if (rc == MPI_SUCCESS) return false;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return std::strstr(text, "AdaComp") != nullptr;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const int n = 40000, next = (rank + 1) % size, prev = (rank - 1 + size) % size;
+  std::vector<double> in(n, 2.0 + rank), out(n * size);
+
+  int rc = MPI_Sendrecv(in.data(), n, MPI_DOUBLE, next, 1, out.data(), n, MPI_DOUBLE, prev, 1,
+                        comm, MPI_STATUS_IGNORE);
+  CHECK(is_adacomp_error(rc), "sendrecv returned %d", rc);
+  MPI_Request r;
+  MPI_Irecv(out.data(), n, MPI_DOUBLE, prev, 2, comm, &r);
+  MPI_Send(in.data(), n, MPI_DOUBLE, next, 2, comm);
+  rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  CHECK(is_adacomp_error(rc), "irecv+wait returned %d", rc);
+  MPI_Message msg;
+  MPI_Request s;
+  MPI_Isend(in.data(), n, MPI_DOUBLE, next, 3, comm, &s);
+  MPI_Mprobe(prev, 3, comm, &msg, MPI_STATUS_IGNORE);
+  rc = MPI_Mrecv(out.data(), n, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);
+  CHECK(is_adacomp_error(rc), "mprobe+mrecv returned %d", rc);
+  MPI_Wait(&s, MPI_STATUS_IGNORE);
+  if (size > 1) {
+    rc = MPI_Allgather(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm);
+    CHECK(is_adacomp_error(rc), "allgather returned %d", rc);
+    rc = MPI_Alltoall(out.data(), n / size, MPI_DOUBLE, in.data(), n / size, MPI_DOUBLE, comm);
+    CHECK(is_adacomp_error(rc), "alltoall returned %d", rc);
+  }
+  int one = 1, total = 0;
+  rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
+  CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
+  MPI_Comm_free(&comm);
+  return finish_test("p2p_errors");
+}
