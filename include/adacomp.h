@@ -21,6 +21,8 @@ typedef struct adacomp_op_stats {
   unsigned long long bytes_wire;
   double seconds_compress;
   double seconds_decompress;
+  unsigned long long lossy_calls;     /* compressed calls in a lossy tier */
+  unsigned long long pipelined_calls; /* compressed calls cut into chunks */
 } adacomp_op_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -20,6 +20,8 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
     out->bytes_wire = s.bytes_wire;
     out->seconds_compress = s.ns_compress * 1e-9;
     out->seconds_decompress = s.ns_decompress * 1e-9;
+    out->lossy_calls = s.lossy_calls;
+    out->pipelined_calls = s.pipelined_calls;
     return 0;
   }
   return -1;

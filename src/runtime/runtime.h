@@ -23,7 +23,8 @@ enum class Failure { corrupt_frame };
 
 // Raises an AdaComp error on the application's communicator through its
 // error handler (fatal by default) and returns the MPI error code to return
-// from the intercepted call when the handler returns.
-int raise_failure(MPI_Comm app_comm, Failure f);
+// from the intercepted call when the handler returns. The message is also
+// printed by the library itself: MPI's own abort path can lose it.
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation);
 
 }  // namespace adacomp

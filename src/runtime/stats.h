@@ -11,11 +11,14 @@
 namespace adacomp {
 
 enum class Op : int { allreduce, bcast, reduce, kCount };
-const char* op_name(Op op);
+const char* op_name(Op op);          // "allreduce": report keys
+const char* op_display_name(Op op);  // "Allreduce": as in MPI_Allreduce
 
 struct OpStats {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> compressed_calls{0};
+  std::atomic<uint64_t> lossy_calls{0};      // of compressed_calls
+  std::atomic<uint64_t> pipelined_calls{0};  // of compressed_calls
   std::atomic<uint64_t> bytes_in{0};    // payload bytes the codecs were given
   std::atomic<uint64_t> bytes_wire{0};  // frame bytes actually sent
   std::atomic<uint64_t> ns_compress{0};
