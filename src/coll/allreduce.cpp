@@ -12,7 +12,7 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm) {
   stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduction(comm, count, type, op, &plan))
+  if (!plan_reduction(Op::allreduce, comm, count, type, op, &plan))
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 
   ReduceArgs a{static_cast<uint8_t*>(recvbuf), static_cast<size_t>(count),

@@ -17,7 +17,7 @@ namespace adacomp {
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_bcast(comm, count, type, &plan))
+  if (!plan_movement(Op::bcast, comm, count, type, &plan))
     return PMPI_Bcast(buffer, count, type, root, comm);
 
   const CommState& st = *plan.state;

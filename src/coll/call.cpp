@@ -21,7 +21,7 @@ void CompressedCall::set_hop_bound(double abs_bound) {
 }
 
 size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
-  ScopedTimer t(stats_.ns_compress);
+  ScopedTimer t(stats_.ns_compress, &ns_codec_);
   size_t n = encode_frame(*codec_, params_, src, bytes, frame);
   if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
   return n;
@@ -29,7 +29,7 @@ size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
 
 bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
                             size_t raw_bytes) {
-  ScopedTimer t(stats_.ns_decompress);
+  ScopedTimer t(stats_.ns_decompress, &ns_codec_);
   if (decode_frame(frame, frame_bytes, dst, raw_bytes) == kCodecOk) return true;
   corrupt_ = true;
   return false;
@@ -43,6 +43,8 @@ void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_
                            int peer, int tag, MPI_Request* req) {
   stats_.bytes_in.fetch_add(raw_bytes, std::memory_order_relaxed);
   stats_.bytes_wire.fetch_add(frame_bytes, std::memory_order_relaxed);
+  bytes_in_ += raw_bytes;
+  bytes_wire_ += frame_bytes;
   check(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag,
                    state.coll, req));
 }
@@ -80,6 +82,10 @@ bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {
 }
 
 int CompressedCall::finish() {
+  if (plan.model)
+    RuntimeModel::record(*plan.model, state.coll, config().link, plan.chunks > 1,
+                         static_cast<double>(bytes_in_), static_cast<double>(bytes_wire_),
+                         ns_codec_ * 1e-9, config().verbose);
   if (mpi_error_ != MPI_SUCCESS) {
     PMPI_Comm_call_errhandler(app_, mpi_error_);
     return mpi_error_;

@@ -58,6 +58,8 @@ class CompressedCall {
   EncodeParams params_;
   int mpi_error_ = MPI_SUCCESS;
   bool corrupt_ = false;
+  // This call's own measurements, for the runtime model.
+  uint64_t bytes_in_ = 0, bytes_wire_ = 0, ns_codec_ = 0;
 };
 
 // Splits `count` elements into `parts` nearly equal blocks.

@@ -18,7 +18,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm) {
   stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduction(comm, count, type, op, &plan))
+  if (!plan_reduction(Op::reduce, comm, count, type, op, &plan))
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 
   const CommState& st = *plan.state;

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "policy/tier.h"
+#include "runtime/runtime.h"
 #include "runtime/stats.h"
 
 #define ADACOMP_EXPORT extern "C" __attribute__((visibility("default")))
@@ -25,4 +27,11 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
     return 0;
   }
   return -1;
+}
+
+ADACOMP_EXPORT int adacomp_override_tier(const char* tier) {
+  adacomp::Override o;
+  if (!adacomp::parse_override(tier, &o)) return -1;
+  adacomp::set_tier_override(o);
+  return 0;
 }

@@ -1,5 +1,6 @@
 #include "runtime/runtime.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@ namespace {
 
 Config g_config;
 bool g_active = false;
+std::atomic<int> g_override{static_cast<int>(Override::none)};
 int g_err_corrupt = MPI_ERR_OTHER;
 
 [[noreturn]] void abort_job(const std::string& message) {
@@ -54,6 +56,8 @@ void check_agreement(MPI_Comm world) {
 
 bool runtime_active() { return g_active; }
 const Config& config() { return g_config; }
+Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
+void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
 
 void runtime_start() {
   std::string error;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "policy/config.h"
+#include "policy/tier.h"
 
 namespace adacomp {
 
@@ -12,6 +13,10 @@ namespace adacomp {
 // through (e.g. MPI initialised by something we did not intercept).
 bool runtime_active();
 const Config& config();
+
+// Set by adacomp_override_tier(); Override::none means the configuration.
+Override tier_override();
+void set_tier_override(Override o);
 
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.

@@ -27,22 +27,25 @@ struct OpStats {
 
 OpStats& stats_for(Op op);
 
-// Times a scope and adds the elapsed nanoseconds to a counter.
+// Times a scope and adds the elapsed nanoseconds to a shared counter and,
+// optionally, to a local one.
 class ScopedTimer {
  public:
-  explicit ScopedTimer(std::atomic<uint64_t>& sink)
-      : sink_(sink), start_(std::chrono::steady_clock::now()) {}
+  explicit ScopedTimer(std::atomic<uint64_t>& sink, uint64_t* local = nullptr)
+      : sink_(sink), local_(local), start_(std::chrono::steady_clock::now()) {}
   ~ScopedTimer() {
-    auto d = std::chrono::steady_clock::now() - start_;
-    sink_.fetch_add(static_cast<uint64_t>(
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()),
-                    std::memory_order_relaxed);
+    auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - start_)
+                                        .count());
+    sink_.fetch_add(ns, std::memory_order_relaxed);
+    if (local_) *local_ += ns;
   }
   ScopedTimer(const ScopedTimer&) = delete;
   ScopedTimer& operator=(const ScopedTimer&) = delete;
 
  private:
   std::atomic<uint64_t>& sink_;
+  uint64_t* local_;
   std::chrono::steady_clock::time_point start_;
 };
 
