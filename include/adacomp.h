@@ -21,6 +21,8 @@ typedef struct adacomp_op_stats {
   unsigned long long bytes_wire;
   double seconds_compress;
   double seconds_decompress;
+  unsigned long long lossy_calls;     /* compressed calls in a lossy tier */
+  unsigned long long pipelined_calls; /* compressed calls cut into chunks */
 } adacomp_op_stats;
 
 /* Library version, e.g. "0.1.0". */
@@ -29,6 +31,15 @@ const char* adacomp_version(void);
 /* Fills *out with this rank's counters for `op` ("allreduce", "bcast",
  * "reduce", ...). Returns 0, or -1 if the operation name is unknown. */
 int adacomp_get_stats(const char* op, adacomp_op_stats* out);
+
+/* Overrides how this rank chooses tiers for the calls that follow:
+ * "raw", "lossless", "lossy", "pipelined" force that tier at every size
+ * ("lossy" and "pipelined" are lossy only when a bound is configured);
+ * "adaptive" and "adaptive-pipelined" apply that policy with the configured
+ * thresholds and runtime model; NULL restores the configuration. Every rank
+ * of a communicator must make the same choice before its next collective.
+ * For calibration and benchmarks. Returns 0, or -1 for an unknown name. */
+int adacomp_override_tier(const char* tier);
 
 #ifdef __cplusplus
 }

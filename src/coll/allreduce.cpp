@@ -1,5 +1,6 @@
 #include <cstring>
 
+#include "coll/bound.h"
 #include "coll/call.h"
 #include "coll/coll.h"
 #include "coll/plan.h"
@@ -11,13 +12,17 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm) {
   stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduction(comm, count, type, op, &plan))
+  if (!plan_reduction(Op::allreduce, comm, count, type, op, &plan))
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
 
   ReduceArgs a{static_cast<uint8_t*>(recvbuf), static_cast<size_t>(count),
                plan.type.size, type, op};
   if (sendbuf != MPI_IN_PLACE) std::memcpy(a.acc, sendbuf, a.count * a.elem_size);
-  CompressedCall call(comm, *plan.state, Op::allreduce, *plan.codec, plan.params);
+  CompressedCall call(comm, plan, Op::allreduce);
+  if (plan.tier.tier == Tier::lossy)
+    call.set_hop_bound(hop_bound(plan, a.acc, a.count, plan.state->coll,
+                                 allreduce_compressions(plan.state->size),
+                                 plan.state->size - 1));
   ring_reduce_scatter(call, a);
   ring_allgather_frames(call, a);
   return call.finish();

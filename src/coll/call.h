@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "codec/codec.h"
+#include "coll/plan.h"
 #include "runtime/comm_state.h"
 #include "runtime/stats.h"
 
@@ -20,8 +21,13 @@ constexpr int kTagTree = 2;
 
 class CompressedCall {
  public:
-  CompressedCall(MPI_Comm app, const CommState& state, Op op, const Codec& codec,
-                 const EncodeParams& params);
+  CompressedCall(MPI_Comm app, const Plan& plan, Op op);
+
+  // Error bound of each compression of this call. A lossy plan with no
+  // usable bound (e.g. a constant field under a relative bound) codes
+  // losslessly instead.
+  void set_hop_bound(double abs_bound);
+  bool lossy() const { return codec_->lossy; }
 
   // Encodes `bytes` of src into frame (capacity frame_capacity(bytes)).
   size_t encode(const void* src, size_t bytes, uint8_t* frame);
@@ -34,21 +40,26 @@ class CompressedCall {
   void irecv(uint8_t* frame, size_t capacity, int peer, int tag, MPI_Request* req);
   // Waits for requests; for each receive stores the received byte count.
   void wait_all(int n, MPI_Request* reqs, size_t* recv_bytes = nullptr);
+  // Completes a receive if it has arrived (progressing MPI meanwhile).
+  bool test(MPI_Request* req, size_t* recv_bytes);
 
   int finish();
-  bool lossy() const { return codec_.lossy; }
 
   const CommState& state;
+  const Plan& plan;
 
  private:
   void check(int rc);
 
   MPI_Comm app_;
+  Op op_;
   OpStats& stats_;
-  const Codec& codec_;
+  const Codec* codec_;
   EncodeParams params_;
   int mpi_error_ = MPI_SUCCESS;
   bool corrupt_ = false;
+  // This call's own measurements, for the runtime model.
+  uint64_t bytes_in_ = 0, bytes_wire_ = 0, ns_codec_ = 0;
 };
 
 // Splits `count` elements into `parts` nearly equal blocks.
@@ -57,6 +68,9 @@ inline size_t block_begin(size_t count, int parts, int b) {
 }
 inline size_t block_count(size_t count, int parts, int b) {
   return block_begin(count, parts, b + 1) - block_begin(count, parts, b);
+}
+inline size_t max_block_count(size_t count, int parts) {
+  return (count + parts - 1) / parts;
 }
 
 }  // namespace adacomp

@@ -16,6 +16,7 @@
 #include "coll/coll.h"
 #include "coll/datatype.h"
 #include "coll/plan.h"
+#include "policy/model.h"
 #include "policy/tier.h"
 #include "runtime/comm_state.h"
 #include "runtime/runtime.h"
@@ -28,8 +29,12 @@ namespace {
 
 constexpr int kTagExchange = 3;
 
+static_assert(static_cast<int>(Op::kCount) <= RuntimeModel::kMaxOps,
+              "the runtime model needs a slot per operation");
+
 bool pays(size_t bytes) {
   const Config& c = config();
+  if (tier_override() == Override::raw) return false;
   return c.mode != Mode::raw && bytes >= c.threshold_lossless && bytes > 0 &&
          bytes <= static_cast<size_t>(INT_MAX) - kFrameHeaderBytes;
 }
@@ -66,7 +71,7 @@ struct Xfer {
 class Exchange {
  public:
   Exchange(MPI_Comm app, const CommState& st, Op op)
-      : app_(app), st_(st), stats_(stats_for(op)) {
+      : app_(app), st_(st), op_(op), stats_(stats_for(op)) {
     stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   }
   void send(int peer, const void* buf, int count, MPI_Datatype type) {
@@ -80,6 +85,7 @@ class Exchange {
  private:
   MPI_Comm app_;
   const CommState& st_;
+  Op op_;
   OpStats& stats_;
   std::vector<Xfer> sends_, recvs_;
 };
@@ -171,7 +177,7 @@ int Exchange::run() {
     PMPI_Comm_call_errhandler(app_, mpi_error);
     return mpi_error;
   }
-  if (corrupt) return raise_failure(app_, Failure::corrupt_frame);
+  if (corrupt) return raise_failure(app_, Failure::corrupt_frame, op_display_name(op_));
   return MPI_SUCCESS;
 }
 
@@ -434,7 +440,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   Plan plan;
   if (comm == MPI_COMM_NULL || recvcount <= 0 || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
       static_cast<long long>(recvcount) * size > INT_MAX ||
-      !plan_reduction(comm, recvcount * size, type, op, &plan))
+      !plan_reduction(Op::reduce_scatter_block, comm, recvcount * size, type, op, &plan))
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
   PMPI_Comm_rank(comm, &rank);
   stats_for(Op::reduce_scatter_block).compressed_calls.fetch_add(1, std::memory_order_relaxed);
@@ -460,7 +466,7 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
     for (int i = 0; i < size; ++i) total += recvcounts[i];
   }
   if (comm == MPI_COMM_NULL || total <= 0 || total > INT_MAX ||
-      !plan_reduction(comm, static_cast<int>(total), type, op, &plan))
+      !plan_reduction(Op::reduce_scatter, comm, static_cast<int>(total), type, op, &plan))
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
   PMPI_Comm_rank(comm, &rank);
   stats_for(Op::reduce_scatter).compressed_calls.fetch_add(1, std::memory_order_relaxed);

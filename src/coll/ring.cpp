@@ -8,77 +8,104 @@
 namespace adacomp {
 namespace {
 
-struct Blocks {
+// Byte geometry of P blocks of K chunks over a vector of elements.
+struct Geometry {
   const ReduceArgs& a;
-  int parts;
-  size_t begin(int b) const { return block_begin(a.count, parts, b) * a.elem_size; }
-  size_t bytes(int b) const { return block_count(a.count, parts, b) * a.elem_size; }
-  size_t max_bytes() const { return ((a.count + parts - 1) / parts) * a.elem_size; }
+  int blocks;
+  int chunks;
+  size_t block_elems(int b) const { return block_count(a.count, blocks, b); }
+  size_t chunk_offset(int b, int c) const {
+    return (block_begin(a.count, blocks, b) + block_begin(block_elems(b), chunks, c)) *
+           a.elem_size;
+  }
+  size_t chunk_bytes(int b, int c) const {
+    return block_count(block_elems(b), chunks, c) * a.elem_size;
+  }
+  size_t chunk_capacity() const {
+    return frame_capacity(max_block_count(max_block_count(a.count, blocks), chunks) *
+                          a.elem_size);
+  }
 };
 
 }  // namespace
 
 void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.state.size, r = call.state.rank;
+  const int p = call.state.size, r = call.state.rank, k = call.plan.chunks;
   if (p == 1) return;
   const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  Blocks blocks{a, p};
-  const size_t cap = frame_capacity(blocks.max_bytes());
-  uint8_t* send_frame = scratch(ScratchSlot::send_frame, cap);
-  uint8_t* recv_frame = scratch(ScratchSlot::recv_frame, cap);
-  uint8_t* incoming = scratch(ScratchSlot::work, blocks.max_bytes());
+  const Geometry g{a, p, k};
+  const size_t cap = g.chunk_capacity();
+  uint8_t* send_frames = scratch(ScratchSlot::send_frame, cap * k);
+  uint8_t* recv_frames = scratch(ScratchSlot::recv_frame, cap * k);
+  uint8_t* incoming = scratch(ScratchSlot::work, cap);
+  std::vector<MPI_Request> recvs(k), sends(k);
 
   for (int step = 0; step < p - 1; ++step) {
     const int sb = (r - step + p) % p;
     const int rb = (r - step - 1 + 2 * p) % p;
-    MPI_Request reqs[2];
-    call.irecv(recv_frame, cap, left, kTagRing, &reqs[0]);
-    size_t n = call.encode(a.acc + blocks.begin(sb), blocks.bytes(sb), send_frame);
-    call.isend(send_frame, n, blocks.bytes(sb), right, kTagRing, &reqs[1]);
-    size_t got[2] = {0, 0};
-    call.wait_all(2, reqs, got);
-    if (call.decode(recv_frame, got[0], incoming, blocks.bytes(rb)))
-      PMPI_Reduce_local(incoming, a.acc + blocks.begin(rb),
-                        static_cast<int>(block_count(a.count, p, rb)), a.type, a.op);
+    for (int c = 0; c < k; ++c) call.irecv(recv_frames + cap * c, cap, left, kTagRing, &recvs[c]);
+    int next = 0;  // next chunk of rb to fold in
+    auto fold = [&](size_t got) {
+      const size_t bytes = g.chunk_bytes(rb, next);
+      if (call.decode(recv_frames + cap * next, got, incoming, bytes))
+        PMPI_Reduce_local(incoming, a.acc + g.chunk_offset(rb, next),
+                          static_cast<int>(bytes / a.elem_size), a.type, a.op);
+      ++next;
+    };
+    size_t got = 0;
+    for (int c = 0; c < k; ++c) {
+      const size_t bytes = g.chunk_bytes(sb, c);
+      size_t n = call.encode(a.acc + g.chunk_offset(sb, c), bytes, send_frames + cap * c);
+      call.isend(send_frames + cap * c, n, bytes, right, kTagRing, &sends[c]);
+      while (next < k && call.test(&recvs[next], &got)) fold(got);
+    }
+    while (next < k) {
+      call.wait_all(1, &recvs[next], &got);
+      fold(got);
+    }
+    call.wait_all(k, sends.data());
   }
 }
 
 void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.state.size, r = call.state.rank;
+  const int p = call.state.size, r = call.state.rank, k = call.plan.chunks;
   if (p == 1) return;
   const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  Blocks blocks{a, p};
-  const size_t cap = frame_capacity(blocks.max_bytes());
-  uint8_t* frames = scratch(ScratchSlot::frames, cap * p);
-  auto slot = [&](int b) { return frames + cap * static_cast<size_t>(b); };
-  std::vector<size_t> sizes(p);
+  const Geometry g{a, p, k};
+  const size_t cap = g.chunk_capacity();
+  uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
+  auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };
+  std::vector<size_t> sizes(static_cast<size_t>(p) * k);
+  auto size_of = [&](int b, int c) -> size_t& { return sizes[static_cast<size_t>(b) * k + c]; };
+  auto decode_block = [&](int b) {
+    for (int c = 0; c < k; ++c)
+      call.decode(slot(b, c), size_of(b, c), a.acc + g.chunk_offset(b, c), g.chunk_bytes(b, c));
+  };
 
   const int mine = owned_block(r, p);
-  sizes[mine] = call.encode(a.acc + blocks.begin(mine), blocks.bytes(mine), slot(mine));
+  for (int c = 0; c < k; ++c)
+    size_of(mine, c) = call.encode(a.acc + g.chunk_offset(mine, c), g.chunk_bytes(mine, c),
+                                   slot(mine, c));
   // The owner adopts the decoded form of its own block too, so that a lossy
   // codec leaves every rank with identical values.
-  if (call.lossy())
-    call.decode(slot(mine), sizes[mine], a.acc + blocks.begin(mine), blocks.bytes(mine));
+  if (call.lossy()) decode_block(mine);
 
-  // Decode the block received in the previous step while the next one travels.
-  int pending = -1;
+  std::vector<MPI_Request> reqs(2 * k);
+  std::vector<size_t> got(2 * k);
+  int pending = -1;  // block received in the previous step, decoded while the next travels
   for (int step = 0; step < p - 1; ++step) {
     const int sb = (mine - step + p) % p;
     const int rb = (mine - step - 1 + p) % p;
-    MPI_Request reqs[2];
-    call.irecv(slot(rb), cap, left, kTagRing, &reqs[0]);
-    call.isend(slot(sb), sizes[sb], blocks.bytes(sb), right, kTagRing, &reqs[1]);
-    if (pending >= 0)
-      call.decode(slot(pending), sizes[pending], a.acc + blocks.begin(pending),
-                  blocks.bytes(pending));
-    size_t got[2] = {0, 0};
-    call.wait_all(2, reqs, got);
-    sizes[rb] = got[0];
+    for (int c = 0; c < k; ++c) call.irecv(slot(rb, c), cap, left, kTagRing, &reqs[c]);
+    for (int c = 0; c < k; ++c)
+      call.isend(slot(sb, c), size_of(sb, c), g.chunk_bytes(sb, c), right, kTagRing,
+                 &reqs[k + c]);
+    if (pending >= 0) decode_block(pending);
+    call.wait_all(2 * k, reqs.data(), got.data());
+    for (int c = 0; c < k; ++c) size_of(rb, c) = got[c];
     pending = rb;
   }
-  if (pending >= 0)
-    call.decode(slot(pending), sizes[pending], a.acc + blocks.begin(pending),
-                blocks.bytes(pending));
+  decode_block(pending);
 }
 
 }  // namespace adacomp

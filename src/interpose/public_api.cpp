@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "policy/tier.h"
+#include "runtime/runtime.h"
 #include "runtime/stats.h"
 
 #define ADACOMP_EXPORT extern "C" __attribute__((visibility("default")))
@@ -20,7 +22,16 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
     out->bytes_wire = s.bytes_wire;
     out->seconds_compress = s.ns_compress * 1e-9;
     out->seconds_decompress = s.ns_decompress * 1e-9;
+    out->lossy_calls = s.lossy_calls;
+    out->pipelined_calls = s.pipelined_calls;
     return 0;
   }
   return -1;
+}
+
+ADACOMP_EXPORT int adacomp_override_tier(const char* tier) {
+  adacomp::Override o;
+  if (!adacomp::parse_override(tier, &o)) return -1;
+  adacomp::set_tier_override(o);
+  return 0;
 }

@@ -205,6 +205,7 @@ int completed_request(const MPI_Status* status, MPI_Request* req) {
 bool compressible(size_t bytes) {
   if (bytes == 0 || bytes > static_cast<size_t>(INT_MAX) - kFrameHeaderBytes) return false;
   const Config& c = config();
+  if (tier_override() == Override::raw) return false;
   return c.mode != Mode::raw && bytes >= c.threshold_lossless;
 }
 
@@ -218,7 +219,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   if (count <= 0 || !compressible(bytes)) return false;
   TypeInfo ti = type_info(type);
   const Config& cfg = config();
-  TierChoice tier = choose_tier(cfg, bytes, ti.kind);
+  TierChoice tier = choose_tier(cfg, cfg.mode, bytes, ti.kind);
   if (tier.tier == Tier::raw) return false;
   const uint8_t* data = static_cast<const uint8_t*>(buf) + ti.true_lb;
   if (!ti.contiguous) {
@@ -367,7 +368,7 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   if (got < static_cast<int>(kFrameHeaderBytes) ||
       !read_frame_header(header, static_cast<size_t>(got), &h) ||
       h.payload_bytes != static_cast<size_t>(got) - kFrameHeaderBytes)
-    return raise_failure(app, Failure::corrupt_frame);
+    return raise_failure(app, Failure::corrupt_frame, "Recv");
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
@@ -377,9 +378,9 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
     s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(app, MPI_ERR_TRUNCATE);
   }
-  if (h.codec == CodecId::stored && raw != payload) return raise_failure(app, Failure::corrupt_frame);
+  if (h.codec == CodecId::stored && raw != payload) return raise_failure(app, Failure::corrupt_frame, "Recv");
   if (staged && tsize > 0 && raw % static_cast<size_t>(tsize) != 0)
-    return raise_failure(app, Failure::corrupt_frame);
+    return raise_failure(app, Failure::corrupt_frame, "Recv");
   TypeInfo ti = type_info(type);
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
   const uint8_t* plain = staged ? staging.data() + kFrameHeaderBytes : dst;
@@ -398,7 +399,7 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
         r = decode_frame(frame, kFrameHeaderBytes + payload, dst, raw);
       }
     }
-    if (r != kCodecOk) return raise_failure(app, Failure::corrupt_frame);
+    if (r != kCodecOk) return raise_failure(app, Failure::corrupt_frame, "Recv");
     stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
     stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
     stats.bytes_wire.fetch_add(kFrameHeaderBytes + payload, std::memory_order_relaxed);
@@ -420,7 +421,7 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   FrameHeader h;
   if (!read_frame_header(m.frame.data(), m.frame.size(), &h) ||
       h.payload_bytes != m.frame.size() - kFrameHeaderBytes)
-    return raise_failure(m.app, Failure::corrupt_frame);
+    return raise_failure(m.app, Failure::corrupt_frame, "Recv");
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
   const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
@@ -441,19 +442,19 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
       ScopedTimer t(stats.ns_decompress);
       r = decode_frame(m.frame.data(), m.frame.size(), out, raw);
     }
-    if (r != kCodecOk) return raise_failure(m.app, Failure::corrupt_frame);
+    if (r != kCodecOk) return raise_failure(m.app, Failure::corrupt_frame, "Recv");
     stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
     stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
     stats.bytes_wire.fetch_add(m.frame.size(), std::memory_order_relaxed);
     plain = out;
   } else if (h.payload_bytes != raw) {
-    return raise_failure(m.app, Failure::corrupt_frame);
+    return raise_failure(m.app, Failure::corrupt_frame, "Recv");
   }
   if (ti.contiguous) {
     if (plain != dst) std::memcpy(dst, plain, raw);
   } else {
     if (tsize == 0 || raw % static_cast<size_t>(tsize) != 0)
-      return raise_failure(m.app, Failure::corrupt_frame);
+      return raise_failure(m.app, Failure::corrupt_frame, "Recv");
     int pos = 0;
     PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
                 static_cast<int>(raw / static_cast<size_t>(tsize)), type, m.app);

@@ -1,12 +1,14 @@
 #include "policy/tier.h"
 
+#include <cstring>
+
 namespace adacomp {
 
-TierChoice choose_tier(const Config& c, size_t bytes, ElemKind kind) {
+TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind) {
   TierChoice t;
-  if (c.mode == Mode::raw || bytes < c.threshold_lossless) return t;
+  if (mode == Mode::raw || bytes < c.threshold_lossless) return t;
   const bool lossy_ok = c.lossy_enabled() && kind != ElemKind::bytes;
-  switch (c.mode) {
+  switch (mode) {
     case Mode::lossless:
       t.tier = Tier::lossless;
       break;
@@ -16,12 +18,29 @@ TierChoice choose_tier(const Config& c, size_t bytes, ElemKind kind) {
     case Mode::adaptive:
     case Mode::pipelined:
       t.tier = bytes >= c.threshold_lossy && lossy_ok ? Tier::lossy : Tier::lossless;
-      t.pipelined = c.mode == Mode::pipelined && bytes >= c.threshold_pipeline;
+      t.pipelined = mode == Mode::pipelined && bytes >= c.threshold_pipeline;
       break;
     case Mode::raw:
       break;
   }
   return t;
+}
+
+bool parse_override(const char* name, Override* out) {
+  static const std::pair<const char*, Override> names[] = {
+      {"raw", Override::raw},           {"lossless", Override::lossless},
+      {"lossy", Override::lossy},       {"pipelined", Override::pipelined},
+      {"adaptive", Override::adaptive}, {"adaptive-pipelined", Override::adaptive_pipelined}};
+  if (!name) {
+    *out = Override::none;
+    return true;
+  }
+  for (const auto& [n, o] : names)
+    if (std::strcmp(name, n) == 0) {
+      *out = o;
+      return true;
+    }
+  return false;
 }
 
 int pipeline_chunks(const Config& c, size_t bytes) {

@@ -18,10 +18,15 @@ struct TierChoice {
   bool pipelined = false;
 };
 
-// The static four-tier choice of the configuration for a message of `bytes`
-// whose elements are of `kind` (lossy only for floating point, and only
-// when the user set a bound).
-TierChoice choose_tier(const Config& c, size_t bytes, ElemKind kind);
+// The static four-tier choice of `mode` with the configured thresholds for a
+// message of `bytes` whose elements are of `kind` (lossy only for floating
+// point, and only when the user set a bound).
+TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind);
+
+// What adacomp_override_tier() set: the configured policy, a policy mode, or
+// one tier forced at every size (for calibration and benchmarks).
+enum class Override : int { none, raw, lossless, lossy, pipelined, adaptive, adaptive_pipelined };
+bool parse_override(const char* name, Override* out);
 
 // Number of pipeline chunks for a message of `bytes`.
 int pipeline_chunks(const Config& c, size_t bytes);

@@ -34,7 +34,7 @@ void comm_state_finalize() {
   PMPI_Comm_free_keyval(&g_keyval);
 }
 
-const CommState* comm_state(MPI_Comm comm) {
+CommState* comm_state(MPI_Comm comm) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, g_keyval, &value, &found);

@@ -1,5 +1,6 @@
 #include "runtime/runtime.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@ namespace {
 
 Config g_config;
 bool g_active = false;
+std::atomic<int> g_override{static_cast<int>(Override::none)};
 int g_err_corrupt = MPI_ERR_OTHER;
 
 [[noreturn]] void abort_job(const std::string& message) {
@@ -54,6 +56,8 @@ void check_agreement(MPI_Comm world) {
 
 bool runtime_active() { return g_active; }
 const Config& config() { return g_config; }
+Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
+void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
 
 void runtime_start() {
   std::string error;
@@ -89,11 +93,17 @@ void runtime_stop() {
   comm_state_finalize();
 }
 
-int raise_failure(MPI_Comm app_comm, Failure f) {
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
   int code = MPI_ERR_OTHER;
   switch (f) {
     case Failure::corrupt_frame: code = g_err_corrupt; break;
   }
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0, rank = -1;
+  PMPI_Error_string(code, text, &len);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "adacomp: rank %d: MPI_%s: %s\n", rank, operation, text);
+  std::fflush(stderr);
   PMPI_Comm_call_errhandler(app_comm, code);
   return code;
 }

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "policy/config.h"
+#include "policy/tier.h"
 
 namespace adacomp {
 
@@ -12,6 +13,10 @@ namespace adacomp {
 // through (e.g. MPI initialised by something we did not intercept).
 bool runtime_active();
 const Config& config();
+
+// Set by adacomp_override_tier(); Override::none means the configuration.
+Override tier_override();
+void set_tier_override(Override o);
 
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.
@@ -23,7 +28,8 @@ enum class Failure { corrupt_frame };
 
 // Raises an AdaComp error on the application's communicator through its
 // error handler (fatal by default) and returns the MPI error code to return
-// from the intercepted call when the handler returns.
-int raise_failure(MPI_Comm app_comm, Failure f);
+// from the intercepted call when the handler returns. The message is also
+// printed by the library itself: MPI's own abort path can lose it.
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation);
 
 }  // namespace adacomp

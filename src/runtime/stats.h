@@ -17,11 +17,14 @@ enum class Op : int {
   reduce_scatter, reduce_scatter_block,
   kCount
 };
-const char* op_name(Op op);
+const char* op_name(Op op);          // "allreduce": report keys
+const char* op_display_name(Op op);  // "Allreduce": as in MPI_Allreduce
 
 struct OpStats {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> compressed_calls{0};
+  std::atomic<uint64_t> lossy_calls{0};      // of compressed_calls
+  std::atomic<uint64_t> pipelined_calls{0};  // of compressed_calls
   std::atomic<uint64_t> bytes_in{0};    // payload bytes the codecs were given
   std::atomic<uint64_t> bytes_wire{0};  // frame bytes actually sent
   std::atomic<uint64_t> ns_compress{0};
@@ -30,22 +33,25 @@ struct OpStats {
 
 OpStats& stats_for(Op op);
 
-// Times a scope and adds the elapsed nanoseconds to a counter.
+// Times a scope and adds the elapsed nanoseconds to a shared counter and,
+// optionally, to a local one.
 class ScopedTimer {
  public:
-  explicit ScopedTimer(std::atomic<uint64_t>& sink)
-      : sink_(sink), start_(std::chrono::steady_clock::now()) {}
+  explicit ScopedTimer(std::atomic<uint64_t>& sink, uint64_t* local = nullptr)
+      : sink_(sink), local_(local), start_(std::chrono::steady_clock::now()) {}
   ~ScopedTimer() {
-    auto d = std::chrono::steady_clock::now() - start_;
-    sink_.fetch_add(static_cast<uint64_t>(
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(d).count()),
-                    std::memory_order_relaxed);
+    auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - start_)
+                                        .count());
+    sink_.fetch_add(ns, std::memory_order_relaxed);
+    if (local_) *local_ += ns;
   }
   ScopedTimer(const ScopedTimer&) = delete;
   ScopedTimer& operator=(const ScopedTimer&) = delete;
 
  private:
   std::atomic<uint64_t>& sink_;
+  uint64_t* local_;
   std::chrono::steady_clock::time_point start_;
 };
 

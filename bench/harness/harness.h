@@ -1,0 +1,49 @@
+// Shared by adacomp-calibrate and adacomp-bench: sample data, and timing of
+// one collective under one AdaComp tier with its result checked against
+// plain MPI in the same run.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+enum class Coll { allreduce, bcast, reduce };
+const char* coll_name(Coll c);
+bool parse_coll(const std::string& s, Coll* out);
+
+// A smooth double field from a small computation (explicit 2-D heat
+// diffusion), different on every rank; or, with a file of raw little-endian
+// doubles, that file repeated to length and offset by the rank.
+std::vector<double> sample_field(size_t n, int rank, const std::string& file);
+
+// The user's error bound for these inputs: ADACOMP_ERROR_BOUND, or
+// ADACOMP_REL_ERROR_BOUND times the value range over all ranks of comm.
+// 0 when no bound is set (every result must then be lossless).
+double configured_bound(const std::vector<double>& data, MPI_Comm comm);
+
+struct Sample {
+  double median_s = 0;   // median over iterations, max over ranks
+  double max_err = 0;    // vs plain MPI's result (max over ranks)
+  bool ok = false;       // error within what the tier allows
+};
+
+// Times `iters` calls (after one warm-up) of collective c on `n` doubles with
+// AdaComp's tier override set to `tier` ("raw", "lossless", "lossy",
+// "pipelined", "adaptive", "adaptive-pipelined"), and checks the last result
+// against PMPI's. `bound` is the user's bound (0: lossless expected).
+Sample measure(Coll c, const std::vector<double>& data, const char* tier, int iters, double bound,
+               MPI_Comm comm);
+
+// Iterations so that one measurement takes about `budget_s` seconds at the
+// expected speed (estimated from one raw call), between lo and hi.
+int iterations_for(double one_call_s, double budget_s, int lo, int hi);
+
+// "1K" → 1024 etc.
+bool parse_size(const std::string& s, size_t* out);
+std::string size_label(size_t bytes);
+
+}  // namespace harness

@@ -1,0 +1,26 @@
+// Error budget of lossy collectives. The user's bound E must hold for every
+// element of the final result against the exact result. Along any element's
+// path the errors of N lossy compressions add up, and so does the rounding
+// of the A additions (or other ops) that combine partial results, which
+// plain MPI suffers too. Each compression therefore gets
+//   (E - rounding) / N,   rounding = (A + 1) * unit_roundoff * max|partial|.
+#pragma once
+
+#include <cstddef>
+
+#include <mpi.h>
+
+#include "coll/plan.h"
+
+namespace adacomp {
+
+// Per-compression bound for this call, or 0 when no positive bound is left
+// (the call then codes losslessly). A relative user bound is scaled by the
+// value range of the finite values. With agree != MPI_COMM_NULL range and
+// magnitude are taken over all ranks of that communicator (collective), so
+// every rank uses the same bound; partial results are then assumed to reach
+// `ranks` times the largest input magnitude.
+double hop_bound(const Plan& plan, const void* data, size_t count, MPI_Comm agree,
+                 int compressions, int additions);
+
+}  // namespace adacomp

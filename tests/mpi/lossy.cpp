@@ -1,0 +1,130 @@
+// Lossy tiers: the user's bound must hold for every element of the final
+// Allreduce/Reduce/Bcast result, against a long-double reference of the
+// exact result, whatever the rank count; NaN and Inf must pass exactly; all
+// ranks must hold identical Allreduce results; and the lossy path must really
+// have run and shrunk the data.
+//   test_lossy abs|rel BOUND
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+// A smooth field plus rank-dependent noise, with NaN and Inf sprinkled in.
+template <typename T>
+std::vector<T> field(int rank, size_t n, bool specials) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    double x = 1e-4 * static_cast<double>(i);
+    v[i] = static_cast<T>(300.0 + 40.0 * std::sin(3 * x + rank) * std::cos(x) +
+                          0.01 * std::sin(1e3 * x * (rank + 1)));
+  }
+  if (specials)
+    for (size_t i = 17; i < n; i += 9973) {
+      v[i] = std::numeric_limits<T>::quiet_NaN();
+      if (i + 1 < n) v[i + 1] = (i / 9973) % 2 ? std::numeric_limits<T>::infinity()
+                                               : -std::numeric_limits<T>::infinity();
+    }
+  return v;
+}
+
+template <typename T>
+void check_case(const char* what, const std::vector<T>& got, const std::vector<long double>& exact,
+                double bound) {
+  size_t bad = 0, specials_bad = 0;
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    long double e = exact[i];
+    if (std::isnan(e) || std::isinf(e)) {
+      // Non-finite results must come out exactly as plain arithmetic gives.
+      bool same = std::isnan(e) ? std::isnan(got[i]) : static_cast<long double>(got[i]) == e;
+      if (!same) ++specials_bad;
+      continue;
+    }
+    double err = static_cast<double>(std::fabs(static_cast<long double>(got[i]) - e));
+    if (err > worst) worst = err;
+    if (err > bound) ++bad;
+  }
+  CHECK(bad == 0, "%s: %zu elements exceed the bound %g (worst %g)", what, bad, bound, worst);
+  CHECK(specials_bad == 0, "%s: %zu NaN/Inf elements changed", what, specials_bad);
+}
+
+template <typename T>
+void run(MPI_Datatype type, const char* tname, bool relative, double user) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (bool specials : {false, true}) {
+    const size_t n = 300007;
+    std::vector<T> in = field<T>(rank, n, specials);
+    // Exact reference and the value range the relative bound refers to.
+    std::vector<long double> exact(n, 0.0L);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < size; ++r) {
+      std::vector<T> other = field<T>(r, n, specials);
+      for (size_t i = 0; i < n; ++i) {
+        exact[i] += other[i];
+        if (std::isfinite(other[i])) lo = std::fmin(lo, other[i]), hi = std::fmax(hi, other[i]);
+      }
+    }
+    const double bound = relative ? user * (hi - lo) : user;
+    std::string label = std::string(tname) + (specials ? " with NaN/Inf" : "");
+
+    adacomp_op_stats before = op_stats("allreduce");
+    std::vector<T> out(n);
+    MPI_Allreduce(in.data(), out.data(), n, type, MPI_SUM, MPI_COMM_WORLD);
+    adacomp_op_stats after = op_stats("allreduce");
+    check_case(("allreduce " + label).c_str(), out, exact, bound);
+    CHECK(after.lossy_calls == before.lossy_calls + 1, "allreduce %s: lossy tier not used", tname);
+    // Lossless coding gets ~1.1-1.5x here; a float bound close to float
+    // precision leaves less room than a double one.
+    const double min_ratio = sizeof(T) == 8 ? 3.0 : 1.5;
+    if (size > 1)
+      CHECK(after.bytes_wire - before.bytes_wire <
+                (after.bytes_in - before.bytes_in) / min_ratio,
+            "allreduce %s: lossy ratio below %g (%llu of %llu bytes)", tname, min_ratio,
+            after.bytes_wire - before.bytes_wire, after.bytes_in - before.bytes_in);
+    // Identical on every rank, bit for bit.
+    std::vector<T> first(out);
+    MPI_Bcast(first.data(), static_cast<int>(n * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
+    CHECK(std::memcmp(first.data(), out.data(), n * sizeof(T)) == 0,
+          "allreduce %s: ranks hold different results", tname);
+
+    // In place, at the root of a Reduce that is not rank 0.
+    const int root = size - 1;
+    std::vector<T> red(in);
+    if (rank == root) MPI_Reduce(MPI_IN_PLACE, red.data(), n, type, MPI_SUM, root, MPI_COMM_WORLD);
+    else MPI_Reduce(in.data(), nullptr, n, type, MPI_SUM, root, MPI_COMM_WORLD);
+    if (rank == root) check_case(("reduce " + label).c_str(), red, exact, bound);
+
+    // Bcast: one compression; the bound is relative to the root's own range.
+    std::vector<T> b = field<T>(0, n, specials);
+    std::vector<long double> sent(b.begin(), b.end());
+    double blo = INFINITY, bhi = -INFINITY;
+    for (T x : b)
+      if (std::isfinite(x)) blo = std::fmin(blo, x), bhi = std::fmax(bhi, x);
+    if (rank != 0) std::fill(b.begin(), b.end(), T(0));
+    MPI_Bcast(b.data(), n, type, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+      check_case(("bcast " + label).c_str(), b, sent, relative ? user * (bhi - blo) : user);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: test_lossy abs|rel BOUND\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  const bool relative = std::string(argv[1]) == "rel";
+  const double bound = std::atof(argv[2]);
+  run<double>(MPI_DOUBLE, "double", relative, bound);
+  run<float>(MPI_FLOAT, "float", relative, bound);
+  return finish_test("lossy");
+}

@@ -1,0 +1,32 @@
+#!/bin/bash
+# usage: tools_check.sh BUILD_DIR MPIEXEC_AND_FLAGS...
+# adacomp-calibrate on shared memory: it must write a configuration the
+# library accepts and a CSV of every measurement; adacomp-bench must run all
+# modes with correct results and write its CSV.
+set -u
+build=$1
+shift
+dir=$(mktemp -d /tmp/adacomp-tools.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$@" "$build/tools/calibrate/adacomp-calibrate" --max 64K --budget 0.005 \
+  --out "$dir/a.conf" --csv "$dir/a.csv" || fail "calibrate exited $?"
+for key in ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS ADACOMP_THRESHOLD_LOSSY \
+           ADACOMP_THRESHOLD_PIPELINE ADACOMP_LINK_BANDWIDTH ADACOMP_LINK_LATENCY; do
+  grep -Eq "^$key = [0-9a-z.e+-]+$" "$dir/a.conf" || fail "$key missing or malformed"
+done
+[ "$(head -1 "$dir/a.csv")" = "op,tier,bytes,median_s,max_abs_err,ok" ] || fail "CSV header"
+# 3 ops x 7 sizes (1K..64K) x 3 tiers (no bound: raw, lossless, pipelined).
+rows=$(($(wc -l <"$dir/a.csv") - 1))
+[ "$rows" -eq 63 ] || fail "expected 63 CSV rows, got $rows"
+grep -q ',0$' "$dir/a.csv" && fail "a calibration measurement was wrong"
+# The library must accept what the calibrator wrote.
+ADACOMP_CONFIG=$dir/a.conf ADACOMP_VERBOSE=1 "$@" "$build/demo/adacomp-demo" 0.1 2 \
+  >"$dir/demo.out" 2>&1 || { cat "$dir/demo.out"; fail "library rejected the calibrated conf"; }
+
+ADACOMP_REL_ERROR_BOUND=1e-4 "$@" "$build/bench/adacomp-bench" --max 128K --budget 0.005 \
+  --csv "$dir/b.csv" >"$dir/bench.out" || { cat "$dir/bench.out"; fail "bench exited $?"; }
+rows=$(($(wc -l <"$dir/b.csv") - 1))
+[ "$rows" -eq 144 ] || fail "expected 144 bench rows (3 ops x 8 sizes x 6 modes), got $rows"
+echo "ok: calibration and bench outputs well formed, all results correct"
