@@ -10,4 +10,7 @@
     return adacomp::impl args;                                              \
   }
 #include "interpose/c_calls.def"
+#if MPI_VERSION >= 4
+#include "interpose/c_calls_mpi4.def"
+#endif
 #undef ADACOMP_C_CALL

@@ -70,6 +70,8 @@ struct Pending {
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> frame;  // coded frame of a nonblocking send
   std::vector<uint8_t> staging;  // receive into a non-contiguous datatype
+  MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
+  std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
   void* buf = nullptr;
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
@@ -606,6 +608,11 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
       rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, s);
     }
   }
+  if (p->companion != MPI_REQUEST_NULL) {
+    // Isendrecv completes when both halves have; the send half is ours too.
+    int rs = wait(&p->companion, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS) rc = rs;
+  }
   if (!p->persistent) {
     drop_pending(handle, p);
     delete_pending(p);
@@ -1121,5 +1128,165 @@ int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
 int intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm) {
   return attached(PMPI_Intercomm_merge(intercomm, high, newcomm), newcomm);
 }
+
+
+#if MPI_VERSION >= 4
+// ---- MPI-4: large counts and Isendrecv -----------------------------------
+
+namespace {
+// Runs f(int count, type): counts that fit an int as they are, larger ones
+// as one element of a contiguous datatype.
+template <typename F>
+int with_count(MPI_Count count, MPI_Datatype type, F f) {
+  if (count <= INT_MAX) return f(static_cast<int>(count), type);
+  MPI_Datatype big;
+  PMPI_Type_contiguous_c(count, type, &big);
+  PMPI_Type_commit(&big);
+  int rc = f(1, big);
+  PMPI_Type_free(&big);
+  return rc;
+}
+}  // namespace
+
+#define ADACOMP_SEND_C(name)                                                           \
+  int name##_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,  \
+               MPI_Comm comm) {                                                        \
+    return with_count(count, type,                                                     \
+                      [&](int n, MPI_Datatype t) { return name(buf, n, t, dest, tag, comm); }); \
+  }
+#define ADACOMP_ISEND_C(name)                                                          \
+  int name##_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,  \
+               MPI_Comm comm, MPI_Request* req) {                                      \
+    return with_count(count, type, [&](int n, MPI_Datatype t) {                        \
+      return name(buf, n, t, dest, tag, comm, req);                                    \
+    });                                                                                \
+  }
+ADACOMP_SEND_C(send)
+ADACOMP_SEND_C(ssend)
+ADACOMP_SEND_C(rsend)
+ADACOMP_SEND_C(bsend)
+ADACOMP_ISEND_C(isend)
+ADACOMP_ISEND_C(issend)
+ADACOMP_ISEND_C(irsend)
+ADACOMP_ISEND_C(ibsend)
+ADACOMP_ISEND_C(send_init)
+ADACOMP_ISEND_C(ssend_init)
+ADACOMP_ISEND_C(rsend_init)
+ADACOMP_ISEND_C(bsend_init)
+#undef ADACOMP_SEND_C
+#undef ADACOMP_ISEND_C
+
+int recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+           MPI_Status* status) {
+  return with_count(count, type, [&](int n, MPI_Datatype t) {
+    return recv(buf, n, t, source, tag, comm, status);
+  });
+}
+int irecv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+            MPI_Request* req) {
+  return with_count(count, type, [&](int n, MPI_Datatype t) {
+    return irecv(buf, n, t, source, tag, comm, req);
+  });
+}
+int recv_init_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                MPI_Comm comm, MPI_Request* req) {
+  return with_count(count, type, [&](int n, MPI_Datatype t) {
+    return recv_init(buf, n, t, source, tag, comm, req);
+  });
+}
+int mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* msg,
+            MPI_Status* status) {
+  return with_count(count, type,
+                    [&](int n, MPI_Datatype t) { return mrecv(buf, n, t, msg, status); });
+}
+int imrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* msg,
+             MPI_Request* req) {
+  return with_count(count, type,
+                    [&](int n, MPI_Datatype t) { return imrecv(buf, n, t, msg, req); });
+}
+int sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+               int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+               int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return with_count(sendcount, sendtype, [&](int sn, MPI_Datatype st) {
+    return with_count(recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
+      return sendrecv(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag, comm,
+                      status);
+    });
+  });
+}
+int sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                       int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return with_count(count, type, [&](int n, MPI_Datatype t) {
+    return sendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, status);
+  });
+}
+
+// Isendrecv: the receive half is the returned request; the send half rides
+// along in its table entry and is completed with it.
+int isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+              int recvtag, MPI_Comm comm, MPI_Request* req) {
+  if (!state_of(comm))
+    return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                          recvtype, source, recvtag, comm, req);
+  MPI_Request s = MPI_REQUEST_NULL;
+  int rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, req);
+  if (rc != MPI_SUCCESS) return rc;
+  Pending* p = find_pending(*req);
+  if (!p) {
+    // Already complete (probed message, MPI_PROC_NULL): a fresh request
+    // carries the send half.
+    MPI_Status st;
+    rc = wait(req, &st);
+    if (rc != MPI_SUCCESS) return rc;
+    p = new Pending;
+    p->companion = s;
+    if (completed_request(&st, req) != MPI_SUCCESS) return report(comm, MPI_ERR_INTERN);
+    put_pending(*req, p);
+    return MPI_SUCCESS;
+  }
+  p->companion = s;
+  return MPI_SUCCESS;
+}
+
+int isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
+  return with_count(sendcount, sendtype, [&](int sn, MPI_Datatype st) {
+    return with_count(recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
+      return isendrecv(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag, comm,
+                       req);
+    });
+  });
+}
+
+int isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                      int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
+  if (!state_of(comm))
+    return PMPI_Isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, req);
+  // The data sent is packed first and kept with the request.
+  int tsize = 0;
+  PMPI_Type_size(type, &tsize);
+  const size_t bytes = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
+  std::vector<uint8_t> copy(bytes);
+  int pos = 0;
+  if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);
+  int rc = isendrecv(copy.data(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count,
+                     type, source, recvtag, comm, req);
+  if (rc != MPI_SUCCESS) return rc;
+  Pending* p = find_pending(*req);
+  if (p) p->keep = std::move(copy);  // vector moves keep the data's address
+  return MPI_SUCCESS;
+}
+
+int isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                        int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
+  return with_count(count, type, [&](int n, MPI_Datatype t) {
+    return isendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, req);
+  });
+}
+#endif  // MPI_VERSION >= 4
 
 }  // namespace adacomp
