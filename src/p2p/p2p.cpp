@@ -100,11 +100,19 @@ Pending* find_pending(MPI_Request req) {
   auto it = g_table.find(req);
   return it == g_table.end() ? nullptr : it->second;
 }
-void drop_pending(MPI_Request req, Pending* p) {
+// Completion takes a request's entry out of the table *before* the PMPI call
+// that may free the handle, and puts back those that did not complete: once
+// MPI frees a handle another thread may get the same value for a new request,
+// which must never find our stale entry.
+Pending* take_pending(MPI_Request req) {
+  if (g_pending.load(std::memory_order_acquire) == 0 || req == MPI_REQUEST_NULL) return nullptr;
   std::lock_guard<std::mutex> g(g_mu);
   auto it = g_table.find(req);
-  if (it != g_table.end() && it->second == p) g_table.erase(it);
+  if (it == g_table.end()) return nullptr;
+  Pending* p = it->second;
+  g_table.erase(it);
   g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
+  return p;
 }
 void delete_pending(Pending* p) {
   if (p->type_owned) PMPI_Type_free(&p->type);
@@ -597,7 +605,8 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   return MPI_SUCCESS;
 }
 
-// Finishes a completed request the library owns. `s` is a real status.
+// Finishes a completed request the library owns (already out of the table).
+// `s` is a real status. A persistent request goes back into the table.
 int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
   int rc = MPI_SUCCESS;
   if (p->is_recv) {
@@ -613,14 +622,14 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
     int rs = wait(&p->companion, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS) rc = rs;
   }
-  if (!p->persistent) {
-    drop_pending(handle, p);
+  if (p->persistent)
+    put_pending(handle, p);
+  else
     delete_pending(p);
-  }
   return rc;
 }
 
-std::vector<Pending*> lookup_all(int n, const MPI_Request* reqs, bool* any) {
+std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
   std::vector<Pending*> ps;
   *any = false;
   if (g_pending.load(std::memory_order_acquire) == 0) return ps;
@@ -628,10 +637,22 @@ std::vector<Pending*> lookup_all(int n, const MPI_Request* reqs, bool* any) {
   std::lock_guard<std::mutex> g(g_mu);
   for (int i = 0; i < n; ++i) {
     auto it = reqs[i] == MPI_REQUEST_NULL ? g_table.end() : g_table.find(reqs[i]);
-    ps[i] = it == g_table.end() ? nullptr : it->second;
-    *any = *any || ps[i];
+    ps[i] = nullptr;
+    if (it != g_table.end()) {
+      ps[i] = it->second;
+      g_table.erase(it);
+      *any = true;
+    }
   }
+  g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
   return ps;
+}
+
+// Puts back the entries of requests that did not complete (done[i] false).
+void restore(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
+             const std::vector<char>& done) {
+  for (size_t i = 0; i < ps.size(); ++i)
+    if (ps[i] && !done[i]) put_pending(handles[i], ps[i]);
 }
 
 }  // namespace
@@ -920,41 +941,46 @@ int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int send
 // ---- completion -----------------------------------------------------------
 
 int wait(MPI_Request* req, MPI_Status* status) {
-  Pending* p = find_pending(*req);
+  Pending* p = take_pending(*req);
   if (!p) return PMPI_Wait(req, status);
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Wait(req, s);
-  if (rc != MPI_SUCCESS) return rc;
+  if (rc != MPI_SUCCESS) {
+    put_pending(handle, p);
+    return rc;
+  }
   return complete(handle, p, s);
 }
 
 int test(MPI_Request* req, int* flag, MPI_Status* status) {
-  Pending* p = find_pending(*req);
+  Pending* p = take_pending(*req);
   if (!p) return PMPI_Test(req, flag, status);
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Test(req, flag, s);
-  if (rc != MPI_SUCCESS || !*flag) return rc;
+  if (rc != MPI_SUCCESS || !*flag) {
+    put_pending(handle, p);
+    return rc;
+  }
   return complete(handle, p, s);
 }
 
 namespace {
-// Completes the listed indices of a multi-request call.
-int complete_indices(int count, const int* idx, const std::vector<MPI_Request>& handles,
-                     const std::vector<Pending*>& ps, MPI_Status* statuses, bool ignore,
-                     int rc) {
+// Completes the requests marked done; puts the others back.
+int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
+                const std::vector<char>& done, const std::vector<int>& status_index,
+                MPI_Status* statuses, int rc) {
+  restore(handles, ps, done);
   MPI_Status local;
-  for (int k = 0; k < count; ++k) {
-    int i = idx ? idx[k] : k;
-    if (!ps[i]) continue;
-    MPI_Status* s = ignore ? &local : &statuses[idx ? k : i];
-    if (ignore) std::memset(&local, 0, sizeof local);
+  for (size_t i = 0; i < ps.size(); ++i) {
+    if (!ps[i] || !done[i]) continue;
+    MPI_Status* s = statuses && status_index[i] >= 0 ? &statuses[status_index[i]] : &local;
     int r = complete(handles[i], ps[i], s);
     if (r != MPI_SUCCESS) {
-      if (!ignore) s->MPI_ERROR = r;
+      s->MPI_ERROR = r;
       rc = r;
     }
   }
@@ -964,86 +990,94 @@ int complete_indices(int count, const int* idx, const std::vector<MPI_Request>& 
 
 int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   bool any = false;
-  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitall(n, reqs, statuses);
   std::vector<MPI_Request> handles(reqs, reqs + n);
-  const bool ignore = statuses == MPI_STATUSES_IGNORE;
-  std::vector<MPI_Status> local(ignore ? n : 0);
-  MPI_Status* ss = ignore ? local.data() : statuses;
+  std::vector<MPI_Status> local(n);
+  MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
   int rc = PMPI_Waitall(n, reqs, ss);
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
-  return complete_indices(n, nullptr, handles, ps, ss, false, rc);
+  std::vector<char> done(n, rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS);
+  std::vector<int> idx(n);
+  for (int i = 0; i < n; ++i) idx[i] = i;
+  return finish_some(handles, ps, done, idx, ss, rc);
 }
 
 int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   bool any = false;
-  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Testall(n, reqs, flag, statuses);
   std::vector<MPI_Request> handles(reqs, reqs + n);
-  const bool ignore = statuses == MPI_STATUSES_IGNORE;
-  std::vector<MPI_Status> local(ignore ? n : 0);
-  MPI_Status* ss = ignore ? local.data() : statuses;
+  std::vector<MPI_Status> local(n);
+  MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
   int rc = PMPI_Testall(n, reqs, flag, ss);
-  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || !*flag) return rc;
-  return complete_indices(n, nullptr, handles, ps, ss, false, rc);
+  std::vector<char> done(n, (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag);
+  std::vector<int> idx(n);
+  for (int i = 0; i < n; ++i) idx[i] = i;
+  return finish_some(handles, ps, done, idx, ss, rc);
 }
 
 int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
   bool any = false;
-  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitany(n, reqs, index, status);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Waitany(n, reqs, index, s);
-  if (rc != MPI_SUCCESS || *index == MPI_UNDEFINED || !ps[*index]) return rc;
-  return complete(handles[*index], ps[*index], s);
+  std::vector<char> done(n, 0);
+  std::vector<int> idx(n, -1);
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) done[*index] = 1, idx[*index] = 0;
+  return finish_some(handles, ps, done, idx, s, rc);
 }
 
 int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
   bool any = false;
-  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
+  std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Testany(n, reqs, index, flag, status);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Testany(n, reqs, index, flag, s);
-  if (rc != MPI_SUCCESS || !*flag || *index == MPI_UNDEFINED || !ps[*index]) return rc;
-  return complete(handles[*index], ps[*index], s);
+  std::vector<char> done(n, 0);
+  std::vector<int> idx(n, -1);
+  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) done[*index] = 1, idx[*index] = 0;
+  return finish_some(handles, ps, done, idx, s, rc);
 }
+
+namespace {
+int some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, int indices[],
+              MPI_Status statuses[]) {
+  bool any = false;
+  std::vector<Pending*> ps = take_all(n, reqs, &any);
+  if (!any)
+    return wait_mode ? PMPI_Waitsome(n, reqs, outcount, indices, statuses)
+                     : PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  std::vector<MPI_Request> handles(reqs, reqs + n);
+  std::vector<MPI_Status> local(n);
+  MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
+  int rc = wait_mode ? PMPI_Waitsome(n, reqs, outcount, indices, ss)
+                     : PMPI_Testsome(n, reqs, outcount, indices, ss);
+  std::vector<char> done(n, 0);
+  std::vector<int> idx(n, -1);
+  if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+    for (int k = 0; k < *outcount; ++k) done[indices[k]] = 1, idx[indices[k]] = k;
+  return finish_some(handles, ps, done, idx, ss, rc);
+}
+}  // namespace
 
 int waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  bool any = false;
-  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
-  if (!any) return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-  std::vector<MPI_Request> handles(reqs, reqs + n);
-  const bool ignore = statuses == MPI_STATUSES_IGNORE;
-  std::vector<MPI_Status> local(ignore ? n : 0);
-  MPI_Status* ss = ignore ? local.data() : statuses;
-  int rc = PMPI_Waitsome(n, reqs, outcount, indices, ss);
-  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED) return rc;
-  return complete_indices(*outcount, indices, handles, ps, ss, false, rc);
+  return some_impl(true, n, reqs, outcount, indices, statuses);
 }
-
 int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  bool any = false;
-  std::vector<Pending*> ps = lookup_all(n, reqs, &any);
-  if (!any) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-  std::vector<MPI_Request> handles(reqs, reqs + n);
-  const bool ignore = statuses == MPI_STATUSES_IGNORE;
-  std::vector<MPI_Status> local(ignore ? n : 0);
-  MPI_Status* ss = ignore ? local.data() : statuses;
-  int rc = PMPI_Testsome(n, reqs, outcount, indices, ss);
-  if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED) return rc;
-  return complete_indices(*outcount, indices, handles, ps, ss, false, rc);
+  return some_impl(false, n, reqs, outcount, indices, statuses);
 }
 
 int request_free(MPI_Request* req) {
-  Pending* p = find_pending(*req);
+  Pending* p = take_pending(*req);
   MPI_Request handle = *req;
   int rc = PMPI_Request_free(req);
+  if (p && rc != MPI_SUCCESS) put_pending(handle, p);
   if (p && rc == MPI_SUCCESS) {
-    drop_pending(handle, p);
     if (p->persistent) {
       delete_pending(p);
     } else {
