@@ -17,7 +17,7 @@ for mpi in openmpi mpich; do
   log="$root/build/$mpi-ctest.log"
   (cd "$root/build/$mpi" && ctest --output-on-failure -j1) 2>&1 | tee "$log"
   if [ "${PIPESTATUS[0]}" -ne 0 ]; then status=1; fi
-  p=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $5-$1}')
+  p=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $6-$1}')
   f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
 done

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "runtime/comm_state.h"
@@ -16,11 +17,14 @@ bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 int g_err_corrupt = MPI_ERR_OTHER;
 
-[[noreturn]] void abort_job(const std::string& message) {
-  std::fprintf(stderr, "adacomp: %s\n", message.c_str());
+// Stops every rank the same way: after a collective agreement, each rank
+// finalizes MPI and exits non-zero, so that the messages are flushed (an
+// abort can lose them) and no rank is left waiting in a collective.
+[[noreturn]] void stop_job(MPI_Comm world) {
   std::fflush(stderr);
-  PMPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
+  PMPI_Barrier(world);
+  PMPI_Finalize();
+  std::exit(1);
 }
 
 uint64_t fnv1a(const std::string& s) {
@@ -29,26 +33,28 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-// All ranks must run the same library version with the same settings, or
-// they could take different collective paths and deadlock.
-void check_agreement(MPI_Comm world) {
+// All ranks must have a valid configuration, and the same library version
+// with the same settings, or they could take different collective paths
+// and deadlock.
+void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
+  int rank;
+  PMPI_Comm_rank(world, &rank);
   std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
   uint64_t h = fnv1a(fp);
-  uint64_t mine[2] = {h, ~h}, maxes[2];
-  PMPI_Allreduce(mine, maxes, 2, MPI_UINT64_T, MPI_MAX, world);
-  int differs = maxes[0] != h || maxes[1] != ~h;
-  int any_differs = 0;
-  PMPI_Allreduce(&differs, &any_differs, 1, MPI_INT, MPI_MAX, world);
-  if (any_differs) {
-    int rank;
-    PMPI_Comm_rank(world, &rank);
+  uint64_t mine[3] = {valid ? 0u : 1u, h, ~h}, maxes[3];
+  PMPI_Allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX, world);
+  if (maxes[0] != 0) {
+    if (!valid) std::fprintf(stderr, "adacomp: rank %d: configuration error: %s\n", rank, error.c_str());
+    else if (rank == 0)
+      std::fprintf(stderr, "adacomp: stopping: another rank has an invalid configuration\n");
+    stop_job(world);
+  }
+  if (maxes[1] != h || maxes[2] != ~h) {
     std::fprintf(stderr,
                  "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
                  "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
                  rank, fp.c_str());
-    std::fflush(stderr);
-    PMPI_Barrier(world);
-    abort_job("stopping: every rank must use the same AdaComp version and configuration");
+    stop_job(world);
   }
 }
 
@@ -61,7 +67,7 @@ void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::
 
 void runtime_start() {
   std::string error;
-  if (!load_config(&g_config, &error)) abort_job("configuration error: " + error);
+  const bool valid = load_config(&g_config, &error);
 
   int err_class;
   PMPI_Add_error_class(&err_class);
@@ -71,8 +77,11 @@ void runtime_start() {
                                           "corrupt or truncated"));
   comm_state_init();
   const CommState* world = comm_state(MPI_COMM_WORLD);
-  if (!world) abort_job("cannot duplicate MPI_COMM_WORLD");
-  check_agreement(world->coll);
+  if (!world) {
+    std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  check_agreement(world->coll, valid, error);
   g_active = true;
   if (g_config.verbose && world->rank == 0)
     std::fprintf(stderr,
