@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
       std::vector<double> data = sample_field(bytes / sizeof(double), rank, data_file);
       const double bound = configured_bound(data, MPI_COMM_WORLD);
       Sample probe = measure(op, data, "raw", 1, bound, MPI_COMM_WORLD);
-      const int iters = iterations_for(probe.median_s, budget, 3, 200);
+      const int iters = iterations_for(probe.median_s, budget, 5, 1000);
       std::map<std::string, Sample> results;
       for (const auto& mode : modes) {
         results[mode] = measure(op, data, mode.c_str(), iters, bound, MPI_COMM_WORLD);

@@ -26,4 +26,5 @@ for rate in 1gbit 10gbit; do
     tee "$out/$rate.txt"
   netns_down "$ns"
 done
-python3 "$root/bench/plot.py" "$out"/1gbit.csv "$out"/10gbit.csv --conf-dir "$out" --out "$out"
+/usr/bin/python3 "$root/bench/plot.py" "$out"/1gbit.csv "$out"/10gbit.csv --conf-dir "$out" --out "$out"
+/usr/bin/python3 "$root/bench/summarize.py" "$out"/1gbit.csv "$out"/10gbit.csv >"$out/summary.md"

@@ -83,13 +83,6 @@ void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
   };
 
   const int mine = owned_block(r, p);
-  for (int c = 0; c < k; ++c)
-    size_of(mine, c) = call.encode(a.acc + g.chunk_offset(mine, c), g.chunk_bytes(mine, c),
-                                   slot(mine, c));
-  // The owner adopts the decoded form of its own block too, so that a lossy
-  // codec leaves every rank with identical values.
-  if (call.lossy()) decode_block(mine);
-
   std::vector<MPI_Request> reqs(2 * k);
   std::vector<size_t> got(2 * k);
   int pending = -1;  // block received in the previous step, decoded while the next travels
@@ -97,9 +90,18 @@ void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
     const int sb = (mine - step + p) % p;
     const int rb = (mine - step - 1 + p) % p;
     for (int c = 0; c < k; ++c) call.irecv(slot(rb, c), cap, left, kTagRing, &reqs[c]);
-    for (int c = 0; c < k; ++c)
+    for (int c = 0; c < k; ++c) {
+      // Step 0 sends this rank's own block: each chunk leaves as soon as it
+      // is encoded.
+      if (step == 0)
+        size_of(mine, c) = call.encode(a.acc + g.chunk_offset(mine, c), g.chunk_bytes(mine, c),
+                                       slot(mine, c));
       call.isend(slot(sb, c), size_of(sb, c), g.chunk_bytes(sb, c), right, kTagRing,
                  &reqs[k + c]);
+    }
+    // The owner adopts the decoded form of its own block too, so that a
+    // lossy codec leaves every rank with identical values.
+    if (step == 0 && call.lossy()) decode_block(mine);
     if (pending >= 0) decode_block(pending);
     call.wait_all(2 * k, reqs.data(), got.data());
     for (int c = 0; c < k; ++c) size_of(rb, c) = got[c];

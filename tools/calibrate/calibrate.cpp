@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       const double bound = configured_bound(data, MPI_COMM_WORLD);
       have_bound = bound > 0;
       Sample probe = measure(op, data, "raw", 1, bound, MPI_COMM_WORLD);
-      const int iters = iterations_for(probe.median_s, budget, 3, 100);
+      const int iters = iterations_for(probe.median_s, budget, 5, 400);
       double raw_s = 0;
       std::string line;
       for (int t = 0; t < kNumTiers; ++t) {
