@@ -212,8 +212,15 @@ int completed_request(const MPI_Status* status, MPI_Request* req) {
   return PMPI_Grequest_complete(*req);
 }
 
+// Coded frames carry at least this many payload bytes on the wire (padded
+// if the codec did better), and messages smaller than this are never coded.
+// So a message whose wire payload is smaller is always a stored frame whose
+// raw size is visible in the envelope: Probe and Iprobe can report it without
+// taking the message off the wire (which keeps synchronous sends pending).
+constexpr size_t kMinCodedPayload = 1024;
+
 bool compressible(size_t bytes) {
-  if (bytes == 0 || bytes > static_cast<size_t>(INT_MAX) - kFrameHeaderBytes) return false;
+  if (bytes < kMinCodedPayload || bytes > static_cast<size_t>(INT_MAX) - kFrameHeaderBytes) return false;
   const Config& c = config();
   if (tier_override() == Override::raw) return false;
   return c.mode != Mode::raw && bytes >= c.threshold_lossless;
@@ -258,6 +265,10 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     n = encode_frame(codec, params, data, bytes, out);
   }
   if (cfg.fault_corrupt_frames) out[8] ^= 0x5A;
+  if (n < kFrameHeaderBytes + kMinCodedPayload) {
+    std::memset(out + n, 0, kFrameHeaderBytes + kMinCodedPayload - n);
+    n = kFrameHeaderBytes + kMinCodedPayload;  // fits: bytes >= kMinCodedPayload
+  }
   s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   s.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
   s.bytes_wire.fetch_add(n, std::memory_order_relaxed);
@@ -361,6 +372,15 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   return report(comm, rc);
 }
 
+// A frame's size on the wire: header + payload, or a coded payload padded to
+// kMinCodedPayload.
+bool wire_size_ok(const FrameHeader& h, size_t wire) {
+  const size_t body = wire - kFrameHeaderBytes;
+  if (h.payload_bytes == body) return true;
+  return h.codec != CodecId::stored && h.payload_bytes < kMinCodedPayload &&
+         body == kMinCodedPayload;
+}
+
 // Turns a received frame into the application's data and status. The
 // header is in `header` and the payload in the user's buffer (contiguous
 // types), or the whole frame is in `staging` (non-empty: other types).
@@ -377,7 +397,7 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   FrameHeader h;
   if (got < static_cast<int>(kFrameHeaderBytes) ||
       !read_frame_header(header, static_cast<size_t>(got), &h) ||
-      h.payload_bytes != static_cast<size_t>(got) - kFrameHeaderBytes)
+      !wire_size_ok(h, static_cast<size_t>(got)))
     return raise_failure(app, Failure::corrupt_frame, "Recv");
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
@@ -429,8 +449,8 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   set_status(s, m.source, m.tag, 0);
   FrameHeader h;
-  if (!read_frame_header(m.frame.data(), m.frame.size(), &h) ||
-      h.payload_bytes != m.frame.size() - kFrameHeaderBytes)
+  if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h) ||
+      !wire_size_ok(h, m.frame.size()))
     return raise_failure(m.app, Failure::corrupt_frame, "Recv");
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
@@ -450,12 +470,12 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
     long r;
     {
       ScopedTimer t(stats.ns_decompress);
-      r = decode_frame(m.frame.data(), m.frame.size(), out, raw);
+      r = decode_frame(m.frame.data(), kFrameHeaderBytes + h.payload_bytes, out, raw);
     }
     if (r != kCodecOk) return raise_failure(m.app, Failure::corrupt_frame, "Recv");
     stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
     stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
-    stats.bytes_wire.fetch_add(m.frame.size(), std::memory_order_relaxed);
+    stats.bytes_wire.fetch_add(kFrameHeaderBytes + h.payload_bytes, std::memory_order_relaxed);
     plain = out;
   } else if (h.payload_bytes != raw) {
     return raise_failure(m.app, Failure::corrupt_frame, "Recv");
@@ -831,8 +851,24 @@ static int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag
       }
     }
   }
+  // Look first without taking the message: a small one is a stored frame
+  // whose size the envelope tells, and stays on the wire for the receive.
+  MPI_Status peek;
+  int rc = block ? PMPI_Probe(source, tag, st->p2p, &peek)
+                 : PMPI_Iprobe(source, tag, st->p2p, flag, &peek);
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  if (!block && !*flag) return MPI_SUCCESS;
+  *flag = 1;
+  int wire = 0;
+  PMPI_Get_count(&peek, MPI_BYTE, &wire);
+  if (wire >= static_cast<int>(kFrameHeaderBytes) &&
+      static_cast<size_t>(wire) - kFrameHeaderBytes < kMinCodedPayload) {
+    set_status(s, peek.MPI_SOURCE, peek.MPI_TAG, static_cast<size_t>(wire) - kFrameHeaderBytes);
+    return MPI_SUCCESS;
+  }
+  // Possibly coded: take that message off the wire to read its header.
   Stashed m;
-  int rc = fetch(st, comm, source, tag, block, flag, &m);
+  rc = fetch(st, comm, peek.MPI_SOURCE, peek.MPI_TAG, true, flag, &m);
   if (rc != MPI_SUCCESS || !*flag) return rc;
   set_status(s, m.source, m.tag, raw_size_of(m));
   std::lock_guard<std::mutex> g(st->mu);
