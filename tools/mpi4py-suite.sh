@@ -39,7 +39,7 @@ for np in 1 2; do
     summary=$(python3 - "$log" <<'PY'
 import re, sys
 text = open(sys.argv[1], errors="replace").read()
-ran = sum(int(m) for m in re.findall(r"^Ran (\d+) test", text, re.M))
+ran = sum(int(m) for m in re.findall(r"Ran (\d+) test", text))  # ranks interleave lines
 failed = sum(int(m) for m in re.findall(r"failures=(\d+)", text))
 errors = sum(int(m) for m in re.findall(r"errors=(\d+)", text))
 skipped = sum(int(m) for m in re.findall(r"skipped=(\d+)", text))

@@ -364,6 +364,22 @@ void probes() {
     CHECK(in[count - variant] == -7.0, "probe variant %d: wrote past the message", variant);
     MPI_Wait(&s, MPI_STATUS_IGNORE);
   }
+  // A small synchronous send seen by Probe stays pending until received.
+  {
+    int v = 5, w = 0, f = 1;
+    MPI_Request s2;
+    MPI_Status st2;
+    MPI_Issend(&v, 1, MPI_INT, rank_, 950, MPI_COMM_WORLD, &s2);
+    MPI_Probe(rank_, 950, MPI_COMM_WORLD, &st2);
+    int got = -1;
+    MPI_Get_count(&st2, MPI_INT, &got);
+    CHECK(got == 1, "Probe of a small message: count %d", got);
+    MPI_Test(&s2, &f, MPI_STATUS_IGNORE);
+    CHECK(!f, "synchronous send completed at a probe");
+    MPI_Recv(&w, 1, MPI_INT, rank_, 950, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&s2, MPI_STATUS_IGNORE);
+    CHECK(w == 5, "synchronous send after probe");
+  }
   // Probe with MPI_PROC_NULL.
   MPI_Status st;
   MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
