@@ -113,7 +113,10 @@ const Setting kSettings[] = {
     {"ADACOMP_THRESHOLD_PIPELINE", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_pipeline); }},
     {"ADACOMP_PIPELINE_CHUNKS", "an integer from 1 to 1024",
-     [](const std::string& v, Config& c) { return parse_int(v, 1, 1024, &c.pipeline_chunks); }},
+     [](const std::string& v, Config& c) {
+       c.pipeline_chunk_bytes = 0;  // a count replaces the default chunk size
+       return parse_int(v, 1, 1024, &c.pipeline_chunks);
+     }},
     {"ADACOMP_PIPELINE_CHUNK_BYTES", "a byte count of at least 4K (K, M or G suffix)",
      [](const std::string& v, Config& c) {
        return parse_bytes(v, &c.pipeline_chunk_bytes) && c.pipeline_chunk_bytes >= 4096;

@@ -26,10 +26,12 @@ struct Config {
   size_t threshold_lossless = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;
   size_t threshold_pipeline = 4 * 1024 * 1024;
-  // Pipelining: a message is cut into this many chunks, or into chunks of
-  // pipeline_chunk_bytes when that is set.
+  // Pipelining: a message is cut into chunks of pipeline_chunk_bytes, or,
+  // when that is 0 (ADACOMP_PIPELINE_CHUNKS set alone), into this many.
+  // Small chunks keep MPI progressing between codec calls: measured on the
+  // 1 Gbit/s link, 512K chunks beat 4 chunks of a 32 MB Allreduce.
   int pipeline_chunks = 4;
-  size_t pipeline_chunk_bytes = 0;
+  size_t pipeline_chunk_bytes = 512 * 1024;
   // Lossless codec: auto picks fpc for floating-point data, zstd otherwise.
   bool lossless_auto = true;
   CodecId lossless_codec = CodecId::zstd;
