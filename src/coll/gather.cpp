@@ -49,6 +49,19 @@ const CommState* gate(MPI_Comm comm, bool any_block_pays) {
   return comm_state(comm);
 }
 
+// Gate of a rooted collective: a root out of range passes through too, so
+// that PMPI reports the error.
+const CommState* rooted_gate(MPI_Comm comm, int root, bool any_block_pays) {
+  const CommState* st = gate(comm, any_block_pays);
+  return st && root >= 0 && root < st->size ? st : nullptr;
+}
+
+int rank_in(MPI_Comm comm) {
+  int rank = 0;
+  if (comm != MPI_COMM_NULL) PMPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
 size_t type_bytes(int count, MPI_Datatype t) {
   int s = 0;
   PMPI_Type_size(t, &s);
@@ -261,16 +274,10 @@ int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   count_call(Op::gather);
   // The block size in bytes is the same on the root (recv) and the others (send).
-  int rank = 0, size = 0, inter = 0;
-  if (comm != MPI_COMM_NULL) {
-    PMPI_Comm_test_inter(comm, &inter);
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-  }
-  const bool is_root = rank == root;
+  const bool is_root = rank_in(comm) == root;
   size_t block = is_root ? type_bytes(recvcount, recvtype)
                          : type_bytes(sendcount, sendtype);
-  const CommState* st = inter || root < 0 || root >= size ? nullptr : gate(comm, pays(block));
+  const CommState* st = rooted_gate(comm, root, pays(block));
   if (!st)
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   Exchange x(comm, *st, Op::gather);
@@ -290,12 +297,7 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
             MPI_Comm comm) {
   count_call(Op::gatherv);
-  int size = 0, inter = 0;
-  if (comm != MPI_COMM_NULL) {
-    PMPI_Comm_test_inter(comm, &inter);
-    PMPI_Comm_size(comm, &size);
-  }
-  const CommState* st = inter || root < 0 || root >= size ? nullptr : gate(comm, true);
+  const CommState* st = rooted_gate(comm, root, true);
   if (!st)
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                         root, comm);
@@ -315,16 +317,10 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   count_call(Op::scatter);
-  int rank = 0, size = 0, inter = 0;
-  if (comm != MPI_COMM_NULL) {
-    PMPI_Comm_test_inter(comm, &inter);
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
-  }
-  const bool is_root = rank == root;
+  const bool is_root = rank_in(comm) == root;
   size_t block = is_root ? type_bytes(sendcount, sendtype)
                          : type_bytes(recvcount, recvtype);
-  const CommState* st = inter || root < 0 || root >= size ? nullptr : gate(comm, pays(block));
+  const CommState* st = rooted_gate(comm, root, pays(block));
   if (!st)
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   Exchange x(comm, *st, Op::scatter);
@@ -344,12 +340,7 @@ int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
              int root, MPI_Comm comm) {
   count_call(Op::scatterv);
-  int size = 0, inter = 0;
-  if (comm != MPI_COMM_NULL) {
-    PMPI_Comm_test_inter(comm, &inter);
-    PMPI_Comm_size(comm, &size);
-  }
-  const CommState* st = inter || root < 0 || root >= size ? nullptr : gate(comm, true);
+  const CommState* st = rooted_gate(comm, root, true);
   if (!st)
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                          root, comm);

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "adacomp.h"
 
@@ -34,6 +35,15 @@ inline adacomp_op_stats op_stats(const char* op) {
     std::abort();
   }
   return s;
+}
+
+// True when rc is an error code whose text names AdaComp.
+inline bool is_adacomp_error(int rc) {
+  if (rc == MPI_SUCCESS) return false;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return std::strstr(text, "AdaComp") != nullptr;
 }
 
 // Ends the test: every rank reports, the job fails if any rank failed.

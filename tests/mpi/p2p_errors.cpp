@@ -7,16 +7,6 @@
 
 #include "check.h"
 
-namespace {
-bool is_adacomp_error(int rc) {
-  if (rc == MPI_SUCCESS) return false;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return std::strstr(text, "AdaComp") != nullptr;
-}
-}  // namespace
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
