@@ -33,10 +33,7 @@ static_assert(static_cast<int>(Op::kCount) <= RuntimeModel::kMaxOps,
               "the runtime model needs a slot per operation");
 
 bool pays(size_t bytes) {
-  const Config& c = config();
-  if (tier_override() == Override::raw) return false;
-  return c.mode != Mode::raw && bytes >= c.threshold_lossless && bytes > 0 &&
-         bytes <= static_cast<size_t>(INT_MAX) - kFrameHeaderBytes;
+  return bytes > 0 && in_compressed_range(config(), tier_override(), bytes);
 }
 
 // Gate: identical inputs on every rank.

@@ -1,15 +1,11 @@
 #include "coll/plan.h"
 
-#include <climits>
 
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 
 namespace adacomp {
 namespace {
-
-// Frames travel as int counts of MPI_BYTE.
-constexpr size_t kMaxCompressedBytes = INT_MAX - kFrameHeaderBytes;
 
 // The tier of this call and whether the runtime model may veto it.
 TierChoice tier_of(const Config& cfg, Override ov, size_t bytes, ElemKind kind,
@@ -44,7 +40,7 @@ bool plan_common(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan, bool* 
   int size = 0;
   PMPI_Type_size(type, &size);
   plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  if (plan->bytes > kMaxCompressedBytes) return false;
+  if (plan->bytes > kMaxFramePayload) return false;
   // The common case of a small message leaves here, before any other query.
   if (ov == Override::none && plan->bytes < cfg.threshold_lossless) return false;
   int inter = 0;

@@ -220,10 +220,7 @@ int completed_request(const MPI_Status* status, MPI_Request* req) {
 constexpr size_t kMinCodedPayload = 1024;
 
 bool compressible(size_t bytes) {
-  if (bytes < kMinCodedPayload || bytes > static_cast<size_t>(INT_MAX) - kFrameHeaderBytes) return false;
-  const Config& c = config();
-  if (tier_override() == Override::raw) return false;
-  return c.mode != Mode::raw && bytes >= c.threshold_lossless;
+  return bytes >= kMinCodedPayload && in_compressed_range(config(), tier_override(), bytes);
 }
 
 // Encodes (buf, count, type) into `frame` (resized); returns false when the

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "wire/frame.h"
+
 namespace adacomp {
 
 TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind) {
@@ -41,6 +43,11 @@ bool parse_override(const char* name, Override* out) {
       return true;
     }
   return false;
+}
+
+bool in_compressed_range(const Config& c, Override ov, size_t bytes) {
+  return ov != Override::raw && c.mode != Mode::raw && bytes >= c.threshold_lossless &&
+         bytes <= kMaxFramePayload;
 }
 
 int pipeline_chunks(const Config& c, size_t bytes) {

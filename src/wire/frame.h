@@ -3,6 +3,7 @@
 // and ranks never need to agree on a codec in advance.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -11,6 +12,8 @@
 namespace adacomp {
 
 constexpr size_t kFrameHeaderBytes = 24;
+// Frames travel as int counts of MPI_BYTE, so this is the largest payload.
+constexpr size_t kMaxFramePayload = static_cast<size_t>(INT_MAX) - kFrameHeaderBytes;
 constexpr uint8_t kFrameVersion = 1;
 
 struct FrameHeader {
