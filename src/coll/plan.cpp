@@ -1,6 +1,5 @@
 #include "coll/plan.h"
 
-
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 
