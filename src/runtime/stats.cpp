@@ -9,51 +9,27 @@ constexpr int kOps = static_cast<int>(Op::kCount);
 constexpr int kFields = 8;
 OpStats g_stats[kOps];
 
+// In the order of enum Op: report key, and the name after "MPI_".
+struct OpNames {
+  const char* key;
+  const char* display;
+};
+constexpr OpNames kOpNames[] = {
+    {"allreduce", "Allreduce"},   {"bcast", "Bcast"},
+    {"reduce", "Reduce"},         {"send", "Send"},
+    {"recv", "Recv"},             {"allgather", "Allgather"},
+    {"allgatherv", "Allgatherv"}, {"gather", "Gather"},
+    {"gatherv", "Gatherv"},       {"scatter", "Scatter"},
+    {"scatterv", "Scatterv"},     {"alltoall", "Alltoall"},
+    {"alltoallv", "Alltoallv"},   {"reduce_scatter", "Reduce_scatter"},
+    {"reduce_scatter_block", "Reduce_scatter_block"},
+};
+static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kOps, "a name for every Op");
+
 }  // namespace
 
-const char* op_name(Op op) {
-  switch (op) {
-    case Op::allreduce: return "allreduce";
-    case Op::bcast: return "bcast";
-    case Op::reduce: return "reduce";
-    case Op::send: return "send";
-    case Op::recv: return "recv";
-    case Op::allgather: return "allgather";
-    case Op::allgatherv: return "allgatherv";
-    case Op::gather: return "gather";
-    case Op::gatherv: return "gatherv";
-    case Op::scatter: return "scatter";
-    case Op::scatterv: return "scatterv";
-    case Op::alltoall: return "alltoall";
-    case Op::alltoallv: return "alltoallv";
-    case Op::reduce_scatter: return "reduce_scatter";
-    case Op::reduce_scatter_block: return "reduce_scatter_block";
-    case Op::kCount: break;
-  }
-  return "?";
-}
-
-const char* op_display_name(Op op) {
-  switch (op) {
-    case Op::allreduce: return "Allreduce";
-    case Op::bcast: return "Bcast";
-    case Op::reduce: return "Reduce";
-    case Op::send: return "Send";
-    case Op::recv: return "Recv";
-    case Op::allgather: return "Allgather";
-    case Op::allgatherv: return "Allgatherv";
-    case Op::gather: return "Gather";
-    case Op::gatherv: return "Gatherv";
-    case Op::scatter: return "Scatter";
-    case Op::scatterv: return "Scatterv";
-    case Op::alltoall: return "Alltoall";
-    case Op::alltoallv: return "Alltoallv";
-    case Op::reduce_scatter: return "Reduce_scatter";
-    case Op::reduce_scatter_block: return "Reduce_scatter_block";
-    case Op::kCount: break;
-  }
-  return "?";
-}
+const char* op_name(Op op) { return kOpNames[static_cast<int>(op)].key; }
+const char* op_display_name(Op op) { return kOpNames[static_cast<int>(op)].display; }
 
 OpStats& stats_for(Op op) { return g_stats[static_cast<int>(op)]; }
 

@@ -12,7 +12,7 @@ namespace adacomp {
 
 enum class Op : int {
   allreduce, bcast, reduce,
-  // issue 5: point-to-point and the other collectives
+  // point-to-point and the other collectives
   send, recv, allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, alltoallv,
   reduce_scatter, reduce_scatter_block,
   kCount
