@@ -23,7 +23,17 @@ typedef struct adacomp_op_stats {
   double seconds_decompress;
   unsigned long long lossy_calls;     /* compressed calls in a lossy tier */
   unsigned long long pipelined_calls; /* compressed calls cut into chunks */
+  unsigned long long xor_calls;       /* send/recv: coded as the XOR with the
+                                         channel's previous message */
 } adacomp_op_stats;
+
+/* Reference memory of point-to-point inter-step coding in this process:
+ * bytes kept now and at most, for messages sent (bounded by
+ * ADACOMP_XOR_MEMORY) and received (at most that much per sender). */
+typedef struct adacomp_xor_memory {
+  unsigned long long send_bytes, send_peak;
+  unsigned long long recv_bytes, recv_peak;
+} adacomp_xor_memory;
 
 /* Library version, e.g. "0.1.0". */
 const char* adacomp_version(void);
@@ -31,6 +41,9 @@ const char* adacomp_version(void);
 /* Fills *out with this rank's counters for `op` ("allreduce", "bcast",
  * "reduce", ...). Returns 0, or -1 if the operation name is unknown. */
 int adacomp_get_stats(const char* op, adacomp_op_stats* out);
+
+/* Fills *out with this process's inter-step reference memory. Returns 0. */
+int adacomp_get_xor_memory(adacomp_xor_memory* out);
 
 /* Overrides how this rank chooses tiers for the calls that follow:
  * "raw", "lossless", "lossy", "pipelined" force that tier at every size

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "p2p/channel.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -24,9 +25,19 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
     out->seconds_decompress = s.ns_decompress * 1e-9;
     out->lossy_calls = s.lossy_calls;
     out->pipelined_calls = s.pipelined_calls;
+    out->xor_calls = s.xor_calls;
     return 0;
   }
   return -1;
+}
+
+ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
+  adacomp::ChannelMemory m = adacomp::channel_memory();
+  out->send_bytes = m.send_bytes;
+  out->send_peak = m.send_peak;
+  out->recv_bytes = m.recv_bytes;
+  out->recv_peak = m.recv_peak;
+  return 0;
 }
 
 ADACOMP_EXPORT int adacomp_override_tier(const char* tier) {

@@ -15,11 +15,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "coll/datatype.h"
+#include "p2p/channel.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
@@ -40,6 +42,11 @@ struct P2PState {
   MPI_Comm p2p = MPI_COMM_NULL;
   std::mutex mu;
   std::deque<Stashed> stash;  // messages taken off the wire by a probe
+  // Inter-step channels. Held from coding a channel frame until it is
+  // posted, so frames reach the wire in position order.
+  std::mutex channel_mu;
+  SendChannels sending;
+  RecvChannels receiving;
 };
 
 int g_key = MPI_KEYVAL_INVALID;
@@ -65,7 +72,8 @@ P2PState* state_of(MPI_Comm comm) {
 struct Pending {
   bool is_recv = false;
   bool persistent = false;
-  bool finished = false;  // finished by Request_get_status, status saved
+  bool finished = false;  // finished early (status and finish_rc saved)
+  int finish_rc = MPI_SUCCESS;
   MPI_Comm app = MPI_COMM_NULL;
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> frame;  // coded frame of a nonblocking send
@@ -223,10 +231,13 @@ bool compressible(size_t bytes) {
   return bytes >= kMinCodedPayload && in_compressed_range(config(), tier_override(), bytes);
 }
 
-// Encodes (buf, count, type) into `frame` (resized); returns false when the
-// message is not compressed (stored framing is then used by the caller).
-bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
-                    std::vector<uint8_t>* heap, uint8_t** frame, size_t* frame_bytes) {
+// Encodes (buf, count, type) for `dest` into `frame` (resized); returns
+// false when the message is not compressed (stored framing is then used by
+// the caller). A channel frame leaves `order` locked: the caller posts it
+// before unlocking.
+bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
+                    int tag, P2PState* st, std::vector<uint8_t>* heap, uint8_t** frame,
+                    size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
   const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
@@ -256,10 +267,18 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
   }
   OpStats& s = stats_for(Op::send);
-  size_t n;
+  size_t n = 0;
   {
     ScopedTimer t(s.ns_compress);
-    n = encode_frame(codec, params, data, bytes, out);
+    if (cfg.interstep) {
+      *order = std::unique_lock<std::mutex>(st->channel_mu);
+      bool xor_used = false;
+      n = encode_channel_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
+                               codec, params, data, out, &xor_used);
+      if (xor_used) s.xor_calls.fetch_add(1, std::memory_order_relaxed);
+      if (!n) order->unlock();
+    }
+    if (!n) n = encode_frame(codec, params, data, bytes, out);
   }
   if (cfg.fault_corrupt_frames) out[8] ^= 0x5A;
   if (n < kFrameHeaderBytes + kMinCodedPayload) {
@@ -285,9 +304,19 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
   uint8_t* frame = nullptr;
   size_t frame_bytes = 0;
   int rc;
-  if (encode_message(buf, count, type, comm, p ? &p->frame : nullptr, &frame, &frame_bytes)) {
+  std::unique_lock<std::mutex> order;
+  if (encode_message(buf, count, type, comm, dest, tag, st, p ? &p->frame : nullptr, &frame,
+                     &frame_bytes, &order)) {
     const int n = static_cast<int>(frame_bytes);
-    if (!req)
+    if (order.owns_lock()) {
+      // Posted under the channel lock, waited for outside it.
+      MPI_Request local;
+      MPI_Request* r = req ? req : &local;
+      rc = m == SendMode::sync ? PMPI_Issend(frame, n, MPI_BYTE, dest, tag, st->p2p, r)
+                               : PMPI_Isend(frame, n, MPI_BYTE, dest, tag, st->p2p, r);
+      order.unlock();
+      if (!req && rc == MPI_SUCCESS) rc = PMPI_Wait(&local, MPI_STATUS_IGNORE);
+    } else if (!req)
       rc = m == SendMode::sync ? PMPI_Ssend(frame, n, MPI_BYTE, dest, tag, st->p2p)
                                : PMPI_Send(frame, n, MPI_BYTE, dest, tag, st->p2p);
     else
@@ -349,7 +378,9 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   Detached d;
   uint8_t* frame = nullptr;
   size_t frame_bytes = 0;
-  if (!encode_message(buf, count, type, comm, &d.data, &frame, &frame_bytes)) {
+  std::unique_lock<std::mutex> order;  // held until the Isend below is posted
+  if (!encode_message(buf, count, type, comm, dest, tag, st, &d.data, &frame, &frame_bytes,
+                      &order)) {
     int tsize = 0;
     PMPI_Type_size(type, &tsize);
     const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
@@ -369,6 +400,14 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   return report(comm, rc);
 }
 
+// A frame cut by MPI because it exceeds the posted buffer: finished like
+// any other (its channel must still advance), then reported.
+bool truncation(int rc) {
+  int cls = MPI_ERR_OTHER;
+  PMPI_Error_class(rc, &cls);
+  return cls == MPI_ERR_TRUNCATE;
+}
+
 // A frame's size on the wire: header + payload, or a coded payload padded to
 // kMinCodedPayload.
 bool wire_size_ok(const FrameHeader& h, size_t wire) {
@@ -378,55 +417,145 @@ bool wire_size_ok(const FrameHeader& h, size_t wire) {
          body == kMinCodedPayload;
 }
 
+// finish_recv's answer when the frame is a channel frame whose predecessors
+// on its channel are not applied yet and the caller must not wait.
+constexpr int kNotYourTurn = -1;
+
+void drive_receives(MPI_Comm app);
+
+// Waits until frame `rec` from `source` is next on its channel, completing
+// the communicator's other receives meanwhile (one of them holds its
+// predecessor); kNotYourTurn instead when `may_wait` is false.
+int await_turn(P2PState* st, MPI_Comm app, int source, const ChannelRecord& rec,
+               bool may_wait) {
+  for (;;) {
+    RecvChannels::Turn t;
+    {
+      std::lock_guard<std::mutex> g(st->channel_mu);
+      t = st->receiving.turn(source, rec);
+    }
+    if (t == RecvChannels::Turn::ready) return MPI_SUCCESS;
+    if (t == RecvChannels::Turn::invalid) return raise_failure(app, Failure::corrupt_frame, "Recv");
+    if (!may_wait) return kNotYourTurn;
+    drive_receives(app);
+  }
+}
+
+// Decodes a coded frame's payload from `source`, received at `body`: in the
+// user's buffer `dst` (decoded in place, from a copy) or, when dst is null,
+// in staging (decoded into the accumulator). A channel frame is applied in
+// its channel's order. `*plain` gets the decoded bytes.
+int decode_payload(P2PState* st, MPI_Comm app, int source, const FrameHeader& h,
+                   const uint8_t* body, uint8_t* dst, bool may_wait, const uint8_t** plain) {
+  const bool channel = h.flags & kFrameChannel;
+  ChannelRecord rec;
+  size_t record = 0;
+  if (channel) {
+    if (!read_channel_record(body, h.payload_bytes, &rec, &record))
+      return raise_failure(app, Failure::corrupt_frame, "Recv");
+    int rc = await_turn(st, app, source, rec, may_wait);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  // Only now: waiting finishes other receives, which use the same scratch.
+  uint8_t* out = dst ? dst : scratch(ScratchSlot::accumulator, h.raw_bytes);
+  if (dst) {
+    uint8_t* copy = scratch(ScratchSlot::recv_frame, h.payload_bytes);
+    std::memcpy(copy, body, h.payload_bytes);
+    body = copy;
+  }
+  OpStats& stats = stats_for(Op::recv);
+  bool ok;
+  {
+    ScopedTimer t(stats.ns_decompress);
+    ok = decode_body(h, body + record, h.payload_bytes - record, out) == kCodecOk;
+    if (channel) {
+      // Only this frame advances its channel, so the reference is stable.
+      std::lock_guard<std::mutex> g(st->channel_mu);
+      if (ok && rec.xor_prev) {
+        const std::vector<uint8_t>* ref = st->receiving.reference(source, rec, h.raw_bytes);
+        ok = ref != nullptr;
+        if (ok) xor_bytes(out, out, ref->data(), h.raw_bytes);
+      }
+      st->receiving.applied(source, rec, ok ? out : nullptr, h.raw_bytes);
+    }
+  }
+  if (!ok) return raise_failure(app, Failure::corrupt_frame, "Recv");
+  if (rec.xor_prev) stats.xor_calls.fetch_add(1, std::memory_order_relaxed);
+  *plain = out;
+  return MPI_SUCCESS;
+}
+
+// A channel frame that cannot be decoded (truncated) still takes its turn,
+// so that its channel's later frames fail rather than wait for it.
+void skip_channel_frame(P2PState* st, MPI_Comm app, int source, const FrameHeader& h,
+                        const uint8_t* body, size_t available) {
+  if (!(h.flags & kFrameChannel)) return;
+  ChannelRecord rec;
+  size_t record = 0;
+  if (!read_channel_record(body, available, &rec, &record)) {
+    std::lock_guard<std::mutex> g(st->channel_mu);
+    st->receiving.lose_source(source);
+    return;
+  }
+  if (await_turn(st, app, source, rec, true) != MPI_SUCCESS) return;
+  std::lock_guard<std::mutex> g(st->channel_mu);
+  st->receiving.applied(source, rec, nullptr, h.raw_bytes);
+}
+
 // Turns a received frame into the application's data and status. The
 // header is in `header` and the payload in the user's buffer (contiguous
 // types), or the whole frame is in `staging` (non-empty: other types).
+// `cut` says MPI reported the frame truncated (longer than the posted buffer).
 int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>& staging,
-                void* buf, int count, MPI_Datatype type, MPI_Status* s) {
+                void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
+                bool cut = false) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;
+  P2PState* st = state_of(app);
   const bool staged = !staging.empty();
   if (staged) header = staging.data();
   OpStats& stats = stats_for(Op::recv);
   int got = 0;
   PMPI_Get_count(s, MPI_BYTE, &got);
-  FrameHeader h;
-  if (got < static_cast<int>(kFrameHeaderBytes) ||
-      !read_frame_header(header, static_cast<size_t>(got), &h) ||
-      !wire_size_ok(h, static_cast<size_t>(got)))
-    return raise_failure(app, Failure::corrupt_frame, "Recv");
   int tsize = 0;
   PMPI_Type_size(type, &tsize);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
-  const size_t raw = h.raw_bytes, payload = h.payload_bytes;
-  if (raw > cap) {
-    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(payload));
+  // A cut frame's header says more than arrived, so its lengths are not
+  // checked against what arrived.
+  FrameHeader h;
+  if (!st || got < static_cast<int>(kFrameHeaderBytes) ||
+      !read_frame_header(header, kFrameHeaderBytes + kMaxFramePayload, &h)) {
+    if (!st || !cut) return raise_failure(app, Failure::corrupt_frame, "Recv");
+    // Nothing usable arrived (MPICH delivers no data): whichever channel
+    // the frame was on, its later frames must not wait for it.
+    std::lock_guard<std::mutex> g(st->channel_mu);
+    st->receiving.lose_source(s->MPI_SOURCE);
     s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(app, MPI_ERR_TRUNCATE);
   }
-  if (h.codec == CodecId::stored && raw != payload) return raise_failure(app, Failure::corrupt_frame, "Recv");
-  if (staged && tsize > 0 && raw % static_cast<size_t>(tsize) != 0)
+  const size_t arrived = static_cast<size_t>(got) - kFrameHeaderBytes;
+  if (!cut && !wire_size_ok(h, static_cast<size_t>(got)))
     return raise_failure(app, Failure::corrupt_frame, "Recv");
+  const size_t raw = h.raw_bytes, payload = h.payload_bytes;
   TypeInfo ti = type_info(type);
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
-  const uint8_t* plain = staged ? staging.data() + kFrameHeaderBytes : dst;
+  const uint8_t* body = staged ? staging.data() + kFrameHeaderBytes : dst;
+  if (raw > cap || cut) {
+    skip_channel_frame(st, app, s->MPI_SOURCE, h, body, std::min(payload, arrived));
+    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(std::min(payload, arrived)));
+    s->MPI_ERROR = MPI_ERR_TRUNCATE;
+    return report(app, MPI_ERR_TRUNCATE);
+  }
+  if (h.codec == CodecId::stored && (raw != payload || h.flags))
+    return raise_failure(app, Failure::corrupt_frame, "Recv");
+  if (staged && tsize > 0 && raw % static_cast<size_t>(tsize) != 0)
+    return raise_failure(app, Failure::corrupt_frame, "Recv");
+  const uint8_t* plain = body;
   if (h.codec != CodecId::stored) {
-    long r;
-    {
-      ScopedTimer t(stats.ns_decompress);
-      if (staged) {
-        uint8_t* out = scratch(ScratchSlot::accumulator, raw);
-        r = decode_frame(staging.data(), kFrameHeaderBytes + payload, out, raw);
-        plain = out;
-      } else {
-        uint8_t* frame = scratch(ScratchSlot::recv_frame, kFrameHeaderBytes + payload);
-        std::memcpy(frame, header, kFrameHeaderBytes);
-        std::memcpy(frame + kFrameHeaderBytes, dst, payload);
-        r = decode_frame(frame, kFrameHeaderBytes + payload, dst, raw);
-      }
-    }
-    if (r != kCodecOk) return raise_failure(app, Failure::corrupt_frame, "Recv");
+    int rc = decode_payload(st, app, s->MPI_SOURCE, h, body, staged ? nullptr : dst, may_wait,
+                            &plain);
+    if (rc != MPI_SUCCESS) return rc;
     stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
     stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
     stats.bytes_wire.fetch_add(kFrameHeaderBytes + payload, std::memory_order_relaxed);
@@ -527,7 +656,26 @@ int fetch(P2PState* st, MPI_Comm app, int source, int tag, bool block, int* flag
   out->source = s.MPI_SOURCE;
   out->tag = s.MPI_TAG;
   out->app = app;
-  return report(app, rc);
+  if (rc != MPI_SUCCESS) return report(app, rc);
+  // A channel frame is applied now, in its channel's order, and kept
+  // decoded: the receive that takes it may come at any time.
+  FrameHeader h;
+  if (!read_frame_header(out->frame.data(), out->frame.size(), &h) ||
+      !(h.flags & kFrameChannel))
+    return MPI_SUCCESS;  // a damaged frame fails at its receive
+  const uint8_t* plain = nullptr;
+  rc = decode_payload(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
+                      true, &plain);
+  if (rc != MPI_SUCCESS) return rc;
+  OpStats& stats = stats_for(Op::recv);
+  stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  stats.bytes_in.fetch_add(h.raw_bytes, std::memory_order_relaxed);
+  stats.bytes_wire.fetch_add(out->frame.size(), std::memory_order_relaxed);
+  std::vector<uint8_t> stored(kFrameHeaderBytes + h.raw_bytes);
+  stored_header(h.raw_bytes, stored.data());
+  std::memcpy(stored.data() + kFrameHeaderBytes, plain, h.raw_bytes);
+  out->frame = std::move(stored);
+  return MPI_SUCCESS;
 }
 
 // Matched-probe handles the library hands out: a message it has already
@@ -580,8 +728,8 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Recv(l.base, l.count, l.type, source, tag, st->p2p, s);
   if (l.derived) PMPI_Type_free(&l.type);
-  if (rc != MPI_SUCCESS) return report(comm, rc);
-  return finish_recv(comm, header, staging, buf, count, type, s);
+  if (rc != MPI_SUCCESS && !truncation(rc)) return report(comm, rc);
+  return finish_recv(comm, header, staging, buf, count, type, s, true, rc != MPI_SUCCESS);
 }
 
 int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -624,14 +772,18 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 
 // Finishes a completed request the library owns (already out of the table).
 // `s` is a real status. A persistent request goes back into the table.
-int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
+// kNotYourTurn (only when !may_wait): nothing done, try again later.
+int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool cut = false) {
   int rc = MPI_SUCCESS;
   if (p->is_recv) {
     if (p->finished) {
       *s = p->status;
+      rc = p->finish_rc;
       p->finished = false;
     } else {
-      rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, s);
+      rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, s, may_wait,
+                       cut);
+      if (rc == kNotYourTurn) return rc;
     }
   }
   if (p->companion != MPI_REQUEST_NULL) {
@@ -644,6 +796,33 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s) {
   else
     delete_pending(p);
   return rc;
+}
+
+// Finishes the communicator's receives that have completed in MPI but not
+// yet for the application, as far as channel order allows: a channel frame
+// waiting for its predecessor calls this until the one holding it is done.
+// Each is marked finished, for its Wait or Test to report.
+void drive_receives(MPI_Comm app) {
+  bool progressed = false;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    for (auto& [handle, p] : g_table) {
+      if (!p->is_recv || p->finished || p->app != app) continue;
+      int flag = 0;
+      MPI_Status s;
+      if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
+      int got = 0;
+      PMPI_Get_count(&s, MPI_BYTE, &got);
+      if (got < static_cast<int>(kFrameHeaderBytes)) continue;  // inactive persistent
+      int rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &s, false);
+      if (rc == kNotYourTurn) continue;
+      p->status = s;
+      p->finish_rc = rc;
+      p->finished = true;
+      progressed = true;
+    }
+  }
+  if (!progressed) std::this_thread::yield();
 }
 
 std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
@@ -980,11 +1159,11 @@ int wait(MPI_Request* req, MPI_Status* status) {
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Wait(req, s);
-  if (rc != MPI_SUCCESS) {
+  if (rc != MPI_SUCCESS && !truncation(rc)) {
     put_pending(handle, p);
     return rc;
   }
-  return complete(handle, p, s);
+  return complete(handle, p, s, true, rc != MPI_SUCCESS);
 }
 
 int test(MPI_Request* req, int* flag, MPI_Status* status) {
@@ -994,30 +1173,47 @@ int test(MPI_Request* req, int* flag, MPI_Status* status) {
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Test(req, flag, s);
-  if (rc != MPI_SUCCESS || !*flag) {
+  if ((rc != MPI_SUCCESS && !truncation(rc)) || !*flag) {
     put_pending(handle, p);
     return rc;
   }
-  return complete(handle, p, s);
+  return complete(handle, p, s, true, rc != MPI_SUCCESS);
 }
 
 namespace {
-// Completes the requests marked done; puts the others back.
+// Completes the requests marked done; puts the others back. Channel frames
+// among them are finished in channel order, whatever their order in the
+// array: passes that finish what is ready, then waiting for the rest.
 int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
                 const std::vector<char>& done, const std::vector<int>& status_index,
                 MPI_Status* statuses, int rc) {
   restore(handles, ps, done);
   MPI_Status local;
-  for (size_t i = 0; i < ps.size(); ++i) {
-    if (!ps[i] || !done[i]) continue;
-    MPI_Status* s = statuses && status_index[i] >= 0 ? &statuses[status_index[i]] : &local;
-    int r = complete(handles[i], ps[i], s);
-    if (r != MPI_SUCCESS) {
-      s->MPI_ERROR = r;
-      rc = r;
+  const int mpi_rc = rc;
+  std::vector<char> left(done);
+  for (bool may_wait = false, progressed = true;;) {
+    bool remaining = false;
+    progressed = false;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (!ps[i] || !left[i]) continue;
+      MPI_Status* s = statuses && status_index[i] >= 0 ? &statuses[status_index[i]] : &local;
+      const bool cut =
+          truncation(mpi_rc) || (mpi_rc == MPI_ERR_IN_STATUS && truncation(s->MPI_ERROR));
+      int r = complete(handles[i], ps[i], s, may_wait, cut);
+      if (r == kNotYourTurn) {
+        remaining = true;
+        continue;
+      }
+      left[i] = 0;
+      progressed = true;
+      if (r != MPI_SUCCESS) {
+        s->MPI_ERROR = r;
+        rc = r;
+      }
     }
+    if (!remaining) return rc;
+    if (!progressed) may_wait = true;
   }
-  return rc;
 }
 }  // namespace
 
@@ -1059,7 +1255,8 @@ int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
   int rc = PMPI_Waitany(n, reqs, index, s);
   std::vector<char> done(n, 0);
   std::vector<int> idx(n, -1);
-  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) done[*index] = 1, idx[*index] = 0;
+  if ((rc == MPI_SUCCESS || truncation(rc)) && *index != MPI_UNDEFINED)
+    done[*index] = 1, idx[*index] = 0;
   return finish_some(handles, ps, done, idx, s, rc);
 }
 
@@ -1073,7 +1270,8 @@ int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status
   int rc = PMPI_Testany(n, reqs, index, flag, s);
   std::vector<char> done(n, 0);
   std::vector<int> idx(n, -1);
-  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) done[*index] = 1, idx[*index] = 0;
+  if ((rc == MPI_SUCCESS || truncation(rc)) && *flag && *index != MPI_UNDEFINED)
+    done[*index] = 1, idx[*index] = 0;
   return finish_some(handles, ps, done, idx, s, rc);
 }
 
@@ -1122,19 +1320,28 @@ int request_free(MPI_Request* req) {
   return rc;
 }
 
+// Out of the table while it is finished, so that the receives a channel
+// frame drives cannot finish it a second time.
 int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
-  Pending* p = find_pending(req);
-  if (!p || !p->is_recv) return PMPI_Request_get_status(req, flag, status);
-  if (p->finished) {
+  Pending* p = take_pending(req);
+  if (!p) return PMPI_Request_get_status(req, flag, status);
+  int rc = MPI_SUCCESS;
+  if (!p->is_recv) {
+    rc = PMPI_Request_get_status(req, flag, status);
+  } else if (p->finished) {
     *flag = 1;
     if (status != MPI_STATUS_IGNORE) *status = p->status;
-    return MPI_SUCCESS;
+  } else {
+    rc = PMPI_Request_get_status(req, flag, &p->status);
+    if (rc == MPI_SUCCESS && *flag) {
+      rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &p->status,
+                       true);
+      p->finish_rc = rc;
+      p->finished = true;
+      if (status != MPI_STATUS_IGNORE) *status = p->status;
+    }
   }
-  int rc = PMPI_Request_get_status(req, flag, &p->status);
-  if (rc != MPI_SUCCESS || !*flag) return rc;
-  rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &p->status);
-  p->finished = true;
-  if (status != MPI_STATUS_IGNORE) *status = p->status;
+  put_pending(req, p);
   return rc;
 }
 

@@ -87,6 +87,13 @@ bool parse_choice(const std::string& v, std::initializer_list<std::pair<const ch
   return false;
 }
 
+bool parse_on_off(const std::string& v, bool* out) {
+  int on;
+  if (!parse_choice(v, {{"on", 1}, {"off", 0}}, &on)) return false;
+  *out = on;
+  return true;
+}
+
 // One row per setting: the key, what it accepts (for the error message),
 // and how it is applied.
 struct Setting {
@@ -150,16 +157,15 @@ const Setting kSettings[] = {
     {"ADACOMP_ZSTD_LEVEL", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
     {"ADACOMP_MODEL", "on|off",
-     [](const std::string& v, Config& c) {
-       int on;
-       if (!parse_choice(v, {{"on", 1}, {"off", 0}}, &on)) return false;
-       c.model = on;
-       return true;
-     }},
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.model); }},
     {"ADACOMP_LINK_BANDWIDTH", "bytes per second (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.bandwidth_Bps); }},
     {"ADACOMP_LINK_LATENCY", "seconds (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.latency_s); }},
+    {"ADACOMP_XOR", "on|off",
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
+    {"ADACOMP_XOR_MEMORY", "a byte count with optional K, M or G suffix",
+     [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
     {"ADACOMP_VERBOSE", "0, 1 or 2",
      [](const std::string& v, Config& c) { return parse_int(v, 0, 2, &c.verbose); }},
     {"ADACOMP_REPORT", "a file path",
@@ -251,7 +257,8 @@ std::string config_fingerprint(const Config& c) {
     << "," << c.pipeline_chunk_bytes << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
     << c.rel_error_bound << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
-    << c.link.bandwidth_Bps << "," << c.link.latency_s;
+    << c.link.bandwidth_Bps << "," << c.link.latency_s << ";xor=" << c.interstep << ","
+    << c.interstep_memory;
   return f.str();
 }
 

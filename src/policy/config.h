@@ -45,6 +45,11 @@ struct Config {
   // the measured ratio and speed say it does not pay.
   bool model = true;
   LinkModel link;
+  // Point-to-point inter-step coding (XOR with the channel's previous
+  // message): on/off, and the reference memory each rank may keep for the
+  // messages it sends (a receiver keeps at most this much per sender).
+  bool interstep = true;
+  size_t interstep_memory = 64 * 1024 * 1024;
   int verbose = 0;
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
   std::string source;       // where the settings came from, for messages

@@ -6,7 +6,7 @@ namespace adacomp {
 namespace {
 
 constexpr int kOps = static_cast<int>(Op::kCount);
-constexpr int kFields = 8;
+constexpr int kFields = 9;
 OpStats g_stats[kOps];
 
 // In the order of enum Op: report key, and the name after "MPI_".
@@ -39,7 +39,7 @@ void report_stats(MPI_Comm world, int verbose, const char* report_path) {
     const OpStats& s = g_stats[i];
     const uint64_t v[kFields] = {s.calls,      s.compressed_calls, s.bytes_in,
                                  s.bytes_wire, s.ns_compress,      s.ns_decompress,
-                                 s.lossy_calls, s.pipelined_calls};
+                                 s.lossy_calls, s.pipelined_calls, s.xor_calls};
     for (int f = 0; f < kFields; ++f) local[i][f] = v[f];
   }
   PMPI_Reduce(local, total, kOps * kFields, MPI_UINT64_T, MPI_SUM, 0, world);
@@ -50,17 +50,18 @@ void report_stats(MPI_Comm world, int verbose, const char* report_path) {
   if (verbose) {
     std::fprintf(stderr,
                  "adacomp: statistics summed over ranks\n"
-                 "%-12s %10s %10s %8s %9s %14s %14s %7s %10s %10s\n",
-                 "operation", "calls", "compressed", "lossy", "pipelined", "bytes_in",
+                 "%-12s %10s %10s %8s %9s %8s %14s %14s %7s %10s %10s\n",
+                 "operation", "calls", "compressed", "lossy", "pipelined", "xor", "bytes_in",
                  "bytes_wire", "ratio", "comp_s", "decomp_s");
     for (int i = 0; i < kOps; ++i) {
       const uint64_t* t = total[i];
       if (t[0] == 0) continue;
       double ratio = t[3] ? static_cast<double>(t[2]) / t[3] : 0.0;
-      std::fprintf(stderr, "%-12s %10llu %10llu %8llu %9llu %14llu %14llu %7.3f %10.4f %10.4f\n",
+      std::fprintf(stderr,
+                   "%-12s %10llu %10llu %8llu %9llu %8llu %14llu %14llu %7.3f %10.4f %10.4f\n",
                    op_name(static_cast<Op>(i)), (unsigned long long)t[0],
                    (unsigned long long)t[1], (unsigned long long)t[6],
-                   (unsigned long long)t[7], (unsigned long long)t[2],
+                   (unsigned long long)t[7], (unsigned long long)t[8], (unsigned long long)t[2],
                    (unsigned long long)t[3], ratio, t[4] * 1e-9, t[5] * 1e-9);
     }
   }
@@ -76,12 +77,12 @@ void report_stats(MPI_Comm world, int verbose, const char* report_path) {
       double ratio = t[3] ? static_cast<double>(t[2]) / t[3] : 0.0;
       std::fprintf(f,
                    "  \"%s\": {\"calls\": %llu, \"compressed_calls\": %llu, "
-                   "\"lossy_calls\": %llu, \"pipelined_calls\": %llu, "
+                   "\"lossy_calls\": %llu, \"pipelined_calls\": %llu, \"xor_calls\": %llu, "
                    "\"bytes_in\": %llu, \"bytes_wire\": %llu, \"ratio\": %.6f, "
                    "\"seconds_compress\": %.9f, \"seconds_decompress\": %.9f}%s\n",
                    op_name(static_cast<Op>(i)), (unsigned long long)t[0],
                    (unsigned long long)t[1], (unsigned long long)t[6],
-                   (unsigned long long)t[7], (unsigned long long)t[2],
+                   (unsigned long long)t[7], (unsigned long long)t[8], (unsigned long long)t[2],
                    (unsigned long long)t[3], ratio, t[4] * 1e-9, t[5] * 1e-9,
                    i + 1 < kOps ? "," : "");
     }

@@ -25,6 +25,7 @@ struct OpStats {
   std::atomic<uint64_t> compressed_calls{0};
   std::atomic<uint64_t> lossy_calls{0};      // of compressed_calls
   std::atomic<uint64_t> pipelined_calls{0};  // of compressed_calls
+  std::atomic<uint64_t> xor_calls{0};  // of compressed_calls: XOR with the previous message
   std::atomic<uint64_t> bytes_in{0};    // payload bytes the codecs were given
   std::atomic<uint64_t> bytes_wire{0};  // frame bytes actually sent
   std::atomic<uint64_t> ns_compress{0};

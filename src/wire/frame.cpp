@@ -37,7 +37,7 @@ void write_frame_header(const FrameHeader& h, void* dst) {
   p[2] = kFrameVersion;
   p[3] = static_cast<uint8_t>(h.codec);
   p[4] = static_cast<uint8_t>(h.kind);
-  p[5] = 0;
+  p[5] = h.flags;
   put_u64(p + 8, h.raw_bytes);
   put_u64(p + 16, h.payload_bytes);
   uint16_t c = header_check(p);
@@ -48,7 +48,8 @@ void write_frame_header(const FrameHeader& h, void* dst) {
 bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   if (available < kFrameHeaderBytes) return false;
   const auto* p = static_cast<const uint8_t*>(src);
-  if (p[0] != kMagic0 || p[1] != kMagic1 || p[2] != kFrameVersion || p[5] != 0)
+  if (p[0] != kMagic0 || p[1] != kMagic1 || p[2] != kFrameVersion ||
+      (p[5] & ~kFrameChannel) != 0)
     return false;
   uint16_t c = static_cast<uint16_t>(p[6] | (p[7] << 8));
   if (c != header_check(p)) return false;
@@ -56,6 +57,7 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   FrameHeader h;
   h.codec = static_cast<CodecId>(p[3]);
   h.kind = static_cast<ElemKind>(p[4]);
+  h.flags = p[5];
   h.raw_bytes = get_u64(p + 8);
   h.payload_bytes = get_u64(p + 16);
   if (!find_codec(h.codec)) return false;
@@ -90,17 +92,20 @@ size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
   return kFrameHeaderBytes + static_cast<size_t>(n);
 }
 
+long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void* dst) {
+  long r = find_codec(h.codec)->decode(h.kind, body, body_bytes, dst, h.raw_bytes);
+  return r < 0 ? r : kCodecOk;
+}
+
 long decode_frame(const void* frame, size_t frame_bytes, void* dst,
                   size_t expected_raw) {
   FrameHeader h;
   if (!read_frame_header(frame, frame_bytes, &h)) return kCodecCorrupt;
-  if (h.raw_bytes != expected_raw ||
+  if (h.raw_bytes != expected_raw || h.flags != 0 ||
       h.payload_bytes != frame_bytes - kFrameHeaderBytes)
     return kCodecCorrupt;
-  const Codec* c = find_codec(h.codec);
-  long r = c->decode(h.kind, static_cast<const uint8_t*>(frame) + kFrameHeaderBytes,
-                     h.payload_bytes, dst, expected_raw);
-  return r < 0 ? r : kCodecOk;
+  return decode_body(h, static_cast<const uint8_t*>(frame) + kFrameHeaderBytes,
+                     h.payload_bytes, dst);
 }
 
 }  // namespace adacomp

@@ -16,9 +16,15 @@ constexpr size_t kFrameHeaderBytes = 24;
 constexpr size_t kMaxFramePayload = static_cast<size_t>(INT_MAX) - kFrameHeaderBytes;
 constexpr uint8_t kFrameVersion = 1;
 
+// Flag bits of FrameHeader::flags.
+// The payload opens with an inter-step channel record (src/p2p/channel.h)
+// before the coded bytes; point-to-point only.
+constexpr uint8_t kFrameChannel = 1;
+
 struct FrameHeader {
   CodecId codec = CodecId::stored;
   ElemKind kind = ElemKind::bytes;
+  uint8_t flags = 0;
   uint64_t raw_bytes = 0;      // decoded payload size
   uint64_t payload_bytes = 0;  // coded bytes following the header
 };
@@ -36,6 +42,10 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out);
 size_t frame_capacity(size_t src_bytes);
 size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
                     size_t src_bytes, void* dst);
+
+// Decodes `body_bytes` of coded bytes (the payload, or what follows a
+// channel record) with h's codec into dst, which must be exactly h.raw_bytes.
+long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void* dst);
 
 // Decodes a whole frame into dst, which must be exactly expected_raw bytes.
 // Returns kCodecOk or a negative CodecStatus.

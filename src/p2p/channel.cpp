@@ -1,0 +1,305 @@
+#include "p2p/channel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "runtime/scratch.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+namespace {
+
+// Record: id u32, seq u32, flags u8 (bit 0: XOR delta), retired count u8,
+// 2 zero bytes, checksum u32, then (id u32, last_seq u32) per retired channel.
+constexpr size_t kRecordFixed = 16;
+constexpr size_t kRetiredBytes = 8;
+
+// Messages between two tries of both codings on a channel, and how many
+// lost tries in a row send a channel to sleep for kDormantMessages.
+constexpr int kTrialEvery = 16;
+constexpr int kLostTrialsToSleep = 4;
+constexpr int kDormantMessages = 64;
+
+void put_u32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint32_t get_u32(const uint8_t* p) {
+  return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+// FNV-1a over the record without its checksum field: a damaged position
+// must fail the frame, not make the receiver wait for a frame never sent.
+uint32_t record_check(const uint8_t* p, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; ++i) {
+    if (i >= 12 && i < 16) continue;
+    h = (h ^ p[i]) * 16777619u;
+  }
+  return h;
+}
+
+struct Meter {
+  std::atomic<size_t> bytes{0}, peak{0};
+  void add(size_t n) {
+    size_t now = bytes.fetch_add(n, std::memory_order_relaxed) + n;
+    size_t p = peak.load(std::memory_order_relaxed);
+    while (now > p && !peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
+    }
+  }
+  void sub(size_t n) { bytes.fetch_sub(n, std::memory_order_relaxed); }
+};
+Meter g_send, g_recv;
+
+}  // namespace
+
+size_t channel_record_bytes(const ChannelRecord& r) {
+  return kRecordFixed + kRetiredBytes * r.retired.size();
+}
+
+void write_channel_record(const ChannelRecord& r, uint8_t* dst) {
+  put_u32(dst, r.id);
+  put_u32(dst + 4, r.seq);
+  dst[8] = r.xor_prev ? 1 : 0;
+  dst[9] = static_cast<uint8_t>(r.retired.size());
+  dst[10] = dst[11] = 0;
+  uint8_t* e = dst + kRecordFixed;
+  for (const Retired& t : r.retired) {
+    put_u32(e, t.id);
+    put_u32(e + 4, t.last_seq);
+    e += kRetiredBytes;
+  }
+  put_u32(dst + 12, record_check(dst, channel_record_bytes(r)));
+}
+
+bool read_channel_record(const uint8_t* src, size_t available, ChannelRecord* out,
+                         size_t* record_bytes) {
+  if (available < kRecordFixed) return false;
+  const size_t n = kRecordFixed + kRetiredBytes * src[9];
+  if (src[9] > kMaxRetiredPerFrame || n > available || (src[8] & ~1u) || src[10] || src[11] ||
+      get_u32(src + 12) != record_check(src, n))
+    return false;
+  ChannelRecord r;
+  r.id = get_u32(src);
+  r.seq = get_u32(src + 4);
+  r.xor_prev = src[8] & 1;
+  for (size_t i = 0; i < src[9]; ++i) {
+    const uint8_t* e = src + kRecordFixed + kRetiredBytes * i;
+    r.retired.push_back({get_u32(e), get_u32(e + 4)});
+  }
+  if (r.id == 0 || (r.xor_prev && r.seq == 0)) return false;
+  *out = std::move(r);
+  *record_bytes = n;
+  return true;
+}
+
+void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    x ^= y;
+    std::memcpy(dst + i, &x, 8);
+  }
+  for (; i < n; ++i) dst[i] = a[i] ^ b[i];
+}
+
+ChannelMemory channel_memory() {
+  return {g_send.bytes.load(), g_recv.bytes.load(), g_send.peak.load(), g_recv.peak.load()};
+}
+
+// ---- sender ---------------------------------------------------------------
+
+SendChannels::~SendChannels() {
+  for (auto& [k, c] : channels_)
+    if (c.id) g_send.sub(k.bytes);
+}
+
+// Closes an open channel: its reference memory is released and the receiver
+// is told (on the next channel frame to it) to drop its copy after the
+// channel's last frame.
+void SendChannels::retire(std::map<Key, Channel>::iterator it) {
+  Channel& c = it->second;
+  if (c.next_seq > 0) owed_[it->first.dest].push_back({c.id, c.next_seq - 1});
+  g_send.sub(it->first.bytes);
+  c.id = 0;
+  c.ref = {};
+  c.ref.shrink_to_fit();
+}
+
+SendChannels::Channel* SendChannels::use(const Key& k, size_t budget) {
+  ++clock_;
+  auto it = channels_.find(k);
+  if (it != channels_.end() && it->second.dormant > 0) {
+    --it->second.dormant;
+    return nullptr;
+  }
+  if (it != channels_.end() && it->second.id) {
+    it->second.last_use = clock_;
+    return &it->second;
+  }
+  if (k.bytes > budget) return nullptr;
+  // Room for the new reference: retire this communicator's least recently
+  // used channels (the others' owners retire their own).
+  while (g_send.bytes.load(std::memory_order_relaxed) + k.bytes > budget) {
+    auto lru = channels_.end();
+    for (auto j = channels_.begin(); j != channels_.end(); ++j)
+      if (j->second.id && (lru == channels_.end() || j->second.last_use < lru->second.last_use))
+        lru = j;
+    if (lru == channels_.end()) return nullptr;
+    retire(lru);
+    channels_.erase(lru);
+  }
+  Channel& c = channels_[k];
+  c = Channel{};
+  c.id = next_id_++;
+  c.last_use = clock_;
+  g_send.add(k.bytes);
+  return &c;
+}
+
+bool SendChannels::trial_due(const Channel& c) { return !c.ref.empty() && c.until_trial == 0; }
+
+void SendChannels::sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both,
+                        bool xor_won) {
+  c->ref.assign(data, data + k.bytes);
+  ++c->next_seq;
+  if (!tried_both) {
+    if (c->until_trial > 0) --c->until_trial;
+    return;
+  }
+  c->prefer_xor = xor_won;
+  c->until_trial = kTrialEvery;
+  c->lost_trials = xor_won ? 0 : c->lost_trials + 1;
+  if (c->lost_trials >= kLostTrialsToSleep) {
+    // Data without inter-step similarity: stop paying for the references.
+    retire(channels_.find(k));
+    c->dormant = kDormantMessages;
+  }
+}
+
+std::vector<Retired> SendChannels::take_retired(int dest) {
+  auto it = owed_.find(dest);
+  if (it == owed_.end()) return {};
+  std::vector<Retired>& q = it->second;
+  const size_t n = std::min(q.size(), kMaxRetiredPerFrame);
+  std::vector<Retired> out(q.begin(), q.begin() + static_cast<long>(n));
+  q.erase(q.begin(), q.begin() + static_cast<long>(n));
+  if (q.empty()) owed_.erase(it);
+  return out;
+}
+
+void SendChannels::return_retired(int dest, const std::vector<Retired>& r) {
+  if (r.empty()) return;
+  std::vector<Retired>& q = owed_[dest];
+  q.insert(q.begin(), r.begin(), r.end());
+}
+
+size_t encode_channel_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
+                            const Codec& plain, const EncodeParams& p, const uint8_t* data,
+                            uint8_t* out, bool* xor_used) {
+  SendChannels::Channel* c = chans.use(k, budget);
+  if (!c) return 0;
+  ChannelRecord rec;
+  rec.id = c->id;
+  rec.seq = c->next_seq;
+  rec.retired = chans.take_retired(k.dest);
+  const size_t record = channel_record_bytes(rec);
+  const size_t bytes = k.bytes;
+  if (record + 1 >= bytes) {
+    chans.return_retired(k.dest, rec.retired);
+    return 0;
+  }
+  // The payload must stay strictly smaller than the message: receives post
+  // the application's buffer for it.
+  const size_t cap = bytes - 1 - record;
+  uint8_t* body = out + kFrameHeaderBytes + record;
+  const bool both = SendChannels::trial_due(*c);
+  const bool try_xor = !c->ref.empty() && (both || c->prefer_xor);
+  const bool try_plain = both || !try_xor;
+  long n_plain = try_plain ? plain.encode(p, data, bytes, body, cap) : -1;
+  long n_xor = -1;
+  // XOR residuals of floats are mostly zero high bytes: a byte-plane shuffle
+  // codes them better than a value predictor.
+  const Codec& delta = *find_codec(k.kind == ElemKind::bytes ? CodecId::zstd : CodecId::blosc);
+  if (try_xor) {
+    uint8_t* residual = scratch(ScratchSlot::accumulator, bytes);
+    xor_bytes(residual, data, c->ref.data(), bytes);
+    uint8_t* coded = try_plain ? scratch(ScratchSlot::frames, cap) : body;
+    n_xor = delta.encode(p, residual, bytes, coded, cap);
+    if (n_xor >= 0 && (n_plain < 0 || n_xor < n_plain)) {
+      if (coded != body) std::memcpy(body, coded, static_cast<size_t>(n_xor));
+    } else {
+      n_xor = -1;
+    }
+  }
+  if (n_xor < 0 && n_plain < 0) {
+    chans.return_retired(k.dest, rec.retired);
+    return 0;
+  }
+  rec.xor_prev = n_xor >= 0;
+  write_channel_record(rec, out + kFrameHeaderBytes);
+  FrameHeader h;
+  h.codec = rec.xor_prev ? delta.id : plain.id;
+  h.kind = k.kind;
+  h.flags = kFrameChannel;
+  h.raw_bytes = bytes;
+  h.payload_bytes = record + static_cast<size_t>(rec.xor_prev ? n_xor : n_plain);
+  write_frame_header(h, out);
+  chans.sent(k, c, data, both, rec.xor_prev);
+  *xor_used = rec.xor_prev;
+  return kFrameHeaderBytes + h.payload_bytes;
+}
+
+// ---- receiver -------------------------------------------------------------
+
+RecvChannels::~RecvChannels() {
+  for (auto& [id, c] : channels_) g_recv.sub(c.ref.size());
+}
+
+RecvChannels::Turn RecvChannels::turn(int source, const ChannelRecord& r) const {
+  auto it = channels_.find({source, r.id});
+  const uint32_t next = it == channels_.end() ? 0 : it->second.next_seq;
+  if (r.seq == next) return Turn::ready;
+  if (r.seq < next || std::count(lost_sources_.begin(), lost_sources_.end(), source))
+    return Turn::invalid;
+  return Turn::later;
+}
+
+const std::vector<uint8_t>* RecvChannels::reference(int source, const ChannelRecord& r,
+                                                    size_t bytes) const {
+  auto it = channels_.find({source, r.id});
+  if (it == channels_.end() || it->second.lost || it->second.ref.size() != bytes) return nullptr;
+  return &it->second.ref;
+}
+
+void RecvChannels::applied(int source, const ChannelRecord& r, const uint8_t* data,
+                           size_t bytes) {
+  auto drop = [](std::map<Id, Channel>& m, std::map<Id, Channel>::iterator it) {
+    g_recv.sub(it->second.ref.size());
+    m.erase(it);
+  };
+  // Retirements first: the frame that brings a new reference is the one
+  // that made the sender drop old ones.
+  for (const Retired& t : r.retired) {
+    auto j = channels_.try_emplace({source, t.id}).first;
+    if (j->second.next_seq > t.last_seq)
+      drop(channels_, j);
+    else
+      j->second.retire_after = t.last_seq;  // its last frames are still to come
+  }
+  auto it = channels_.try_emplace({source, r.id}).first;
+  Channel& c = it->second;
+  c.next_seq = r.seq + 1;
+  g_recv.sub(c.ref.size());
+  if (data)
+    c.ref.assign(data, data + bytes);
+  else
+    c.ref = {};
+  g_recv.add(c.ref.size());
+  c.lost = data == nullptr;
+  if (c.retire_after >= 0 && r.seq >= c.retire_after) drop(channels_, it);
+}
+
+}  // namespace adacomp

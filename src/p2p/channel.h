@@ -1,0 +1,143 @@
+// Inter-step coding of point-to-point messages (the CAM scheme): a message
+// that repeats on a channel (communicator, peer, tag, size, element kind) may
+// be coded as its XOR with the channel's previous message, which both ends
+// keep. Nothing here knows MPI; src/p2p/p2p.cpp drives it and docs/p2p.md
+// describes the protocol.
+//
+// The sender owns every decision and tells the receiver in-band: each frame
+// on a channel carries a record (channel id, position, whether it is an XOR
+// delta, and the channels the sender has retired). Receivers apply a
+// channel's frames strictly in position order, which is the order MPI matched
+// them in, whatever order the application completes its requests in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "codec/codec.h"
+
+namespace adacomp {
+
+struct Retired {
+  uint32_t id;
+  uint32_t last_seq;  // the channel's last frame; the receiver drops it after
+};
+
+struct ChannelRecord {
+  uint32_t id = 0;    // unique per (sender, receiver, communicator); never reused
+  uint32_t seq = 0;   // 0 opens the channel
+  bool xor_prev = false;  // the body codes (message XOR message seq - 1)
+  std::vector<Retired> retired;
+};
+
+constexpr size_t kMaxRetiredPerFrame = 32;
+
+size_t channel_record_bytes(const ChannelRecord& r);
+void write_channel_record(const ChannelRecord& r, uint8_t* dst);
+// Validates the record's checksum and layout within `available` bytes.
+bool read_channel_record(const uint8_t* src, size_t available, ChannelRecord* out,
+                         size_t* record_bytes);
+
+void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b, size_t n);  // dst = a ^ b
+
+// Reference memory of every channel in the process, each side.
+struct ChannelMemory {
+  size_t send_bytes, recv_bytes, send_peak, recv_peak;
+};
+ChannelMemory channel_memory();
+
+// Sender side of one private communicator. Not thread-safe: the owner locks.
+class SendChannels {
+ public:
+  struct Key {
+    int dest, tag;
+    uint64_t bytes;
+    ElemKind kind;
+    bool operator<(const Key& o) const {
+      return std::tie(dest, tag, bytes, kind) < std::tie(o.dest, o.tag, o.bytes, o.kind);
+    }
+  };
+  struct Channel {
+    uint32_t id = 0;
+    uint32_t next_seq = 0;
+    std::vector<uint8_t> ref;  // the last message sent; empty before the first
+    uint64_t last_use = 0;
+    int until_trial = 0;  // messages until both codings are tried again
+    bool prefer_xor = false;
+    int lost_trials = 0;  // consecutive trials XOR lost
+    int dormant = 0;      // messages left to send without the channel
+  };
+  SendChannels() = default;
+  SendChannels(const SendChannels&) = delete;
+  SendChannels& operator=(const SendChannels&) = delete;
+  ~SendChannels();
+
+  // The channel for `k`, opened if needed within `budget` bytes of reference
+  // memory for the whole process (this communicator's least recently used
+  // channels are retired to make room). nullptr: send without a channel.
+  Channel* use(const Key& k, size_t budget);
+  // Whether this message should be coded both ways (and the winner kept).
+  static bool trial_due(const Channel& c);
+  // After a channel frame went out: `data` becomes the reference.
+  void sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both, bool xor_won);
+  // Retirement notices owed to `dest`, at most kMaxRetiredPerFrame.
+  std::vector<Retired> take_retired(int dest);
+  // Notices that could not travel go back to the front of the queue.
+  void return_retired(int dest, const std::vector<Retired>& r);
+
+ private:
+  void retire(std::map<Key, Channel>::iterator it);
+  std::map<Key, Channel> channels_;
+  std::unordered_map<int, std::vector<Retired>> owed_;
+  uint32_t next_id_ = 1;
+  uint64_t clock_ = 0;
+};
+
+// Codes `data` (k.bytes) as a channel frame into `out` (capacity
+// frame_capacity(k.bytes)): header with kFrameChannel, record, then the
+// message coded by `plain` or its XOR with the previous one coded by a
+// byte-plane codec, whichever is smaller when both are tried. Returns the
+// frame size, or 0 when the message goes without a channel (none available,
+// or coding does not shrink it); `*xor_used` tells which coding went out.
+size_t encode_channel_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
+                            const Codec& plain, const EncodeParams& p, const uint8_t* data,
+                            uint8_t* out, bool* xor_used);
+
+// Receiver side of one private communicator. Not thread-safe: the owner locks.
+class RecvChannels {
+ public:
+  enum class Turn { ready, later, invalid };
+  RecvChannels() = default;
+  RecvChannels(const RecvChannels&) = delete;
+  RecvChannels& operator=(const RecvChannels&) = delete;
+  ~RecvChannels();
+
+  // Whether frame `r` from `source` is next on its channel.
+  Turn turn(int source, const ChannelRecord& r) const;
+  // The reference an XOR frame is applied to; nullptr if it is missing or
+  // lost (an earlier frame of the channel failed), or not `bytes` long.
+  const std::vector<uint8_t>* reference(int source, const ChannelRecord& r, size_t bytes) const;
+  // Frame `r` decoded to `data` (nullptr: it failed; the channel's reference
+  // is lost until a frame that is not a delta). Advances the channel.
+  void applied(int source, const ChannelRecord& r, const uint8_t* data, size_t bytes);
+  // A frame from `source` whose record could not be read (truncated): its
+  // channels' later frames fail instead of waiting for it.
+  void lose_source(int source) { lost_sources_.push_back(source); }
+
+ private:
+  struct Channel {
+    uint32_t next_seq = 0;
+    std::vector<uint8_t> ref;
+    bool lost = false;
+    int64_t retire_after = -1;  // drop once this frame has been applied
+  };
+  using Id = std::pair<int, uint32_t>;  // (source, channel id)
+  std::map<Id, Channel> channels_;
+  std::vector<int> lost_sources_;
+};
+
+}  // namespace adacomp
