@@ -73,6 +73,8 @@ struct Pending {
   bool is_recv = false;
   bool persistent = false;
   bool finished = false;  // finished early (status and finish_rc saved)
+  bool served = false;    // persistent receive started from the stash: inactive in MPI
+  int source = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;  // persistent receives
   int finish_rc = MPI_SUCCESS;
   MPI_Comm app = MPI_COMM_NULL;
   uint8_t header[kFrameHeaderBytes];
@@ -734,8 +736,8 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
 
 int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Request* req, bool persistent, P2PState* st) {
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
   if (!persistent) {
+    stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
     Stashed m;
     if (take_stashed(st, source, tag, &m)) {
       MPI_Status s;
@@ -750,6 +752,8 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   p->app = comm;
   p->buf = buf;
   p->count = count;
+  p->source = source;
+  p->tag = tag;
   int combiner = MPI_COMBINER_NAMED, ni, na, nt;
   PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
   if (combiner == MPI_COMBINER_NAMED) {
@@ -779,7 +783,7 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
     if (p->finished) {
       *s = p->status;
       rc = p->finish_rc;
-      p->finished = false;
+      p->finished = p->served = false;
     } else {
       rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, s, may_wait,
                        cut);
@@ -946,7 +950,6 @@ int persistent_send(int (*init)(const void*, int, MPI_Datatype, int, int, MPI_Co
                                 MPI_Request*),
                     const void* buf, int count, MPI_Datatype type, int dest, int tag,
                     MPI_Comm comm, MPI_Request* req, P2PState* st) {
-  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
   auto* p = new Pending;
   p->persistent = true;
   int tsize = 0;
@@ -1181,6 +1184,21 @@ int test(MPI_Request* req, int* flag, MPI_Status* status) {
 }
 
 namespace {
+// A persistent receive served from the stash at MPI_Start is inactive in
+// MPI, which Waitany/Testany/Waitsome/Testsome would skip: such requests are
+// reported first (PMPI_Wait returns at once). Returns how many, with their
+// indices and statuses in `indices` and `statuses`.
+int take_served(const std::vector<Pending*>& ps, MPI_Request reqs[], int max, int indices[],
+                MPI_Status statuses[]) {
+  int k = 0;
+  for (size_t i = 0; i < ps.size() && k < max; ++i) {
+    if (!ps[i] || !ps[i]->served) continue;
+    PMPI_Wait(&reqs[i], &statuses[k]);
+    indices[k++] = static_cast<int>(i);
+  }
+  return k;
+}
+
 // Completes the requests marked done; puts the others back. Channel frames
 // among them are finished in channel order, whatever their order in the
 // array: passes that finish what is ready, then waiting for the rest.
@@ -1252,7 +1270,7 @@ int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
-  int rc = PMPI_Waitany(n, reqs, index, s);
+  int rc = take_served(ps, reqs, 1, index, s) ? MPI_SUCCESS : PMPI_Waitany(n, reqs, index, s);
   std::vector<char> done(n, 0);
   std::vector<int> idx(n, -1);
   if ((rc == MPI_SUCCESS || truncation(rc)) && *index != MPI_UNDEFINED)
@@ -1267,7 +1285,9 @@ int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
-  int rc = PMPI_Testany(n, reqs, index, flag, s);
+  *flag = 1;
+  int rc = take_served(ps, reqs, 1, index, s) ? MPI_SUCCESS
+                                              : PMPI_Testany(n, reqs, index, flag, s);
   std::vector<char> done(n, 0);
   std::vector<int> idx(n, -1);
   if ((rc == MPI_SUCCESS || truncation(rc)) && *flag && *index != MPI_UNDEFINED)
@@ -1286,8 +1306,11 @@ int some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, int indi
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
   MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
-  int rc = wait_mode ? PMPI_Waitsome(n, reqs, outcount, indices, ss)
-                     : PMPI_Testsome(n, reqs, outcount, indices, ss);
+  int rc = MPI_SUCCESS;
+  *outcount = take_served(ps, reqs, n, indices, ss);
+  if (*outcount == 0)
+    rc = wait_mode ? PMPI_Waitsome(n, reqs, outcount, indices, ss)
+                   : PMPI_Testsome(n, reqs, outcount, indices, ss);
   std::vector<char> done(n, 0);
   std::vector<int> idx(n, -1);
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
@@ -1301,6 +1324,35 @@ int waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status
 }
 int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
   return some_impl(false, n, reqs, outcount, indices, statuses);
+}
+
+// Persistent requests are counted per start. A persistent receive first
+// looks in the stash, as every other receive does: a message a probe took
+// off the wire is delivered at once and the request is not started in MPI.
+int start(MPI_Request* req) {
+  Pending* p = take_pending(*req);
+  if (!p) return PMPI_Start(req);
+  stats_for(p->is_recv ? Op::recv : Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  int rc = MPI_SUCCESS;
+  P2PState* st = p->is_recv ? state_of(p->app) : nullptr;
+  Stashed m;
+  if (st && take_stashed(st, p->source, p->tag, &m)) {
+    p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status);
+    p->finished = p->served = true;
+  } else {
+    rc = PMPI_Start(req);
+  }
+  put_pending(*req, p);
+  return rc;
+}
+
+int startall(int n, MPI_Request reqs[]) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < n; ++i) {
+    int r = start(&reqs[i]);
+    if (rc == MPI_SUCCESS) rc = r;
+  }
+  return rc;
 }
 
 int request_free(MPI_Request* req) {

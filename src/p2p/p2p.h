@@ -59,6 +59,8 @@ int test(MPI_Request* req, int* flag, MPI_Status* status);
 int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
 int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
 int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
+int start(MPI_Request* req);
+int startall(int n, MPI_Request reqs[]);
 int request_free(MPI_Request* req);
 int request_get_status(MPI_Request req, int* flag, MPI_Status* status);
 

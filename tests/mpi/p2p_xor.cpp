@@ -170,6 +170,44 @@ void persistent_and_derived() {
   MPI_Type_free(&strided);
 }
 
+// A message a probe has taken off the wire, then received by a persistent
+// request, completed by Wait, Waitany, Testany and Waitsome.
+void probed_then_persistent() {
+  const size_t n = 2000;
+  std::vector<double> in(n);
+  MPI_Request rr;
+  MPI_Recv_init(in.data(), n, MPI_DOUBLE, prev_, 9, MPI_COMM_WORLD, &rr);
+  for (int step = 0; step < 4; ++step) {
+    std::vector<double> out = message(rank_, 9, step, n);
+    MPI_Request sr;
+    MPI_Isend(out.data(), n, MPI_DOUBLE, next_, 9, MPI_COMM_WORLD, &sr);
+    MPI_Status st;
+    MPI_Probe(prev_, 9, MPI_COMM_WORLD, &st);
+    MPI_Start(&rr);
+    int idx = -1, flag = 0, outcount = 0;
+    if (step == 0) {
+      MPI_Wait(&rr, &st);
+    } else if (step == 1) {
+      MPI_Waitany(1, &rr, &idx, &st);
+      CHECK(idx == 0, "Waitany index %d", idx);
+    } else if (step == 2) {
+      while (!flag) MPI_Testany(1, &rr, &idx, &flag, &st);
+      CHECK(idx == 0, "Testany index %d", idx);
+    } else {
+      MPI_Waitsome(1, &rr, &outcount, &idx, &st);
+      CHECK(outcount == 1 && idx == 0, "Waitsome outcount %d index %d", outcount, idx);
+    }
+    int got = -1;
+    MPI_Get_count(&st, MPI_DOUBLE, &got);
+    CHECK(got == static_cast<int>(n) && st.MPI_SOURCE == prev_ && st.MPI_TAG == 9,
+          "probed persistent step %d: count %d source %d tag %d", step, got, st.MPI_SOURCE,
+          st.MPI_TAG);
+    CHECK(same(in, message(prev_, 9, step, n)), "probed persistent step %d data", step);
+    MPI_Wait(&sr, MPI_STATUS_IGNORE);
+  }
+  MPI_Request_free(&rr);
+}
+
 // Rank 0 takes every other rank's series with MPI_ANY_SOURCE/MPI_ANY_TAG
 // (on a communicator of its own: other phases' messages must not match).
 void any_source() {
@@ -283,6 +321,7 @@ int main(int argc, char** argv) {
   reordered_completion();
   probes_between_receives();
   persistent_and_derived();
+  probed_then_persistent();
   if (size_ > 1) any_source();
   budget_pressure();
   if (size_ > 1) {
