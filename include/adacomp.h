@@ -54,6 +54,11 @@ int adacomp_get_xor_memory(adacomp_xor_memory* out);
  * For calibration and benchmarks. Returns 0, or -1 for an unknown name. */
 int adacomp_override_tier(const char* tier);
 
+/* Turns this rank's point-to-point inter-step (XOR) coding of the messages
+ * it sends on (1) or off (0); -1 restores ADACOMP_XOR. Receivers decode
+ * whatever arrives, so ranks need not agree. For benchmarks. Returns 0. */
+int adacomp_override_xor(int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,6 +40,11 @@ ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
   return 0;
 }
 
+ADACOMP_EXPORT int adacomp_override_xor(int on) {
+  adacomp::set_xor_override(on);
+  return 0;
+}
+
 ADACOMP_EXPORT int adacomp_override_tier(const char* tier) {
   adacomp::Override o;
   if (!adacomp::parse_override(tier, &o)) return -1;

@@ -272,7 +272,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   size_t n = 0;
   {
     ScopedTimer t(s.ns_compress);
-    if (cfg.interstep) {
+    if (xor_enabled()) {
       *order = std::unique_lock<std::mutex>(st->channel_mu);
       bool xor_used = false;
       n = encode_channel_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,

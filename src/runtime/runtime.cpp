@@ -15,6 +15,7 @@ namespace {
 Config g_config;
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
+std::atomic<int> g_xor_override{-1};
 int g_err_corrupt = MPI_ERR_OTHER;
 
 // Stops every rank the same way: after a collective agreement, each rank
@@ -64,6 +65,11 @@ bool runtime_active() { return g_active; }
 const Config& config() { return g_config; }
 Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
 void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
+bool xor_enabled() {
+  int o = g_xor_override.load(std::memory_order_relaxed);
+  return o < 0 ? g_config.interstep : o != 0;
+}
+void set_xor_override(int on) { g_xor_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
 
 void runtime_start() {
   std::string error;
