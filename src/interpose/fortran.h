@@ -23,3 +23,19 @@ void* fortran_buffer(void* p);
 
 inline void* fbuf(void* p) { return adacomp::fortran_buffer(p); }
 inline const void* fbuf(const void* p) { return adacomp::fortran_buffer(const_cast<void*>(p)); }
+
+// MPI_STATUS(ES)_IGNORE as a Fortran status argument. MPICH's `use mpi_f08`
+// has its own objects for them (MPI_F08_STATUS(ES)_IGNORE); Open MPI's
+// mpi_f08 shares mpif.h's.
+inline bool fstatus_ignored(const MPI_Fint* s) {
+#ifdef MPICH
+  if (static_cast<const void*>(s) == MPI_F08_STATUS_IGNORE) return true;
+#endif
+  return s == MPI_F_STATUS_IGNORE;
+}
+inline bool fstatuses_ignored(const MPI_Fint* s) {
+#ifdef MPICH
+  if (static_cast<const void*>(s) == MPI_F08_STATUSES_IGNORE) return true;
+#endif
+  return s == MPI_F_STATUSES_IGNORE;
+}

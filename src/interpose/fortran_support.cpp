@@ -75,11 +75,11 @@ ADACOMP_FALIASES(finalize, (MPI_Fint * ierr))
 extern "C" ADACOMP_FEXPORT void MPI_FINALIZE(MPI_Fint* ierr)
     __attribute__((alias("adacomp_f_finalize")));
 
-#ifdef OPEN_MPI
+// use mpi_f08: Open MPI and MPICH both name these mpi_<name>_f08_, and both
+// reach PMPI_Init / PMPI_Finalize without the C MPI_Init / MPI_Finalize.
 extern "C" ADACOMP_FEXPORT void mpi_init_f08_(MPI_Fint* ierr) __attribute__((alias("adacomp_f_init")));
 extern "C" ADACOMP_FEXPORT void mpi_finalize_f08_(MPI_Fint* ierr)
     __attribute__((alias("adacomp_f_finalize")));
 extern "C" ADACOMP_FEXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided,
                                                      MPI_Fint* ierr)
     __attribute__((alias("adacomp_f_init_thread")));
-#endif

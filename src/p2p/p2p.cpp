@@ -681,30 +681,41 @@ int fetch(P2PState* st, MPI_Comm app, int source, int tag, bool block, int* flag
 }
 
 // Matched-probe handles the library hands out: a message it has already
-// taken off the wire. Never passed to PMPI.
+// taken off the wire. Never passed to PMPI. Each also has a Fortran handle,
+// a number in 0x0A000000..0x0AFFFFFF: MPI never hands those out (Open MPI's
+// Fortran handles are small table indices, MPICH's have the handle-kind bits
+// 30-31 set), and MPI's Fortran MPI_MESSAGE_NULL / NO_PROC (0 and 1, MPICH
+// 0x2c000000 and 0x6c000000) lie outside it.
+struct LibMessage {
+  Stashed* m;
+  MPI_Fint f;
+};
 std::mutex g_msg_mu;
-std::unordered_map<MPI_Message, Stashed*> g_msgs;
-uint64_t g_msg_serial = 0;
+std::unordered_map<MPI_Message, LibMessage> g_msgs;
+std::unordered_map<MPI_Fint, MPI_Message> g_fmsgs;  // Fortran handle -> C handle
+uint32_t g_msg_serial = 0;
 
-// Open MPI's handles are pointers (the message's own address serves), MPICH's
-// are ints (numbers in a range MPICH never uses for real handles).
+// Open MPI's C handles are pointers (the message's own address serves),
+// MPICH's are ints, like its Fortran ones (the Fortran number serves, so
+// MPICH's own f2c, an identity, agrees with ours).
 template <typename H>
-H make_handle(Stashed* m) {
+H c_handle(Stashed* m, MPI_Fint f) {
   if constexpr (std::is_pointer_v<H>) {
     return reinterpret_cast<H>(m);
   } else {
-    H h;
-    do {
-      h = static_cast<H>(0x0A000000 | (++g_msg_serial & 0xFFFFFF));
-    } while (g_msgs.count(h) || h == MPI_MESSAGE_NULL || h == MPI_MESSAGE_NO_PROC);
-    return h;
+    return static_cast<H>(f);
   }
 }
 
 MPI_Message register_message(Stashed* m) {
   std::lock_guard<std::mutex> g(g_msg_mu);
-  MPI_Message h = make_handle<MPI_Message>(m);
-  g_msgs[h] = m;
+  MPI_Fint f;
+  do {
+    f = static_cast<MPI_Fint>(0x0A000000 | (++g_msg_serial & 0xFFFFFF));
+  } while (g_fmsgs.count(f));
+  MPI_Message h = c_handle<MPI_Message>(m, f);
+  g_msgs[h] = {m, f};
+  g_fmsgs[f] = h;
   return h;
 }
 
@@ -713,10 +724,33 @@ Stashed* take_message(MPI_Message h) {
   if (g_msgs.empty()) return nullptr;
   auto it = g_msgs.find(h);
   if (it == g_msgs.end()) return nullptr;
-  Stashed* m = it->second;
+  Stashed* m = it->second.m;
+  g_fmsgs.erase(it->second.f);
   g_msgs.erase(it);
   return m;
 }
+
+}  // namespace
+
+MPI_Fint message_c2f(MPI_Message msg) {
+  {
+    std::lock_guard<std::mutex> g(g_msg_mu);
+    auto it = g_msgs.find(msg);
+    if (it != g_msgs.end()) return it->second.f;
+  }
+  return PMPI_Message_c2f(msg);
+}
+
+MPI_Message message_f2c(MPI_Fint msg) {
+  {
+    std::lock_guard<std::mutex> g(g_msg_mu);
+    auto it = g_fmsgs.find(msg);
+    if (it != g_fmsgs.end()) return it->second;
+  }
+  return PMPI_Message_f2c(msg);
+}
+
+namespace {
 
 int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
             MPI_Status* status, P2PState* st) {

@@ -50,6 +50,10 @@ int improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
             MPI_Status* status);
 int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status);
 int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req);
+// Fortran <-> C message handles for the Fortran entry points: the library's
+// own messages through its table, any other handle through MPI's c2f/f2c.
+MPI_Fint message_c2f(MPI_Message msg);
+MPI_Message message_f2c(MPI_Fint msg);
 
 int wait(MPI_Request* req, MPI_Status* status);
 int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);

@@ -1,5 +1,7 @@
-! `use mpi_f08` through AdaComp (Open MPI: its mpi_f08 routines are
-! intercepted under their mpi_<name>_f08_ names). Checked like p2p_coll.f90.
+! `use mpi_f08` through AdaComp (Open MPI: every routine through our
+! mpi_<name>_f08_; MPICH: buffer routines through our C entry points, the
+! others, Init and Waitall here, through our mpi_<name>_f08_). Checked like
+! p2p_coll.f90.
 program fortran_f08
   use mpi_f08
   implicit none
