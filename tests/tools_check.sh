@@ -29,4 +29,14 @@ ADACOMP_REL_ERROR_BOUND=1e-4 "$@" "$build/bench/adacomp-bench" --max 128K --budg
   --csv "$dir/b.csv" >"$dir/bench.out" || { cat "$dir/bench.out"; fail "bench exited $?"; }
 rows=$(($(wc -l <"$dir/b.csv") - 1))
 [ "$rows" -eq 144 ] || fail "expected 144 bench rows (3 ops x 8 sizes x 6 modes), got $rows"
-echo "ok: calibration and bench outputs well formed, all results correct"
+# Halo exchange: every message bit-exact in all variants; on data where one
+# block changes per step, inter-step coding must beat per-message coding.
+"$@" "$build/bench/adacomp-bench-halo" --bytes 256K --steps 6 --csv "$dir/h.csv" \
+  >"$dir/halo.out" || { cat "$dir/halo.out"; fail "halo bench exited $?"; }
+rows=$(($(wc -l <"$dir/h.csv") - 1))
+[ "$rows" -eq 9 ] || fail "expected 9 halo rows (3 data sets x 3 variants), got $rows"
+grep -q ',0$' "$dir/h.csv" && fail "a halo message was wrong"
+ratio() { awk -F, -v d="$1" -v v="$2" '$1 == d && $2 == v { print $6 }' "$dir/h.csv"; }
+awk -v x="$(ratio patch xor)" -v l="$(ratio patch lossless)" 'BEGIN { exit !(x > 3 * l) }' ||
+  fail "XOR ratio $(ratio patch xor) not 3x the lossless ratio $(ratio patch lossless) on patch data"
+echo "ok: calibration, bench and halo outputs well formed, all results correct"
