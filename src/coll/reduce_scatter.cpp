@@ -1,9 +1,10 @@
 // Reduce_scatter(_block): the Allreduce's ring reduce-scatter alone. The ring
 // leaves block owned_block(r) complete at rank r, so rank i's slice of the
 // vector is laid out as ring block owned_block(i): every rank ends with its
-// own reduced block and no other block travels a second time.
+// own reduced block and nothing travels after the reduce-scatter.
 #include <climits>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "coll/bound.h"
