@@ -12,6 +12,12 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm);
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
+// src/coll/reduce_scatter.cpp
+int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
 // src/coll/gather.cpp
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -33,9 +39,5 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
 int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm);
-int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                         MPI_Datatype type, MPI_Op op, MPI_Comm comm);
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                   MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 }  // namespace adacomp

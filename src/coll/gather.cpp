@@ -1,5 +1,5 @@
 // Compressed data-movement collectives: Allgather(v), Gather(v), Scatter(v),
-// Alltoall(v), and Reduce_scatter(_block) on top of the compressed Allreduce.
+// Alltoall(v).
 //
 // Each is a set of pairwise transfers on the private collective
 // communicator. Whether a transfer is compressed depends only on its byte
@@ -8,14 +8,11 @@
 // frame carries the codec and sizes in-band. Whether the whole call takes
 // this path is decided from values identical on every rank (block size for
 // the regular variants, configuration only for the v variants).
-#include <climits>
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "coll/coll.h"
 #include "coll/datatype.h"
-#include "coll/plan.h"
 #include "policy/model.h"
 #include "policy/tier.h"
 #include "runtime/comm_state.h"
@@ -417,57 +414,6 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
     x.send(j, at(sendbuf, sdispls[j], sendtype), sendcounts[j], sendtype);
   }
   return x.run();
-}
-
-// Reduce-scatter: the compressed Allreduce of the whole vector, then each
-// rank keeps its block. Eligibility is the Allreduce's (identical inputs).
-int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  count_call(Op::reduce_scatter_block);
-  int size = 0, rank = 0;
-  Plan plan;
-  if (comm == MPI_COMM_NULL || recvcount <= 0 || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-      static_cast<long long>(recvcount) * size > INT_MAX ||
-      !plan_reduction(Op::reduce_scatter_block, comm, recvcount * size, type, op, &plan))
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-  PMPI_Comm_rank(comm, &rank);
-  stats_for(Op::reduce_scatter_block).compressed_calls.fetch_add(1, std::memory_order_relaxed);
-  const size_t esz = plan.type.size;
-  const size_t block = static_cast<size_t>(recvcount) * esz;
-  std::vector<uint8_t> full(block * static_cast<size_t>(size));
-  const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  int rc = allreduce(in,
-                     full.data(), recvcount * size, type, op, comm);
-  if (rc != MPI_SUCCESS) return rc;
-  std::memcpy(static_cast<uint8_t*>(recvbuf) + plan.type.true_lb,
-              full.data() + block * static_cast<size_t>(rank), block);
-  return MPI_SUCCESS;
-}
-
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  count_call(Op::reduce_scatter);
-  int size = 0, rank = 0;
-  Plan plan;
-  long long total = 0;
-  if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &size) == MPI_SUCCESS) {
-    for (int i = 0; i < size; ++i) total += recvcounts[i];
-  }
-  if (comm == MPI_COMM_NULL || total <= 0 || total > INT_MAX ||
-      !plan_reduction(Op::reduce_scatter, comm, static_cast<int>(total), type, op, &plan))
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
-  PMPI_Comm_rank(comm, &rank);
-  stats_for(Op::reduce_scatter).compressed_calls.fetch_add(1, std::memory_order_relaxed);
-  const size_t esz = plan.type.size;
-  std::vector<uint8_t> full(static_cast<size_t>(total) * esz);
-  const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  int rc = allreduce(in, full.data(), static_cast<int>(total), type, op, comm);
-  if (rc != MPI_SUCCESS) return rc;
-  size_t off = 0;
-  for (int i = 0; i < rank; ++i) off += static_cast<size_t>(recvcounts[i]);
-  std::memcpy(static_cast<uint8_t*>(recvbuf) + plan.type.true_lb, full.data() + off * esz,
-              static_cast<size_t>(recvcounts[rank]) * esz);
-  return MPI_SUCCESS;
 }
 
 }  // namespace adacomp

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <mpi.h>
 
@@ -13,27 +14,41 @@
 
 namespace adacomp {
 
-struct ReduceArgs {
-  uint8_t* acc;  // count elements; this rank's input on entry
+// Elements [offset, offset + count) of the vector.
+struct RingBlock {
+  size_t offset;
   size_t count;
+};
+
+struct ReduceArgs {
+  uint8_t* acc;  // the whole vector; this rank's input on entry
   size_t elem_size;
   MPI_Datatype type;
   MPI_Op op;
+  std::vector<RingBlock> blocks;  // one per rank, disjoint, in any order
 };
 
+// P nearly equal blocks in vector order: the Allreduce's partition.
+std::vector<RingBlock> even_blocks(size_t count, int parts);
+
 // Ring reduce-scatter with every hop compressed. On return this rank's
-// block owned_block(rank, size) of acc holds the full reduction.
+// block owned_block(rank, size) of acc holds the full reduction. Block b
+// starts at rank b and is folded in ring order, a fixed order of operations.
 void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a);
 
 inline int owned_block(int rank, int size) { return (rank + 1) % size; }
+
+// Compressions that any element of a reduce-scatter result went through:
+// one per hop, P-1.
+inline int reduce_scatter_compressions(int size) { return size - 1; }
 
 // Ring allgather of the final blocks as frames: each owner encodes its block
 // once and the frames are forwarded unchanged, so every rank decodes the very
 // same bytes (the owner too, when lossy). Leaves the result in acc everywhere.
 void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a);
 
-// Compressions that any element of an allreduce result went through: P-1
-// reduce-scatter hops and one allgather encoding.
-inline int allreduce_compressions(int size) { return size; }
+// Compressions that any element of an allreduce result went through: the
+// reduce-scatter's and one allgather encoding.
+inline int allreduce_compressions(int size) { return reduce_scatter_compressions(size) + 1; }
 
 }  // namespace adacomp

@@ -1,8 +1,8 @@
 // Lossy tiers: the user's bound must hold for every element of the final
-// Allreduce/Reduce/Bcast result, against a long-double reference of the
-// exact result, whatever the rank count; NaN and Inf must pass exactly; all
-// ranks must hold identical Allreduce results; and the lossy path must really
-// have run and shrunk the data.
+// Allreduce/Reduce/Bcast/Reduce_scatter(_block) result, against a
+// long-double reference of the exact result, whatever the rank count; NaN
+// and Inf must pass exactly; all ranks must hold identical Allreduce
+// results; and the lossy path must really have run and shrunk the data.
 //   test_lossy abs|rel BOUND
 #include <cmath>
 #include <cstring>
@@ -93,6 +93,33 @@ void run(MPI_Datatype type, const char* tname, bool relative, double user) {
     MPI_Bcast(first.data(), static_cast<int>(n * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
     CHECK(std::memcmp(first.data(), out.data(), n * sizeof(T)) == 0,
           "allreduce %s: ranks hold different results", tname);
+
+    // Reduce_scatter_block, and Reduce_scatter in place with uneven counts
+    // where rank 1 (and 4, 7) receives nothing: this rank's block of the sum.
+    auto check_block = [&](const char* what, const std::vector<T>& got, size_t offset,
+                           size_t count) {
+      std::vector<long double> part(exact.begin() + offset, exact.begin() + offset + count);
+      check_case((what + (" " + label)).c_str(),
+                 std::vector<T>(got.begin(), got.begin() + count), part, bound);
+    };
+    const size_t block = n / size;
+    std::vector<T> mine(block);
+    MPI_Reduce_scatter_block(in.data(), mine.data(), static_cast<int>(block), type, MPI_SUM,
+                             MPI_COMM_WORLD);
+    check_block("reduce_scatter_block", mine, block * rank, block);
+    auto weight = [](int r) -> size_t { return r % 3 == 1 ? 0 : r + 1; };
+    size_t weights = 0;
+    for (int r = 0; r < size; ++r) weights += weight(r);
+    std::vector<size_t> cut(size + 1, 0);  // slice r is [cut[r], cut[r + 1])
+    for (int r = 0, w = 0; r < size; ++r) w += weight(r), cut[r + 1] = n * w / weights;
+    std::vector<int> counts(size);
+    for (int r = 0; r < size; ++r) counts[r] = static_cast<int>(cut[r + 1] - cut[r]);
+    adacomp_op_stats rs_before = op_stats("reduce_scatter");
+    std::vector<T> all(in);
+    MPI_Reduce_scatter(MPI_IN_PLACE, all.data(), counts.data(), type, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(op_stats("reduce_scatter").lossy_calls == rs_before.lossy_calls + 1,
+          "reduce_scatter %s: lossy tier not used", tname);
+    check_block("reduce_scatter", all, cut[rank], counts[rank]);
 
     // In place, at the root of a Reduce that is not rank 0.
     const int root = size - 1;

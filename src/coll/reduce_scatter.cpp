@@ -1,0 +1,89 @@
+// Reduce_scatter(_block): the Allreduce's ring reduce-scatter alone. The ring
+// leaves block owned_block(r) complete at rank r, so rank i's slice of the
+// vector is laid out as ring block owned_block(i): every rank ends with its
+// own reduced block and nothing travels after the reduce-scatter.
+#include <climits>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "coll/bound.h"
+#include "coll/call.h"
+#include "coll/coll.h"
+#include "coll/plan.h"
+#include "coll/ring.h"
+#include "runtime/scratch.h"
+
+namespace adacomp {
+namespace {
+
+// Rank i's slice: counts[i] elements, or `block` for every rank when counts
+// is null (Reduce_scatter_block). Slices follow each other in rank order.
+int count_of(const int* counts, int block, int i) { return counts ? counts[i] : block; }
+
+// Eligibility is the Allreduce's, for the whole vector (identical on every
+// rank: MPI requires identical counts).
+bool plan_reduce_scatter(Op operation, MPI_Comm comm, const int* counts, int block,
+                         MPI_Datatype type, MPI_Op op, Plan* plan) {
+  int size = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return false;
+  long long total = 0;
+  for (int i = 0; i < size; ++i) {
+    const int n = count_of(counts, block, i);
+    if (n < 0) return false;  // PMPI reports the error
+    total += n;
+  }
+  return total <= INT_MAX &&
+         plan_reduction(operation, comm, static_cast<int>(total), type, op, plan);
+}
+
+int reduce_scatter_ring(Op operation, const Plan& plan, const void* sendbuf, void* recvbuf,
+                        const int* counts, int block, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm) {
+  const int p = plan.state->size;
+  std::vector<RingBlock> blocks(p);
+  size_t total = 0;
+  for (int i = 0; i < p; ++i) {
+    const size_t n = static_cast<size_t>(count_of(counts, block, i));
+    blocks[owned_block(i, p)] = {total, n};
+    total += n;
+  }
+  // In place the input is the whole of recvbuf, which keeps everything but
+  // its first block as it was.
+  ReduceArgs a{scratch(ScratchSlot::accumulator, plan.bytes), plan.type.size, type, op,
+               std::move(blocks)};
+  std::memcpy(a.acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
+  CompressedCall call(comm, plan, operation);
+  if (plan.tier.tier == Tier::lossy)
+    call.set_hop_bound(hop_bound(plan, a.acc, total, plan.state->coll,
+                                 reduce_scatter_compressions(p), p - 1));
+  ring_reduce_scatter(call, a);
+  const RingBlock& mine = a.blocks[owned_block(plan.state->rank, p)];
+  if (mine.count > 0)  // recvbuf may be null then
+    std::memcpy(recvbuf, a.acc + mine.offset * a.elem_size, mine.count * a.elem_size);
+  return call.finish();
+}
+
+}  // namespace
+
+int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_reduce_scatter(Op::reduce_scatter_block, comm, nullptr, recvcount, type, op, &plan))
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+  return reduce_scatter_ring(Op::reduce_scatter_block, plan, sendbuf, recvbuf, nullptr,
+                             recvcount, type, op, comm);
+}
+
+int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  stats_for(Op::reduce_scatter).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_reduce_scatter(Op::reduce_scatter, comm, recvcounts, 0, type, op, &plan))
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+  return reduce_scatter_ring(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts, 0, type,
+                             op, comm);
+}
+
+}  // namespace adacomp
