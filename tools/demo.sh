@@ -1,7 +1,8 @@
 #!/bin/bash
 # The main job: install, build, then run an unmodified MPI program (Allreduce
 # of 8 MB of doubles from a heat-diffusion field) on an emulated 1 Gbit/s link,
-# without and with AdaComp, and print time and bytes on the wire.
+# without and with AdaComp, and print time and bytes on the wire; then a
+# point-to-point halo exchange with and without inter-step coding.
 #   tools/demo.sh [openmpi|mpich]   (root: needs network namespaces)
 set -euo pipefail
 flavor=${1:-openmpi}
@@ -32,3 +33,8 @@ run "AdaComp pipelined lossless:" 1e-12 env ADACOMP_MODE=pipelined ADACOMP_THRES
 # Lossy only because a bound is set: 1e-4 of the value range on every element.
 run "AdaComp pipelined lossy:" 1e-3 env ADACOMP_MODE=pipelined ADACOMP_THRESHOLD_PIPELINE=1M \
   ADACOMP_REL_ERROR_BOUND=1e-4 ADACOMP_VERBOSE=1 "$build/adacomp"
+# Point-to-point: a halo exchange (MPI_Sendrecv every step) of three kinds of
+# data, plain MPI vs AdaComp lossless vs lossless with inter-step (XOR) coding,
+# interleaved step by step in one run.
+echo
+mpirun_in_ns "$ns" "$flavor" 2 "$build/bench/adacomp-bench-halo" --bytes 4M --steps 12
