@@ -28,6 +28,31 @@ inline int g_checks = 0;
     }                                                                         \
   } while (0)
 
+// Every predefined C type MPI allows in arithmetic reductions, as X(C++
+// type, MPI datatype).
+#define FOR_EACH_ARITHMETIC_TYPE(X) \
+  X(signed char, MPI_SIGNED_CHAR) \
+  X(unsigned char, MPI_UNSIGNED_CHAR) \
+  X(short, MPI_SHORT) \
+  X(unsigned short, MPI_UNSIGNED_SHORT) \
+  X(int, MPI_INT) \
+  X(unsigned, MPI_UNSIGNED) \
+  X(long, MPI_LONG) \
+  X(unsigned long, MPI_UNSIGNED_LONG) \
+  X(long long, MPI_LONG_LONG) \
+  X(unsigned long long, MPI_UNSIGNED_LONG_LONG) \
+  X(int8_t, MPI_INT8_T) \
+  X(int16_t, MPI_INT16_T) \
+  X(int32_t, MPI_INT32_T) \
+  X(int64_t, MPI_INT64_T) \
+  X(uint8_t, MPI_UINT8_T) \
+  X(uint16_t, MPI_UINT16_T) \
+  X(uint32_t, MPI_UINT32_T) \
+  X(uint64_t, MPI_UINT64_T) \
+  X(float, MPI_FLOAT) \
+  X(double, MPI_DOUBLE) \
+  X(long double, MPI_LONG_DOUBLE)
+
 inline adacomp_op_stats op_stats(const char* op) {
   adacomp_op_stats s{};
   if (adacomp_get_stats(op, &s) != 0) {

@@ -277,28 +277,8 @@ void bcasts(MPI_Comm comm) {
 }
 
 void all_cases(MPI_Comm comm) {
-#define TYPE(T, M) reduction_type<T>(comm, M, #M)
-  TYPE(signed char, MPI_SIGNED_CHAR);
-  TYPE(unsigned char, MPI_UNSIGNED_CHAR);
-  TYPE(short, MPI_SHORT);
-  TYPE(unsigned short, MPI_UNSIGNED_SHORT);
-  TYPE(int, MPI_INT);
-  TYPE(unsigned, MPI_UNSIGNED);
-  TYPE(long, MPI_LONG);
-  TYPE(unsigned long, MPI_UNSIGNED_LONG);
-  TYPE(long long, MPI_LONG_LONG);
-  TYPE(unsigned long long, MPI_UNSIGNED_LONG_LONG);
-  TYPE(int8_t, MPI_INT8_T);
-  TYPE(int16_t, MPI_INT16_T);
-  TYPE(int32_t, MPI_INT32_T);
-  TYPE(int64_t, MPI_INT64_T);
-  TYPE(uint8_t, MPI_UINT8_T);
-  TYPE(uint16_t, MPI_UINT16_T);
-  TYPE(uint32_t, MPI_UINT32_T);
-  TYPE(uint64_t, MPI_UINT64_T);
-  TYPE(float, MPI_FLOAT);
-  TYPE(double, MPI_DOUBLE);
-  TYPE(long double, MPI_LONG_DOUBLE);
+#define TYPE(T, M) reduction_type<T>(comm, M, #M);
+  FOR_EACH_ARITHMETIC_TYPE(TYPE)
 #undef TYPE
   special_values(comm);
   user_ops(comm);
