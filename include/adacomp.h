@@ -29,7 +29,8 @@ typedef struct adacomp_op_stats {
 
 /* Reference memory of point-to-point inter-step coding in this process:
  * bytes kept now and at most, for messages sent (bounded by
- * ADACOMP_XOR_MEMORY) and received (at most that much per sender). */
+ * ADACOMP_XOR_MEMORY) and received (that much per sender when received in
+ * sending order; see docs/p2p.md). */
 typedef struct adacomp_xor_memory {
   unsigned long long send_bytes, send_peak;
   unsigned long long recv_bytes, recv_peak;

@@ -274,6 +274,18 @@ const std::vector<uint8_t>* RecvChannels::reference(int source, const ChannelRec
   return &it->second.ref;
 }
 
+bool RecvChannels::finish(int source, const ChannelRecord& r, bool decoded, uint8_t* data,
+                          size_t bytes) {
+  bool ok = decoded;
+  if (ok && r.xor_prev) {
+    const std::vector<uint8_t>* ref = reference(source, r, bytes);
+    ok = ref != nullptr;
+    if (ok) xor_bytes(data, data, ref->data(), bytes);
+  }
+  applied(source, r, ok ? data : nullptr, bytes);
+  return ok;
+}
+
 void RecvChannels::applied(int source, const ChannelRecord& r, const uint8_t* data,
                            size_t bytes) {
   auto drop = [](std::map<Id, Channel>& m, std::map<Id, Channel>::iterator it) {

@@ -118,11 +118,13 @@ class RecvChannels {
 
   // Whether frame `r` from `source` is next on its channel.
   Turn turn(int source, const ChannelRecord& r) const;
-  // The reference an XOR frame is applied to; nullptr if it is missing or
-  // lost (an earlier frame of the channel failed), or not `bytes` long.
-  const std::vector<uint8_t>* reference(int source, const ChannelRecord& r, size_t bytes) const;
-  // Frame `r` decoded to `data` (nullptr: it failed; the channel's reference
-  // is lost until a frame that is not a delta). Advances the channel.
+  // Frame `r`, its turn come, whose body was decoded into `data` (`decoded`
+  // false: it failed): undoes an XOR against the reference and advances the
+  // channel. False when the message is unusable (decoding failed, or the
+  // reference is lost because an earlier frame of the channel failed).
+  bool finish(int source, const ChannelRecord& r, bool decoded, uint8_t* data, size_t bytes);
+  // Frame `r` advances its channel: `data` becomes the reference (nullptr:
+  // the frame failed; the reference is lost until a frame that is not XOR).
   void applied(int source, const ChannelRecord& r, const uint8_t* data, size_t bytes);
   // A frame from `source` whose record could not be read (truncated): its
   // channels' later frames fail instead of waiting for it.
@@ -135,6 +137,7 @@ class RecvChannels {
     bool lost = false;
     int64_t retire_after = -1;  // drop once this frame has been applied
   };
+  const std::vector<uint8_t>* reference(int source, const ChannelRecord& r, size_t bytes) const;
   using Id = std::pair<int, uint32_t>;  // (source, channel id)
   std::map<Id, Channel> channels_;
   std::vector<int> lost_sources_;

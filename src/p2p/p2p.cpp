@@ -471,14 +471,10 @@ int decode_payload(P2PState* st, MPI_Comm app, int source, const FrameHeader& h,
     ScopedTimer t(stats.ns_decompress);
     ok = decode_body(h, body + record, h.payload_bytes - record, out) == kCodecOk;
     if (channel) {
-      // Only this frame advances its channel, so the reference is stable.
+      // Only this frame advances its channel, so the reference is stable
+      // while it was decoded without the lock.
       std::lock_guard<std::mutex> g(st->channel_mu);
-      if (ok && rec.xor_prev) {
-        const std::vector<uint8_t>* ref = st->receiving.reference(source, rec, h.raw_bytes);
-        ok = ref != nullptr;
-        if (ok) xor_bytes(out, out, ref->data(), h.raw_bytes);
-      }
-      st->receiving.applied(source, rec, ok ? out : nullptr, h.raw_bytes);
+      ok = st->receiving.finish(source, rec, ok, out, h.raw_bytes);
     }
   }
   if (!ok) return raise_failure(app, Failure::corrupt_frame, "Recv");

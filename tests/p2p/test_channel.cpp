@@ -1,0 +1,197 @@
+// Inter-step channels without MPI (src/p2p/channel.*): records, a sender and
+// a receiver exchanging frames in channel order but interleaved across
+// channels, the reference budget with retirement, channels going to sleep,
+// and the receiver's turn rules. Exits non-zero on any failure.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "codec/codec.h"
+#include "p2p/channel.h"
+#include "wire/frame.h"
+
+using namespace adacomp;
+
+namespace {
+
+int g_failures = 0, g_checks = 0;
+#define CHECK(cond, ...)                                           \
+  do {                                                             \
+    ++g_checks;                                                    \
+    if (!(cond)) {                                                 \
+      ++g_failures;                                                \
+      std::fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+      std::fprintf(stderr, __VA_ARGS__);                           \
+      std::fputc('\n', stderr);                                    \
+    }                                                              \
+  } while (0)
+
+void records() {
+  ChannelRecord r;
+  r.id = 7;
+  r.seq = 41;
+  r.xor_prev = true;
+  r.retired = {{3, 9}, {5, 0}};
+  std::vector<uint8_t> buf(channel_record_bytes(r));
+  write_channel_record(r, buf.data());
+  ChannelRecord back;
+  size_t n = 0;
+  CHECK(read_channel_record(buf.data(), buf.size(), &back, &n) && n == buf.size() &&
+            back.id == 7 && back.seq == 41 && back.xor_prev && back.retired.size() == 2 &&
+            back.retired[0].id == 3 && back.retired[0].last_seq == 9 && back.retired[1].id == 5,
+        "record round trip");
+  CHECK(!read_channel_record(buf.data(), buf.size() - 1, &back, &n), "truncated record accepted");
+  for (size_t i = 0; i < buf.size(); ++i)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<uint8_t> bad = buf;
+      bad[i] ^= static_cast<uint8_t>(1u << bit);
+      CHECK(!read_channel_record(bad.data(), bad.size(), &back, &n),
+            "record with byte %zu bit %d flipped accepted", i, bit);
+    }
+}
+
+struct Frame {
+  int channel;  // index into the test's channel list
+  std::vector<uint8_t> bytes;
+  std::vector<double> sent;
+};
+
+// Receives one frame as p2p.cpp does: header, record, turn, decode, finish.
+bool receive(RecvChannels& rx, const Frame& f, std::vector<double>* out) {
+  FrameHeader h;
+  if (!read_frame_header(f.bytes.data(), f.bytes.size(), &h) || !(h.flags & kFrameChannel))
+    return false;
+  const uint8_t* body = f.bytes.data() + kFrameHeaderBytes;
+  ChannelRecord rec;
+  size_t record = 0;
+  if (!read_channel_record(body, h.payload_bytes, &rec, &record)) return false;
+  if (rx.turn(0, rec) != RecvChannels::Turn::ready) return false;
+  out->resize(h.raw_bytes / sizeof(double));
+  auto* dst = reinterpret_cast<uint8_t*>(out->data());
+  const bool decoded = decode_body(h, body + record, h.payload_bytes - record, dst) == kCodecOk;
+  return rx.finish(0, rec, decoded, dst, h.raw_bytes);
+}
+
+std::vector<double> drift(int channel, int step, size_t n) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = std::fmod(channel * 0.37 + i * 0.7548776662, 1.0) * 100 + step * 1e-6 * (i % 13);
+  return v;
+}
+
+// Several channels within a reference budget, frames received in the order
+// sent or (`reorder`) in another order that keeps each channel's order. The
+// receiver holds no more than the budget when it receives in order, and
+// again once it has received everything otherwise (until then it also holds
+// channels whose retirement travels in a frame it has not received).
+void exchange(size_t budget, int channels, bool reorder, bool expect_xor) {
+  const size_t n = 2048, bytes = n * sizeof(double);
+  const Codec& plain = *find_codec(CodecId::fpc);
+  EncodeParams p;
+  p.kind = ElemKind::f64;
+  SendChannels tx;
+  RecvChannels rx;
+  std::vector<std::vector<Frame>> queues(channels);
+  int xor_frames = 0;
+  for (int step = 0; step < 40; ++step)
+    for (int c = 0; c < channels; ++c) {
+      Frame f;
+      f.channel = c;
+      f.sent = drift(c, step, n);
+      f.bytes.resize(frame_capacity(bytes));
+      bool used = false;
+      size_t len = encode_channel_frame(tx, {1, c, bytes, ElemKind::f64}, budget, plain, p,
+                                        reinterpret_cast<const uint8_t*>(f.sent.data()),
+                                        f.bytes.data(), &used);
+      CHECK(channel_memory().send_bytes <= budget, "sender holds %zu > budget %zu",
+            channel_memory().send_bytes, budget);
+      if (!len) continue;  // went without a channel: not this test's business
+      f.bytes.resize(len);
+      xor_frames += used;
+      queues[c].push_back(std::move(f));
+    }
+  // Reordered: channels taken last first, a few frames each.
+  std::vector<size_t> next(channels, 0);
+  std::mt19937 rng(5);
+  for (int left = 1; left;) {
+    left = 0;
+    for (int k = 0; k < channels; ++k) {
+      const int c = reorder ? channels - 1 - k : k;
+      size_t take = next[c] + (reorder ? 1 + rng() % 3 : 1);
+      for (; next[c] < queues[c].size() && next[c] < take; ++next[c]) {
+        std::vector<double> got;
+        const Frame& f = queues[c][next[c]];
+        CHECK(receive(rx, f, &got), "channel %d frame %zu not received", c, next[c]);
+        CHECK(got == f.sent, "channel %d frame %zu differs", c, next[c]);
+        if (!reorder)
+          CHECK(channel_memory().recv_bytes <= budget, "receiver holds %zu, budget %zu",
+                channel_memory().recv_bytes, budget);
+      }
+      left |= next[c] < queues[c].size();
+    }
+  }
+  CHECK((xor_frames > 0) == expect_xor, "%d XOR frames with budget %zu", xor_frames, budget);
+  CHECK(channel_memory().recv_bytes <= budget, "receiver holds %zu at the end, budget %zu",
+        channel_memory().recv_bytes, budget);
+}
+
+// Independent random values each message: XOR never wins, so the channel
+// retires itself after its trials and stops holding its reference.
+void sleeping_channel() {
+  const size_t n = 4096, bytes = n * sizeof(double);
+  const size_t before = channel_memory().send_bytes;
+  SendChannels tx;
+  std::mt19937_64 rng(9);
+  std::vector<double> v(n);
+  std::vector<uint8_t> out(frame_capacity(bytes));
+  EncodeParams p;
+  p.kind = ElemKind::f64;
+  for (int m = 0; m < 80; ++m) {
+    // Smooth, so the value codec shrinks it; a fresh phase each time.
+    const double phase = std::uniform_real_distribution<double>(0, 6.28)(rng);
+    for (size_t i = 0; i < n; ++i) v[i] = std::sin(i * 0.001 + phase);
+    bool used = false;
+    encode_channel_frame(tx, {0, 1, bytes, ElemKind::f64}, 1 << 20, *find_codec(CodecId::fpc),
+                         p, reinterpret_cast<const uint8_t*>(v.data()), out.data(), &used);
+  }
+  CHECK(channel_memory().send_bytes == before, "sleeping channel still holds %zu bytes",
+        channel_memory().send_bytes - before);
+}
+
+void turns() {
+  RecvChannels rx;
+  ChannelRecord r0, r2;
+  r0.id = r2.id = 4;
+  r2.seq = 2;
+  CHECK(rx.turn(0, r0) == RecvChannels::Turn::ready, "first frame not ready");
+  CHECK(rx.turn(0, r2) == RecvChannels::Turn::later, "third frame not 'later'");
+  uint8_t data[16] = {1, 2, 3};
+  rx.applied(0, r0, data, sizeof data);
+  CHECK(rx.turn(0, r0) == RecvChannels::Turn::invalid, "a frame applied twice");
+  rx.lose_source(0);
+  CHECK(rx.turn(0, r2) == RecvChannels::Turn::invalid, "waits for a frame known lost");
+  ChannelRecord r1 = r0;
+  r1.seq = 1;
+  r1.xor_prev = true;
+  rx.applied(0, r1, nullptr, sizeof data);  // the frame failed: reference lost
+  r2.xor_prev = true;
+  CHECK(!rx.finish(0, r2, true, data, sizeof data), "XOR against a lost reference accepted");
+}
+
+}  // namespace
+
+int main() {
+  records();
+  for (bool reorder : {false, true}) {
+    exchange(1 << 24, 3, reorder, true);  // room for every channel
+  // Two of five round-robin channels fit: every message retires the least
+  // recently used channel and opens a new one, so no XOR, and all correct.
+    exchange(2 * 2048 * sizeof(double), 5, reorder, false);
+  }
+  sleeping_channel();
+  turns();
+  std::printf("test_channel: %d checks, %d failed\n", g_checks, g_failures);
+  return g_failures == 0 && g_checks > 0 ? 0 : 1;
+}
