@@ -40,4 +40,38 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm);
 
+#if MPI_VERSION >= 4
+// MPI-4 large-count forms. src/coll/large_count.cpp: the reductions and Bcast;
+// src/coll/gather.cpp: the data-movement collectives.
+int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                MPI_Op op, MPI_Comm comm);
+int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+             int root, MPI_Comm comm);
+int bcast_c(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
+int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                     MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                 MPI_Comm comm);
+int gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              int root, MPI_Comm comm);
+int scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+               MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+               int root, MPI_Comm comm);
+int alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+#endif
+
 }  // namespace adacomp

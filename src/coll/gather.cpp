@@ -6,8 +6,11 @@
 // count and the configuration, which sender and receiver both know (MPI
 // requires their type signatures to match), so both ends always agree; the
 // frame carries the codec and sizes in-band. Whether the whole call takes
-// this path is decided from values identical on every rank (block size for
-// the regular variants, configuration only for the v variants).
+// this path is decided from values identical on every rank (block size in
+// bytes for the regular variants, configuration only for the v variants), so
+// the classic and the MPI-4 large-count (_c) forms of a call, which share one
+// implementation, may be mixed across ranks.
+#include <climits>
 #include <memory>
 #include <vector>
 
@@ -56,7 +59,7 @@ int rank_in(MPI_Comm comm) {
   return rank;
 }
 
-size_t type_bytes(int count, MPI_Datatype t) {
+size_t type_bytes(MPI_Count count, MPI_Datatype t) {
   int s = 0;
   PMPI_Type_size(t, &s);
   return static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(s);
@@ -68,10 +71,42 @@ MPI_Aint extent_of(MPI_Datatype t) {
   return ext;
 }
 
+// Raw transfers of any count: MPI-4's large-count calls exist only where
+// counts can exceed an int (the _c entry points).
+int raw_irecv(void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI_Comm comm,
+              MPI_Request* r) {
+#if MPI_VERSION >= 4
+  if (count > INT_MAX) return PMPI_Irecv_c(buf, count, type, peer, kTagExchange, comm, r);
+#endif
+  return PMPI_Irecv(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
+}
+int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI_Comm comm,
+              MPI_Request* r) {
+#if MPI_VERSION >= 4
+  if (count > INT_MAX) return PMPI_Isend_c(buf, count, type, peer, kTagExchange, comm, r);
+#endif
+  return PMPI_Isend(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
+}
+// A rank's own block, copied from its send to its receive buffer.
+void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
+                MPI_Count rcount, MPI_Datatype rtype) {
+#if MPI_VERSION >= 4
+  if (scount > INT_MAX || rcount > INT_MAX) {
+    PMPI_Sendrecv_c(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
+                    MPI_STATUS_IGNORE);
+    return;
+  }
+#endif
+  PMPI_Sendrecv(src, static_cast<int>(scount), stype, 0, 0, dst, static_cast<int>(rcount),
+                rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}
+
+// A compressed transfer holds at most kMaxFramePayload bytes (pays() checks),
+// so its count fits an int; a raw one may not.
 struct Xfer {
   int peer;
   void* buf;
-  int count;
+  MPI_Count count;
   MPI_Datatype type;
 };
 
@@ -81,10 +116,10 @@ class Exchange {
       : app_(app), st_(st), op_(op), stats_(stats_for(op)) {
     stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   }
-  void send(int peer, const void* buf, int count, MPI_Datatype type) {
+  void send(int peer, const void* buf, MPI_Count count, MPI_Datatype type) {
     sends_.push_back({peer, const_cast<void*>(buf), count, type});
   }
-  void recv(int peer, void* buf, int count, MPI_Datatype type) {
+  void recv(int peer, void* buf, MPI_Count count, MPI_Datatype type) {
     recvs_.push_back({peer, buf, count, type});
   }
   int run();
@@ -115,7 +150,7 @@ int Exchange::run() {
       check(PMPI_Irecv(rframes[i].data(), static_cast<int>(rframes[i].size()), MPI_BYTE,
                        x.peer, kTagExchange, st_.coll, &r));
     } else {
-      check(PMPI_Irecv(x.buf, x.count, x.type, x.peer, kTagExchange, st_.coll, &r));
+      check(raw_irecv(x.buf, x.count, x.type, x.peer, st_.coll, &r));
     }
     reqs.push_back(r);
   }
@@ -130,7 +165,7 @@ int Exchange::run() {
       if (!ti.contiguous) {
         packed.resize(bytes);
         int pos = 0;
-        PMPI_Pack(x.buf, x.count, x.type, packed.data(), static_cast<int>(bytes), &pos,
+        PMPI_Pack(x.buf, static_cast<int>(x.count), x.type, packed.data(), static_cast<int>(bytes), &pos,
                   st_.coll);
         data = packed.data();
       }
@@ -150,7 +185,7 @@ int Exchange::run() {
       check(PMPI_Isend(sframes[i].data(), static_cast<int>(n), MPI_BYTE, x.peer, kTagExchange,
                        st_.coll, &r));
     } else {
-      check(PMPI_Isend(x.buf, x.count, x.type, x.peer, kTagExchange, st_.coll, &r));
+      check(raw_isend(x.buf, x.count, x.type, x.peer, st_.coll, &r));
     }
     reqs.push_back(r);
   }
@@ -177,7 +212,8 @@ int Exchange::run() {
     }
     if (!ti.contiguous) {
       int pos = 0;
-      PMPI_Unpack(dst, static_cast<int>(bytes), &pos, x.buf, x.count, x.type, st_.coll);
+      PMPI_Unpack(dst, static_cast<int>(bytes), &pos, x.buf, static_cast<int>(x.count), x.type,
+                  st_.coll);
     }
   }
   if (mpi_error != MPI_SUCCESS) {
@@ -190,21 +226,21 @@ int Exchange::run() {
 
 void count_call(Op op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
 
-char* at(const void* base, int index, MPI_Datatype type) {
-  return static_cast<char*>(const_cast<void*>(base)) +
-         static_cast<MPI_Aint>(index) * extent_of(type);
+char* at(const void* base, MPI_Aint index, MPI_Datatype type) {
+  return static_cast<char*>(const_cast<void*>(base)) + index * extent_of(type);
 }
 
 // Bytes spanned by blocks (displ, count) of `type` from the buffer start, for
 // copying an in-place Alltoall(v) input; -1 if a lower bound is negative.
-MPI_Aint span(int n, const int* counts, const int* displs, int block, MPI_Datatype type) {
+template <class Count, class Displ>
+MPI_Aint span(int n, const Count* counts, const Displ* displs, Count block, MPI_Datatype type) {
   MPI_Aint lb, ext, tlb, text;
   PMPI_Type_get_extent(type, &lb, &ext);
   PMPI_Type_get_true_extent(type, &tlb, &text);
   if (tlb < 0 || lb < 0) return -1;
   MPI_Aint end = 0;
   for (int i = 0; i < n; ++i) {
-    int c = counts ? counts[i] : block;
+    MPI_Aint c = counts ? counts[i] : block;
     if (c <= 0) continue;
     MPI_Aint d = displs ? displs[i] : static_cast<MPI_Aint>(i) * block;
     MPI_Aint e = (d + c - 1) * ext + tlb + text;
@@ -213,47 +249,49 @@ MPI_Aint span(int n, const int* counts, const int* displs, int block, MPI_Dataty
   return end;
 }
 
-}  // namespace
+// One implementation per collective for both count widths: Count and Displ
+// are int for the classic calls and MPI_Count and MPI_Aint for MPI-4's _c
+// calls. `pass` forwards the caller's own call to PMPI unchanged.
 
-int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count, class Pass>
+int allgather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::allgather);
   const CommState* st = gate(comm, pays(type_bytes(recvcount, recvtype)));
-  if (!st)
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (!st) return pass();
+  const MPI_Aint block = recvcount;
   if (sendbuf == MPI_IN_PLACE) {
-    sendbuf = at(recvbuf, st->rank * recvcount, recvtype);
+    sendbuf = at(recvbuf, st->rank * block, recvtype);
     sendcount = recvcount;
     sendtype = recvtype;
   } else {
-    PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, at(recvbuf, st->rank * recvcount, recvtype),
-                  recvcount, recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    copy_local(sendbuf, sendcount, sendtype, at(recvbuf, st->rank * block, recvtype), recvcount,
+               recvtype);
   }
   Exchange x(comm, *st, Op::allgather);
   for (int j = 0; j < st->size; ++j) {
     if (j == st->rank) continue;
-    x.recv(j, at(recvbuf, j * recvcount, recvtype), recvcount, recvtype);
+    x.recv(j, at(recvbuf, j * block, recvtype), recvcount, recvtype);
     x.send(j, sendbuf, sendcount, sendtype);
   }
   return x.run();
 }
 
-int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-               MPI_Comm comm) {
+template <class Count, class Displ, class Pass>
+int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, Pass pass) {
   count_call(Op::allgatherv);
   const CommState* st = gate(comm, true);
-  if (!st)
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                           recvtype, comm);
+  if (!st) return pass();
   const int me = st->rank;
   if (sendbuf == MPI_IN_PLACE) {
     sendbuf = at(recvbuf, displs[me], recvtype);
     sendcount = recvcounts[me];
     sendtype = recvtype;
   } else {
-    PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, at(recvbuf, displs[me], recvtype),
-                  recvcounts[me], recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    copy_local(sendbuf, sendcount, sendtype, at(recvbuf, displs[me], recvtype), recvcounts[me],
+               recvtype);
   }
   Exchange x(comm, *st, Op::allgatherv);
   for (int j = 0; j < st->size; ++j) {
@@ -264,42 +302,42 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   return x.run();
 }
 
-int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+template <class Count, class Pass>
+int gather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Pass pass) {
   count_call(Op::gather);
   // The block size in bytes is the same on the root (recv) and the others (send).
   const bool is_root = rank_in(comm) == root;
-  size_t block = is_root ? type_bytes(recvcount, recvtype)
-                         : type_bytes(sendcount, sendtype);
-  const CommState* st = rooted_gate(comm, root, pays(block));
-  if (!st)
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  size_t block_bytes = is_root ? type_bytes(recvcount, recvtype)
+                               : type_bytes(sendcount, sendtype);
+  const CommState* st = rooted_gate(comm, root, pays(block_bytes));
+  if (!st) return pass();
+  const MPI_Aint block = recvcount;
   Exchange x(comm, *st, Op::gather);
   if (is_root) {
     if (sendbuf != MPI_IN_PLACE)
-      PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, at(recvbuf, root * recvcount, recvtype),
-                    recvcount, recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+      copy_local(sendbuf, sendcount, sendtype, at(recvbuf, root * block, recvtype), recvcount,
+                 recvtype);
     for (int j = 0; j < st->size; ++j)
-      if (j != root) x.recv(j, at(recvbuf, j * recvcount, recvtype), recvcount, recvtype);
+      if (j != root) x.recv(j, at(recvbuf, j * block, recvtype), recvcount, recvtype);
   } else {
     x.send(root, sendbuf, sendcount, sendtype);
   }
   return x.run();
 }
 
-int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-            MPI_Comm comm) {
+template <class Count, class Displ, class Pass>
+int gatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, Pass pass) {
   count_call(Op::gatherv);
   const CommState* st = rooted_gate(comm, root, true);
-  if (!st)
-    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                        root, comm);
+  if (!st) return pass();
   Exchange x(comm, *st, Op::gatherv);
   if (st->rank == root) {
     if (sendbuf != MPI_IN_PLACE)
-      PMPI_Sendrecv(sendbuf, sendcount, sendtype, 0, 0, at(recvbuf, displs[root], recvtype),
-                    recvcounts[root], recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+      copy_local(sendbuf, sendcount, sendtype, at(recvbuf, displs[root], recvtype),
+                 recvcounts[root], recvtype);
     for (int j = 0; j < st->size; ++j)
       if (j != root) x.recv(j, at(recvbuf, displs[j], recvtype), recvcounts[j], recvtype);
   } else {
@@ -308,41 +346,41 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   return x.run();
 }
 
-int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+template <class Count, class Pass>
+int scatter_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatter);
   const bool is_root = rank_in(comm) == root;
-  size_t block = is_root ? type_bytes(sendcount, sendtype)
-                         : type_bytes(recvcount, recvtype);
-  const CommState* st = rooted_gate(comm, root, pays(block));
-  if (!st)
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  size_t block_bytes = is_root ? type_bytes(sendcount, sendtype)
+                               : type_bytes(recvcount, recvtype);
+  const CommState* st = rooted_gate(comm, root, pays(block_bytes));
+  if (!st) return pass();
+  const MPI_Aint block = sendcount;
   Exchange x(comm, *st, Op::scatter);
   if (is_root) {
     if (recvbuf != MPI_IN_PLACE)
-      PMPI_Sendrecv(at(sendbuf, root * sendcount, sendtype), sendcount, sendtype, 0, 0, recvbuf,
-                    recvcount, recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+      copy_local(at(sendbuf, root * block, sendtype), sendcount, sendtype, recvbuf, recvcount,
+                 recvtype);
     for (int j = 0; j < st->size; ++j)
-      if (j != root) x.send(j, at(sendbuf, j * sendcount, sendtype), sendcount, sendtype);
+      if (j != root) x.send(j, at(sendbuf, j * block, sendtype), sendcount, sendtype);
   } else {
     x.recv(root, recvbuf, recvcount, recvtype);
   }
   return x.run();
 }
 
-int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-             MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-             int root, MPI_Comm comm) {
+template <class Count, class Displ, class Pass>
+int scatterv_impl(const void* sendbuf, const Count sendcounts[], const Displ displs[],
+                  MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatterv);
   const CommState* st = rooted_gate(comm, root, true);
-  if (!st)
-    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                         root, comm);
+  if (!st) return pass();
   Exchange x(comm, *st, Op::scatterv);
   if (st->rank == root) {
     if (recvbuf != MPI_IN_PLACE)
-      PMPI_Sendrecv(at(sendbuf, displs[root], sendtype), sendcounts[root], sendtype, 0, 0,
-                    recvbuf, recvcount, recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+      copy_local(at(sendbuf, displs[root], sendtype), sendcounts[root], sendtype, recvbuf,
+                 recvcount, recvtype);
     for (int j = 0; j < st->size; ++j)
       if (j != root) x.send(j, at(sendbuf, displs[j], sendtype), sendcounts[j], sendtype);
   } else {
@@ -351,52 +389,47 @@ int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
   return x.run();
 }
 
-int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count, class Pass>
+int alltoall_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoall);
   const CommState* st = gate(comm, pays(type_bytes(recvcount, recvtype)));
-  if (!st)
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (!st) return pass();
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
-    MPI_Aint n = span(st->size, nullptr, nullptr, recvcount, recvtype);
-    if (n < 0)  // every rank has the same recvtype, so all take this branch
-      return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    MPI_Aint n = span<Count, Count>(st->size, nullptr, nullptr, recvcount, recvtype);
+    if (n < 0) return pass();  // every rank has the same recvtype, so all take this branch
     copy.assign(static_cast<char*>(recvbuf), static_cast<char*>(recvbuf) + n);
     sendbuf = copy.data();
     sendcount = recvcount;
     sendtype = recvtype;
   }
   const int me = st->rank;
-  PMPI_Sendrecv(at(sendbuf, me * sendcount, sendtype), sendcount, sendtype, 0, 0,
-                at(recvbuf, me * recvcount, recvtype), recvcount, recvtype, 0, 0, MPI_COMM_SELF,
-                MPI_STATUS_IGNORE);
+  const MPI_Aint sblock = sendcount, rblock = recvcount;
+  copy_local(at(sendbuf, me * sblock, sendtype), sendcount, sendtype,
+             at(recvbuf, me * rblock, recvtype), recvcount, recvtype);
   Exchange x(comm, *st, Op::alltoall);
   for (int j = 0; j < st->size; ++j) {
     if (j == me) continue;
-    x.recv(j, at(recvbuf, j * recvcount, recvtype), recvcount, recvtype);
-    x.send(j, at(sendbuf, j * sendcount, sendtype), sendcount, sendtype);
+    x.recv(j, at(recvbuf, j * rblock, recvtype), recvcount, recvtype);
+    x.send(j, at(sendbuf, j * sblock, sendtype), sendcount, sendtype);
   }
   return x.run();
 }
 
-int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-              MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count, class Displ, class Pass>
+int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+                   const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoallv);
   const CommState* st = gate(comm, true);
-  if (!st)
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                          recvtype, comm);
+  if (!st) return pass();
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
-    MPI_Aint n = span(st->size, recvcounts, rdispls, 0, recvtype);
-    if (n < 0) {
-      // Negative lower bounds: not handled here. All ranks must agree, so
-      // this only happens with a recvtype that every rank shares.
-      return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                            rdispls, recvtype, comm);
-    }
+    MPI_Aint n = span<Count, Displ>(st->size, recvcounts, rdispls, 0, recvtype);
+    // Negative lower bounds: not handled here. All ranks must agree, so
+    // this only happens with a recvtype that every rank shares.
+    if (n < 0) return pass();
     copy.assign(static_cast<char*>(recvbuf), static_cast<char*>(recvbuf) + n);
     sendbuf = copy.data();
     sendcounts = recvcounts;
@@ -404,9 +437,8 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
     sendtype = recvtype;
   }
   const int me = st->rank;
-  PMPI_Sendrecv(at(sendbuf, sdispls[me], sendtype), sendcounts[me], sendtype, 0, 0,
-                at(recvbuf, rdispls[me], recvtype), recvcounts[me], recvtype, 0, 0,
-                MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  copy_local(at(sendbuf, sdispls[me], sendtype), sendcounts[me], sendtype,
+             at(recvbuf, rdispls[me], recvtype), recvcounts[me], recvtype);
   Exchange x(comm, *st, Op::alltoallv);
   for (int j = 0; j < st->size; ++j) {
     if (j == me) continue;
@@ -415,5 +447,155 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
   }
   return x.run();
 }
+
+}  // namespace
+
+// The entry points: each names its own PMPI call for the pass-through.
+
+int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, [&] {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+               MPI_Comm comm) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         comm, [&] {
+                           return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                                  recvcounts, displs, recvtype, comm);
+                         });
+}
+
+int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                     [&] {
+                       return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, root, comm);
+                     });
+}
+
+int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+            MPI_Comm comm) {
+  return gatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                      comm, [&] {
+                        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                            displs, recvtype, root, comm);
+                      });
+}
+
+int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      [&] {
+                        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                            recvtype, root, comm);
+                      });
+}
+
+int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+             MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+             int root, MPI_Comm comm) {
+  return scatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, [&] {
+                         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                              recvcount, recvtype, root, comm);
+                       });
+}
+
+int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, [&] {
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, [&] {
+                          return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                recvcounts, rdispls, recvtype, comm);
+                        });
+}
+
+#if MPI_VERSION >= 4
+int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, [&] {
+    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                 MPI_Comm comm) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         comm, [&] {
+                           return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf,
+                                                    recvcounts, displs, recvtype, comm);
+                         });
+}
+
+int gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                     [&] {
+                       return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                            recvtype, root, comm);
+                     });
+}
+
+int gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              int root, MPI_Comm comm) {
+  return gatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                      comm, [&] {
+                        return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                              displs, recvtype, root, comm);
+                      });
+}
+
+int scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      [&] {
+                        return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, root, comm);
+                      });
+}
+
+int scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+               MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+               int root, MPI_Comm comm) {
+  return scatterv_impl(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, [&] {
+                         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                                recvcount, recvtype, root, comm);
+                       });
+}
+
+int alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, [&] {
+    return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+int alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, [&] {
+                          return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype,
+                                                  recvbuf, recvcounts, rdispls, recvtype, comm);
+                        });
+}
+#endif  // MPI_VERSION >= 4
 
 }  // namespace adacomp

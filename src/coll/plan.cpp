@@ -39,7 +39,7 @@ bool plan_common(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan, bool* 
   int size = 0;
   PMPI_Type_size(type, &size);
   plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  if (plan->bytes > kMaxFramePayload) return false;
+  if (plan->bytes == 0 || plan->bytes > kMaxFramePayload) return false;
   // The common case of a small message leaves here, before any other query.
   if (ov == Override::none && plan->bytes < cfg.threshold_lossless) return false;
   int inter = 0;
