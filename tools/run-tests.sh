@@ -1,7 +1,9 @@
 #!/bin/bash
 # The whole test suite: builds against Open MPI and MPICH, runs every ctest
-# on each, then fuzzes each decoder for a bounded time. Exits non-zero on any
-# failure. FUZZ_SECONDS (default 60) sets the fuzzing budget; 0 skips it.
+# on each, then mpi4py's own test suite with the library preloaded (1 and 2
+# ranks, each MPI; tools/mpi4py-suite.sh), then fuzzes each decoder for a
+# bounded time. Exits non-zero on any failure. FUZZ_SECONDS (default 60) sets
+# the fuzzing budget, 0 skips it; MPI4PY_SUITE=0 skips the mpi4py suite.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" || exit 1
@@ -21,6 +23,16 @@ for mpi in openmpi mpich; do
   f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
 done
+if [ "${MPI4PY_SUITE:-1}" != 0 ]; then
+  for mpi in openmpi mpich; do
+    echo "=== $mpi: mpi4py test suite with AdaComp"
+    if MPI4PY_SUITE_WITH=yes MPI4PY_SUITE_TIMEOUT=600 "$root/tools/mpi4py-suite.sh" $mpi; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); status=1
+    fi
+  done
+fi
 fuzz_seconds=${FUZZ_SECONDS:-60}
 if [ "$fuzz_seconds" -gt 0 ]; then
   echo "=== fuzzing decoders for ${fuzz_seconds}s"
