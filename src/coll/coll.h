@@ -41,8 +41,8 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype recvtype, MPI_Comm comm);
 
 #if MPI_VERSION >= 4
-// MPI-4 large-count forms. src/coll/large_count.cpp: the reductions and Bcast;
-// src/coll/gather.cpp: the data-movement collectives.
+// MPI-4 large-count forms. src/coll/large_count.cpp: Allreduce, Reduce and
+// Bcast; src/coll/reduce_scatter.cpp and src/coll/gather.cpp: the others.
 int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
                 MPI_Op op, MPI_Comm comm);
 int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,

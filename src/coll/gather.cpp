@@ -165,8 +165,8 @@ int Exchange::run() {
       if (!ti.contiguous) {
         packed.resize(bytes);
         int pos = 0;
-        PMPI_Pack(x.buf, static_cast<int>(x.count), x.type, packed.data(), static_cast<int>(bytes), &pos,
-                  st_.coll);
+        PMPI_Pack(x.buf, static_cast<int>(x.count), x.type, packed.data(),
+                  static_cast<int>(bytes), &pos, st_.coll);
         data = packed.data();
       }
       EncodeParams params;

@@ -19,26 +19,30 @@ namespace {
 
 // Rank i's slice: counts[i] elements, or `block` for every rank when counts
 // is null (Reduce_scatter_block). Slices follow each other in rank order.
-int count_of(const int* counts, int block, int i) { return counts ? counts[i] : block; }
+// Count is int for the classic calls and MPI_Count for the MPI-4 _c forms.
+template <class Count>
+Count count_of(const Count* counts, Count block, int i) { return counts ? counts[i] : block; }
 
 // Eligibility is the Allreduce's, for the whole vector (identical on every
-// rank: MPI requires identical counts).
-bool plan_reduce_scatter(Op operation, MPI_Comm comm, const int* counts, int block,
+// rank: MPI requires identical counts, so the _c forms decide alike).
+template <class Count>
+bool plan_reduce_scatter(Op operation, MPI_Comm comm, const Count* counts, Count block,
                          MPI_Datatype type, MPI_Op op, Plan* plan) {
   int size = 0;
   if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return false;
   long long total = 0;
   for (int i = 0; i < size; ++i) {
-    const int n = count_of(counts, block, i);
+    const Count n = count_of(counts, block, i);
     if (n < 0) return false;  // PMPI reports the error
     total += n;
+    if (total > INT_MAX) return false;  // PMPI takes it whole
   }
-  return total <= INT_MAX &&
-         plan_reduction(operation, comm, static_cast<int>(total), type, op, plan);
+  return plan_reduction(operation, comm, static_cast<int>(total), type, op, plan);
 }
 
+template <class Count>
 int reduce_scatter_ring(Op operation, const Plan& plan, const void* sendbuf, void* recvbuf,
-                        const int* counts, int block, MPI_Datatype type, MPI_Op op,
+                        const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
                         MPI_Comm comm) {
   const int p = plan.state->size;
   std::vector<RingBlock> blocks(p);
@@ -70,10 +74,11 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                          MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduce_scatter(Op::reduce_scatter_block, comm, nullptr, recvcount, type, op, &plan))
+  if (!plan_reduce_scatter<int>(Op::reduce_scatter_block, comm, nullptr, recvcount, type, op,
+                                &plan))
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-  return reduce_scatter_ring(Op::reduce_scatter_block, plan, sendbuf, recvbuf, nullptr,
-                             recvcount, type, op, comm);
+  return reduce_scatter_ring<int>(Op::reduce_scatter_block, plan, sendbuf, recvbuf, nullptr,
+                                  recvcount, type, op, comm);
 }
 
 int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
@@ -85,5 +90,28 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
   return reduce_scatter_ring(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts, 0, type,
                              op, comm);
 }
+
+#if MPI_VERSION >= 4
+int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                           MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_reduce_scatter<MPI_Count>(Op::reduce_scatter_block, comm, nullptr, recvcount, type,
+                                      op, &plan))
+    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm);
+  return reduce_scatter_ring<MPI_Count>(Op::reduce_scatter_block, plan, sendbuf, recvbuf,
+                                        nullptr, recvcount, type, op, comm);
+}
+
+int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                     MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  stats_for(Op::reduce_scatter).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_reduce_scatter<MPI_Count>(Op::reduce_scatter, comm, recvcounts, 0, type, op, &plan))
+    return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm);
+  return reduce_scatter_ring<MPI_Count>(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts,
+                                        0, type, op, comm);
+}
+#endif  // MPI_VERSION >= 4
 
 }  // namespace adacomp
