@@ -1,5 +1,5 @@
-// ADACOMP_FAULT=corrupt-frames for point-to-point and the data-movement
-// collectives: a damaged frame is reported through the communicator's error
+// ADACOMP_FAULT=corrupt-frames for point-to-point, the data-movement
+// collectives and (MPICH) the large-count collectives: a damaged frame is reported through the communicator's error
 // handler (AdaComp error class), no rank hangs, and the communicator stays
 // usable.
 #include <cstring>
@@ -38,6 +38,13 @@ int main(int argc, char** argv) {
     CHECK(is_adacomp_error(rc), "allgather returned %d", rc);
     rc = MPI_Alltoall(out.data(), n / size, MPI_DOUBLE, in.data(), n / size, MPI_DOUBLE, comm);
     CHECK(is_adacomp_error(rc), "alltoall returned %d", rc);
+#if MPI_VERSION >= 4
+    // The large-count forms share these paths (MPICH).
+    rc = MPI_Allgather_c(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm);
+    CHECK(is_adacomp_error(rc), "allgather_c returned %d", rc);
+    rc = MPI_Reduce_scatter_block_c(out.data(), in.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+    CHECK(is_adacomp_error(rc), "reduce_scatter_block_c returned %d", rc);
+#endif
   }
   int one = 1, total = 0;
   rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
