@@ -16,5 +16,5 @@ mkdir -p "$out"
 ns=adacomp-halo-$$
 trap 'netns_down $ns' EXIT
 netns_up "$ns" 1gbit
-mpirun_in_ns "$ns" "$flavor" 2 "$build/bench/adacomp-bench-halo" --bytes "$bytes" \
+mpirun_in_ns "$ns" "$flavor" 2 env ADACOMP_MODE=lossless "$build/bench/adacomp-bench-halo" --bytes "$bytes" \
   --steps "$steps" --csv "$out/halo-$flavor.csv" | tee "$out/halo-$flavor.txt"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # usage: report_check.sh MPIEXEC_AND_FLAGS... -- LAUNCHER DEMO
-# Runs the demo through the `adacomp` launcher (LD_PRELOAD mode) and checks
+# Runs the demo through the `adacomp` launcher (LD_PRELOAD mode, lossless forced:
+# on one node the default policy codes nothing) and checks
 # the JSON report: allreduce compressed, fewer bytes on the wire than in.
 set -u
 report=$(mktemp /tmp/adacomp-report.XXXXXX.json)
@@ -8,7 +9,7 @@ trap 'rm -f "$report"' EXIT
 mpiexec=()
 while [ "$1" != "--" ]; do mpiexec+=("$1"); shift; done
 shift
-ADACOMP_REPORT=$report ADACOMP_THRESHOLD_LOSSLESS=4K ADACOMP_VERBOSE=1 \
+ADACOMP_REPORT=$report ADACOMP_MODE=lossless ADACOMP_THRESHOLD_LOSSLESS=4K ADACOMP_VERBOSE=1 \
   "${mpiexec[@]}" "$@" 1 3 || { echo "FAIL: run failed"; exit 1; }
 python3 - "$report" <<'PY'
 import json, sys

@@ -37,4 +37,4 @@ run "AdaComp pipelined lossy:" 1e-3 env ADACOMP_MODE=pipelined ADACOMP_THRESHOLD
 # data, plain MPI vs AdaComp lossless vs lossless with inter-step (XOR) coding,
 # interleaved step by step in one run.
 echo
-mpirun_in_ns "$ns" "$flavor" 2 "$build/bench/adacomp-bench-halo" --bytes 4M --steps 12
+mpirun_in_ns "$ns" "$flavor" 2 env ADACOMP_MODE=lossless "$build/bench/adacomp-bench-halo" --bytes 4M --steps 12

@@ -1,30 +1,109 @@
+// Allreduce. Flat: the compressed ring over every rank. Node-aware, when the
+// communicator spans nodes with several ranks on some of them, the node
+// stages run through PMPI on the node's private communicator and only the
+// inter-node stage is coded:
+//   rails   (every node holds the same number of ranks): a node-local
+//           reduce-scatter leaves local rank i with slice i of its node's
+//           sum; the ranks with local rank i on every node (a rail) run the
+//           compressed ring on that slice; a node-local allgather joins the
+//           slices. Every core codes, each 1/local_size of the vector.
+//   leaders (any layout): a node-local reduce to the node's lowest rank, the
+//           compressed ring among those leaders, a node-local broadcast.
+// Either way each element's value is computed once and copied to every
+// rank, so results are identical everywhere and from run to run.
 #include <cstring>
+#include <vector>
 
 #include "coll/bound.h"
 #include "coll/call.h"
 #include "coll/coll.h"
 #include "coll/plan.h"
 #include "coll/ring.h"
+#include "runtime/scratch.h"
 
 namespace adacomp {
+namespace {
+
+// The compressed ring allreduce of `count` elements at acc among `group`.
+void ring_allreduce(CompressedCall& call, uint8_t* acc, size_t count, MPI_Datatype type,
+                    MPI_Op op) {
+  ReduceArgs a{acc, call.plan.type.size, type, op, even_blocks(count, call.group.size)};
+  ring_reduce_scatter(call, a);
+  ring_allgather_frames(call, a);
+}
+
+// Per-compression bound: the range is agreed over every rank's input, and
+// every element passes `compressions` codings among `nodes` ring members.
+void set_bound(CompressedCall& call, const Plan& plan, const void* input, size_t count,
+               int ring_members) {
+  if (plan.tier.tier != Tier::lossy) return;
+  call.set_hop_bound(hop_bound(plan, input, count, plan.state->coll.comm,
+                               allreduce_compressions(ring_members), plan.state->coll.size - 1));
+}
+
+int allreduce_rails(const void* input, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm, const Plan& plan) {
+  CommState& s = *plan.state;
+  const Group& node = s.node;
+  std::vector<int> counts(node.size), displs(node.size);
+  for (int i = 0; i < node.size; ++i) {
+    counts[i] = static_cast<int>(block_count(count, node.size, i));
+    displs[i] = static_cast<int>(block_begin(count, node.size, i));
+  }
+  const size_t elem = plan.type.size;
+  uint8_t* slice = scratch(ScratchSlot::accumulator, counts[node.rank] * elem + 1);
+  CompressedCall call(comm, plan, Op::allreduce, s.rail);
+  set_bound(call, plan, input, count, s.rail.size);
+  int rc = PMPI_Reduce_scatter(input, slice, counts.data(), type, op, node.comm);
+  if (rc == MPI_SUCCESS) {
+    // A rail's members share a local rank, so they agree on skipping.
+    if (counts[node.rank] > 0) ring_allreduce(call, slice, counts[node.rank], type, op);
+    rc = PMPI_Allgatherv(slice, counts[node.rank], type, recvbuf, counts.data(), displs.data(),
+                         type, node.comm);
+  }
+  return call.finish_with(rc);
+}
+
+int allreduce_leaders(const void* input, void* recvbuf, int count, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm, const Plan& plan) {
+  CommState& s = *plan.state;
+  const bool leader = s.node.rank == 0;
+  // The leader reduces into recvbuf (its own input copied aside when in place).
+  const void* src = input;
+  if (leader && input == recvbuf) {
+    uint8_t* copy = scratch(ScratchSlot::accumulator, plan.bytes);
+    std::memcpy(copy, input, plan.bytes);
+    src = copy;
+  }
+  CompressedCall call(comm, plan, Op::allreduce, s.leaders);
+  set_bound(call, plan, input, count, s.loc.nodes);
+  int rc = PMPI_Reduce(src, leader ? recvbuf : nullptr, count, type, op, 0, s.node.comm);
+  if (rc == MPI_SUCCESS && leader)
+    ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op);
+  if (rc == MPI_SUCCESS) rc = PMPI_Bcast(recvbuf, count, type, 0, s.node.comm);
+  return call.finish_with(rc);
+}
+
+}  // namespace
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
               MPI_Op op, MPI_Comm comm) {
   stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_reduction(Op::allreduce, comm, count, type, op, &plan))
-    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    return pass_through(plan, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
 
-  const int p = plan.state->size;
-  ReduceArgs a{static_cast<uint8_t*>(recvbuf), plan.type.size, type, op,
-               even_blocks(static_cast<size_t>(count), p)};
-  if (sendbuf != MPI_IN_PLACE) std::memcpy(a.acc, sendbuf, plan.bytes);
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
+  if (plan.layout == Layout::rails)
+    return allreduce_rails(input, recvbuf, count, type, op, comm, plan);
+  if (plan.layout == Layout::leaders)
+    return allreduce_leaders(input, recvbuf, count, type, op, comm, plan);
+
+  if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   CompressedCall call(comm, plan, Op::allreduce);
-  if (plan.tier.tier == Tier::lossy)
-    call.set_hop_bound(hop_bound(plan, a.acc, static_cast<size_t>(count), plan.state->coll,
-                                 allreduce_compressions(p), p - 1));
-  ring_reduce_scatter(call, a);
-  ring_allgather_frames(call, a);
+  set_bound(call, plan, recvbuf, count, plan.state->coll.size);
+  ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op);
   return call.finish();
 }
 

@@ -6,9 +6,9 @@
 
 namespace adacomp {
 
-CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, Op op)
-    : state(*p.state), plan(p), app_(app), op_(op), stats_(stats_for(op)), codec_(p.codec),
-      params_(p.params) {
+CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, Op op, const Group& g)
+    : group(g), plan(p), app_(app), op_(op), stats_(stats_for(op)), codec_(p.codec),
+      params_(p.params), start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.chunks > 1) stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);
@@ -21,7 +21,7 @@ void CompressedCall::set_hop_bound(double abs_bound) {
 }
 
 size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
-  ScopedTimer t(stats_.ns_compress, &ns_codec_);
+  ScopedTimer t(stats_.ns_compress);
   size_t n = encode_frame(*codec_, params_, src, bytes, frame);
   if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
   return n;
@@ -29,7 +29,7 @@ size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
 
 bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
                             size_t raw_bytes) {
-  ScopedTimer t(stats_.ns_decompress, &ns_codec_);
+  ScopedTimer t(stats_.ns_decompress);
   if (decode_frame(frame, frame_bytes, dst, raw_bytes) == kCodecOk) return true;
   corrupt_ = true;
   return false;
@@ -43,16 +43,13 @@ void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_
                            int peer, int tag, MPI_Request* req) {
   stats_.bytes_in.fetch_add(raw_bytes, std::memory_order_relaxed);
   stats_.bytes_wire.fetch_add(frame_bytes, std::memory_order_relaxed);
-  bytes_in_ += raw_bytes;
-  bytes_wire_ += frame_bytes;
-  check(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag,
-                   state.coll, req));
+  check(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm,
+                   req));
 }
 
 void CompressedCall::irecv(uint8_t* frame, size_t capacity, int peer, int tag,
                            MPI_Request* req) {
-  check(PMPI_Irecv(frame, static_cast<int>(capacity), MPI_BYTE, peer, tag, state.coll,
-                   req));
+  check(PMPI_Irecv(frame, static_cast<int>(capacity), MPI_BYTE, peer, tag, group.comm, req));
 }
 
 namespace {
@@ -82,10 +79,7 @@ bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {
 }
 
 int CompressedCall::finish() {
-  if (plan.model)
-    RuntimeModel::record(*plan.model, state.coll, config().link, plan.chunks > 1,
-                         static_cast<double>(bytes_in_), static_cast<double>(bytes_wire_),
-                         ns_codec_ * 1e-9, config().verbose);
+  record_time(plan, PMPI_Wtime() - start_);
   if (mpi_error_ != MPI_SUCCESS) {
     PMPI_Comm_call_errhandler(app_, mpi_error_);
     return mpi_error_;

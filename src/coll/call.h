@@ -21,7 +21,11 @@ constexpr int kTagTree = 2;
 
 class CompressedCall {
  public:
-  CompressedCall(MPI_Comm app, const Plan& plan, Op op);
+  // Frames travel between the ranks of `group` (the private communicator,
+  // or one of its node-aware splits).
+  CompressedCall(MPI_Comm app, const Plan& plan, Op op, const Group& group);
+  CompressedCall(MPI_Comm app, const Plan& plan, Op op)
+      : CompressedCall(app, plan, op, plan.state->coll) {}
 
   // Error bound of each compression of this call. A lossy plan with no
   // usable bound (e.g. a constant field under a relative bound) codes
@@ -43,9 +47,15 @@ class CompressedCall {
   // Completes a receive if it has arrived (progressing MPI meanwhile).
   bool test(MPI_Request* req, size_t* recv_bytes);
 
+  // Reports failures; in the adaptive policy also records this call's time.
   int finish();
+  // The same, first reporting `rc` of a PMPI stage of the call.
+  int finish_with(int rc) {
+    check(rc);
+    return finish();
+  }
 
-  const CommState& state;
+  const Group& group;
   const Plan& plan;
 
  private:
@@ -58,8 +68,7 @@ class CompressedCall {
   EncodeParams params_;
   int mpi_error_ = MPI_SUCCESS;
   bool corrupt_ = false;
-  // This call's own measurements, for the runtime model.
-  uint64_t bytes_in_ = 0, bytes_wire_ = 0, ns_codec_ = 0;
+  double start_;  // MPI_Wtime at construction, for the runtime model
 };
 
 // Splits `count` elements into `parts` nearly equal blocks.

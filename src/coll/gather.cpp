@@ -16,6 +16,7 @@
 
 #include "coll/coll.h"
 #include "coll/datatype.h"
+#include "coll/plan.h"
 #include "policy/model.h"
 #include "policy/tier.h"
 #include "runtime/comm_state.h"
@@ -36,21 +37,19 @@ bool pays(size_t bytes) {
   return bytes > 0 && in_compressed_range(config(), tier_override(), bytes);
 }
 
-// Gate: identical inputs on every rank.
-const CommState* gate(MPI_Comm comm, bool any_block_pays) {
-  if (!runtime_active() || comm == MPI_COMM_NULL || !any_block_pays) return nullptr;
-  if (config().mode == Mode::raw) return nullptr;
-  int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return nullptr;
-  return comm_state(comm);
+// Gate: identical inputs on every rank (see plan_exchange).
+const CommState* gate(Op op, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
+                      Plan* plan) {
+  return plan_exchange(op, comm, block_bytes, any_block_pays, plan) ? plan->state : nullptr;
 }
 
 // Gate of a rooted collective: a root out of range passes through too, so
 // that PMPI reports the error.
-const CommState* rooted_gate(MPI_Comm comm, int root, bool any_block_pays) {
-  const CommState* st = gate(comm, any_block_pays);
-  return st && root >= 0 && root < st->size ? st : nullptr;
+const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes,
+                             bool any_block_pays, Plan* plan) {
+  const CommState* st = gate(op, comm, block_bytes, any_block_pays, plan);
+  if (st && (root < 0 || root >= st->coll.size)) plan->model = nullptr;  // untimed
+  return st && root >= 0 && root < st->coll.size ? st : nullptr;
 }
 
 int rank_in(MPI_Comm comm) {
@@ -112,8 +111,9 @@ struct Xfer {
 
 class Exchange {
  public:
-  Exchange(MPI_Comm app, const CommState& st, Op op)
-      : app_(app), st_(st), op_(op), stats_(stats_for(op)) {
+  Exchange(MPI_Comm app, const Plan& plan, Op op)
+      : app_(app), plan_(plan), st_(plan.state->coll), op_(op), stats_(stats_for(op)),
+        start_(PMPI_Wtime()) {
     stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   }
   void send(int peer, const void* buf, MPI_Count count, MPI_Datatype type) {
@@ -126,10 +126,12 @@ class Exchange {
 
  private:
   MPI_Comm app_;
-  const CommState& st_;
+  const Plan& plan_;
+  const Group& st_;
   Op op_;
   OpStats& stats_;
   std::vector<Xfer> sends_, recvs_;
+  double start_;
 };
 
 int Exchange::run() {
@@ -145,12 +147,12 @@ int Exchange::run() {
     const Xfer& x = recvs_[i];
     size_t bytes = type_bytes(x.count, x.type);
     MPI_Request r;
-    if (x.peer != st_.rank && pays(bytes)) {
+    if (x.peer != st_.rank && codes_hop(plan_, x.peer) && pays(bytes)) {
       rframes[i].resize(frame_capacity(bytes));
       check(PMPI_Irecv(rframes[i].data(), static_cast<int>(rframes[i].size()), MPI_BYTE,
-                       x.peer, kTagExchange, st_.coll, &r));
+                       x.peer, kTagExchange, st_.comm, &r));
     } else {
-      check(raw_irecv(x.buf, x.count, x.type, x.peer, st_.coll, &r));
+      check(raw_irecv(x.buf, x.count, x.type, x.peer, st_.comm, &r));
     }
     reqs.push_back(r);
   }
@@ -158,7 +160,7 @@ int Exchange::run() {
     const Xfer& x = sends_[i];
     size_t bytes = type_bytes(x.count, x.type);
     MPI_Request r;
-    if (x.peer != st_.rank && pays(bytes)) {
+    if (x.peer != st_.rank && codes_hop(plan_, x.peer) && pays(bytes)) {
       TypeInfo ti = type_info(x.type);
       const uint8_t* data = static_cast<const uint8_t*>(x.buf) + ti.true_lb;
       std::vector<uint8_t> packed;
@@ -166,7 +168,7 @@ int Exchange::run() {
         packed.resize(bytes);
         int pos = 0;
         PMPI_Pack(x.buf, static_cast<int>(x.count), x.type, packed.data(),
-                  static_cast<int>(bytes), &pos, st_.coll);
+                  static_cast<int>(bytes), &pos, st_.comm);
         data = packed.data();
       }
       EncodeParams params;
@@ -183,9 +185,9 @@ int Exchange::run() {
       stats_.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
       stats_.bytes_wire.fetch_add(n, std::memory_order_relaxed);
       check(PMPI_Isend(sframes[i].data(), static_cast<int>(n), MPI_BYTE, x.peer, kTagExchange,
-                       st_.coll, &r));
+                       st_.comm, &r));
     } else {
-      check(raw_isend(x.buf, x.count, x.type, x.peer, st_.coll, &r));
+      check(raw_isend(x.buf, x.count, x.type, x.peer, st_.comm, &r));
     }
     reqs.push_back(r);
   }
@@ -213,9 +215,10 @@ int Exchange::run() {
     if (!ti.contiguous) {
       int pos = 0;
       PMPI_Unpack(dst, static_cast<int>(bytes), &pos, x.buf, static_cast<int>(x.count), x.type,
-                  st_.coll);
+                  st_.comm);
     }
   }
+  record_time(plan_, PMPI_Wtime() - start_);
   if (mpi_error != MPI_SUCCESS) {
     PMPI_Comm_call_errhandler(app_, mpi_error);
     return mpi_error;
@@ -257,20 +260,22 @@ template <class Count, class Pass>
 int allgather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::allgather);
-  const CommState* st = gate(comm, pays(type_bytes(recvcount, recvtype)));
-  if (!st) return pass();
+  Plan plan;
+  const size_t block_bytes = type_bytes(recvcount, recvtype);
+  const CommState* st = gate(Op::allgather, comm, block_bytes, pays(block_bytes), &plan);
+  if (!st) return pass_through(plan, pass);
   const MPI_Aint block = recvcount;
   if (sendbuf == MPI_IN_PLACE) {
-    sendbuf = at(recvbuf, st->rank * block, recvtype);
+    sendbuf = at(recvbuf, st->coll.rank * block, recvtype);
     sendcount = recvcount;
     sendtype = recvtype;
   } else {
-    copy_local(sendbuf, sendcount, sendtype, at(recvbuf, st->rank * block, recvtype), recvcount,
+    copy_local(sendbuf, sendcount, sendtype, at(recvbuf, st->coll.rank * block, recvtype), recvcount,
                recvtype);
   }
-  Exchange x(comm, *st, Op::allgather);
-  for (int j = 0; j < st->size; ++j) {
-    if (j == st->rank) continue;
+  Exchange x(comm, plan, Op::allgather);
+  for (int j = 0; j < st->coll.size; ++j) {
+    if (j == st->coll.rank) continue;
     x.recv(j, at(recvbuf, j * block, recvtype), recvcount, recvtype);
     x.send(j, sendbuf, sendcount, sendtype);
   }
@@ -282,9 +287,10 @@ int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                     const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, Pass pass) {
   count_call(Op::allgatherv);
-  const CommState* st = gate(comm, true);
-  if (!st) return pass();
-  const int me = st->rank;
+  Plan plan;
+  const CommState* st = gate(Op::allgatherv, comm, 0, true, &plan);
+  if (!st) return pass_through(plan, pass);
+  const int me = st->coll.rank;
   if (sendbuf == MPI_IN_PLACE) {
     sendbuf = at(recvbuf, displs[me], recvtype);
     sendcount = recvcounts[me];
@@ -293,8 +299,8 @@ int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
     copy_local(sendbuf, sendcount, sendtype, at(recvbuf, displs[me], recvtype), recvcounts[me],
                recvtype);
   }
-  Exchange x(comm, *st, Op::allgatherv);
-  for (int j = 0; j < st->size; ++j) {
+  Exchange x(comm, plan, Op::allgatherv);
+  for (int j = 0; j < st->coll.size; ++j) {
     if (j == me) continue;
     x.recv(j, at(recvbuf, displs[j], recvtype), recvcounts[j], recvtype);
     x.send(j, sendbuf, sendcount, sendtype);
@@ -310,15 +316,16 @@ int gather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, voi
   const bool is_root = rank_in(comm) == root;
   size_t block_bytes = is_root ? type_bytes(recvcount, recvtype)
                                : type_bytes(sendcount, sendtype);
-  const CommState* st = rooted_gate(comm, root, pays(block_bytes));
-  if (!st) return pass();
+  Plan plan;
+  const CommState* st = rooted_gate(Op::gather, comm, root, block_bytes, pays(block_bytes), &plan);
+  if (!st) return pass_through(plan, pass);
   const MPI_Aint block = recvcount;
-  Exchange x(comm, *st, Op::gather);
+  Exchange x(comm, plan, Op::gather);
   if (is_root) {
     if (sendbuf != MPI_IN_PLACE)
       copy_local(sendbuf, sendcount, sendtype, at(recvbuf, root * block, recvtype), recvcount,
                  recvtype);
-    for (int j = 0; j < st->size; ++j)
+    for (int j = 0; j < st->coll.size; ++j)
       if (j != root) x.recv(j, at(recvbuf, j * block, recvtype), recvcount, recvtype);
   } else {
     x.send(root, sendbuf, sendcount, sendtype);
@@ -331,14 +338,15 @@ int gatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
                  const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, Pass pass) {
   count_call(Op::gatherv);
-  const CommState* st = rooted_gate(comm, root, true);
-  if (!st) return pass();
-  Exchange x(comm, *st, Op::gatherv);
-  if (st->rank == root) {
+  Plan plan;
+  const CommState* st = rooted_gate(Op::gatherv, comm, root, 0, true, &plan);
+  if (!st) return pass_through(plan, pass);
+  Exchange x(comm, plan, Op::gatherv);
+  if (st->coll.rank == root) {
     if (sendbuf != MPI_IN_PLACE)
       copy_local(sendbuf, sendcount, sendtype, at(recvbuf, displs[root], recvtype),
                  recvcounts[root], recvtype);
-    for (int j = 0; j < st->size; ++j)
+    for (int j = 0; j < st->coll.size; ++j)
       if (j != root) x.recv(j, at(recvbuf, displs[j], recvtype), recvcounts[j], recvtype);
   } else {
     x.send(root, sendbuf, sendcount, sendtype);
@@ -353,15 +361,16 @@ int scatter_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
   const bool is_root = rank_in(comm) == root;
   size_t block_bytes = is_root ? type_bytes(sendcount, sendtype)
                                : type_bytes(recvcount, recvtype);
-  const CommState* st = rooted_gate(comm, root, pays(block_bytes));
-  if (!st) return pass();
+  Plan plan;
+  const CommState* st = rooted_gate(Op::scatter, comm, root, block_bytes, pays(block_bytes), &plan);
+  if (!st) return pass_through(plan, pass);
   const MPI_Aint block = sendcount;
-  Exchange x(comm, *st, Op::scatter);
+  Exchange x(comm, plan, Op::scatter);
   if (is_root) {
     if (recvbuf != MPI_IN_PLACE)
       copy_local(at(sendbuf, root * block, sendtype), sendcount, sendtype, recvbuf, recvcount,
                  recvtype);
-    for (int j = 0; j < st->size; ++j)
+    for (int j = 0; j < st->coll.size; ++j)
       if (j != root) x.send(j, at(sendbuf, j * block, sendtype), sendcount, sendtype);
   } else {
     x.recv(root, recvbuf, recvcount, recvtype);
@@ -374,14 +383,15 @@ int scatterv_impl(const void* sendbuf, const Count sendcounts[], const Displ dis
                   MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatterv);
-  const CommState* st = rooted_gate(comm, root, true);
-  if (!st) return pass();
-  Exchange x(comm, *st, Op::scatterv);
-  if (st->rank == root) {
+  Plan plan;
+  const CommState* st = rooted_gate(Op::scatterv, comm, root, 0, true, &plan);
+  if (!st) return pass_through(plan, pass);
+  Exchange x(comm, plan, Op::scatterv);
+  if (st->coll.rank == root) {
     if (recvbuf != MPI_IN_PLACE)
       copy_local(at(sendbuf, displs[root], sendtype), sendcounts[root], sendtype, recvbuf,
                  recvcount, recvtype);
-    for (int j = 0; j < st->size; ++j)
+    for (int j = 0; j < st->coll.size; ++j)
       if (j != root) x.send(j, at(sendbuf, displs[j], sendtype), sendcounts[j], sendtype);
   } else {
     x.recv(root, recvbuf, recvcount, recvtype);
@@ -393,23 +403,25 @@ template <class Count, class Pass>
 int alltoall_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoall);
-  const CommState* st = gate(comm, pays(type_bytes(recvcount, recvtype)));
-  if (!st) return pass();
+  Plan plan;
+  const size_t block_bytes = type_bytes(recvcount, recvtype);
+  const CommState* st = gate(Op::alltoall, comm, block_bytes, pays(block_bytes), &plan);
+  if (!st) return pass_through(plan, pass);
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
-    MPI_Aint n = span<Count, Count>(st->size, nullptr, nullptr, recvcount, recvtype);
+    MPI_Aint n = span<Count, Count>(st->coll.size, nullptr, nullptr, recvcount, recvtype);
     if (n < 0) return pass();  // every rank has the same recvtype, so all take this branch
     copy.assign(static_cast<char*>(recvbuf), static_cast<char*>(recvbuf) + n);
     sendbuf = copy.data();
     sendcount = recvcount;
     sendtype = recvtype;
   }
-  const int me = st->rank;
+  const int me = st->coll.rank;
   const MPI_Aint sblock = sendcount, rblock = recvcount;
   copy_local(at(sendbuf, me * sblock, sendtype), sendcount, sendtype,
              at(recvbuf, me * rblock, recvtype), recvcount, recvtype);
-  Exchange x(comm, *st, Op::alltoall);
-  for (int j = 0; j < st->size; ++j) {
+  Exchange x(comm, plan, Op::alltoall);
+  for (int j = 0; j < st->coll.size; ++j) {
     if (j == me) continue;
     x.recv(j, at(recvbuf, j * rblock, recvtype), recvcount, recvtype);
     x.send(j, at(sendbuf, j * sblock, sendtype), sendcount, sendtype);
@@ -422,11 +434,12 @@ int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sd
                    MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
                    const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoallv);
-  const CommState* st = gate(comm, true);
-  if (!st) return pass();
+  Plan plan;
+  const CommState* st = gate(Op::alltoallv, comm, 0, true, &plan);
+  if (!st) return pass_through(plan, pass);
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
-    MPI_Aint n = span<Count, Displ>(st->size, recvcounts, rdispls, 0, recvtype);
+    MPI_Aint n = span<Count, Displ>(st->coll.size, recvcounts, rdispls, 0, recvtype);
     // Negative lower bounds: not handled here. All ranks must agree, so
     // this only happens with a recvtype that every rank shares.
     if (n < 0) return pass();
@@ -436,11 +449,11 @@ int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sd
     sdispls = rdispls;
     sendtype = recvtype;
   }
-  const int me = st->rank;
+  const int me = st->coll.rank;
   copy_local(at(sendbuf, sdispls[me], sendtype), sendcounts[me], sendtype,
              at(recvbuf, rdispls[me], recvtype), recvcounts[me], recvtype);
-  Exchange x(comm, *st, Op::alltoallv);
-  for (int j = 0; j < st->size; ++j) {
+  Exchange x(comm, plan, Op::alltoallv);
+  for (int j = 0; j < st->coll.size; ++j) {
     if (j == me) continue;
     x.recv(j, at(recvbuf, rdispls[j], recvtype), recvcounts[j], recvtype);
     x.send(j, at(sendbuf, sdispls[j], sendtype), sendcounts[j], sendtype);

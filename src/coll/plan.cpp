@@ -1,27 +1,28 @@
 #include "coll/plan.h"
 
+#include <cstdio>
+
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 
 namespace adacomp {
 namespace {
 
-// The tier of this call and whether the runtime model may veto it.
+// The tier of this call and whether the adaptive policy decides it.
 TierChoice tier_of(const Config& cfg, Override ov, size_t bytes, ElemKind kind,
-                   bool* use_model) {
+                   bool* adaptive) {
   const bool lossy_ok = cfg.lossy_enabled() && kind != ElemKind::bytes;
   const Tier compressed = lossy_ok ? Tier::lossy : Tier::lossless;
-  const bool policy_mode = cfg.mode == Mode::adaptive || cfg.mode == Mode::pipelined;
-  *use_model = false;
+  *adaptive = false;
   switch (ov) {
     case Override::none:
-      *use_model = cfg.model && policy_mode;
+      *adaptive = cfg.model && cfg.adaptive();
       return choose_tier(cfg, cfg.mode, bytes, kind);
     case Override::adaptive:
-      *use_model = cfg.model;
+      *adaptive = cfg.model;
       return choose_tier(cfg, Mode::adaptive, bytes, kind);
     case Override::adaptive_pipelined:
-      *use_model = cfg.model;
+      *adaptive = cfg.model;
       return choose_tier(cfg, Mode::pipelined, bytes, kind);
     case Override::lossless: return {Tier::lossless, false};
     case Override::lossy: return {compressed, false};
@@ -31,32 +32,38 @@ TierChoice tier_of(const Config& cfg, Override ov, size_t bytes, ElemKind kind,
   return {};
 }
 
-bool plan_common(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan, bool* use_model) {
-  if (!runtime_active() || count <= 0 || comm == MPI_COMM_NULL) return false;
+// Cheap checks first: the common small message leaves before any query.
+bool eligible(MPI_Comm comm, size_t bytes) {
+  if (!runtime_active() || comm == MPI_COMM_NULL) return false;
   const Config& cfg = config();
   const Override ov = tier_override();
   if (ov == Override::raw || (ov == Override::none && cfg.mode == Mode::raw)) return false;
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  if (plan->bytes == 0 || plan->bytes > kMaxFramePayload) return false;
-  // The common case of a small message leaves here, before any other query.
-  if (ov == Override::none && plan->bytes < cfg.threshold_lossless) return false;
+  if (bytes == 0 || bytes > kMaxFramePayload) return false;
+  if (ov == Override::none && bytes < cfg.threshold_lossless) return false;
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return false;
-  plan->type = type_info(type);
-  plan->tier = tier_of(cfg, ov, plan->bytes, plan->type.kind, use_model);
-  return plan->tier.tier != Tier::raw;
+  return !inter;
 }
 
-bool finish_plan(Op operation, MPI_Comm comm, bool use_model, Plan* plan) {
+Layout layout_of(const CommState& s, Hierarchy h) {
+  if (!s.spans_nodes() || s.loc.max_local == 1 || h == Hierarchy::flat) return Layout::flat;
+  if (s.loc.uniform && h != Hierarchy::leaders) return Layout::rails;
+  return Layout::leaders;
+}
+
+// The policy's verdict once the tier is known: state, layout, model slot.
+bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
   const Config& cfg = config();
   plan->state = comm_state(comm);
   if (!plan->state) return false;
-  if (use_model) {
-    plan->model = &plan->state->model.slot(static_cast<int>(operation), plan->bytes);
-    if (!RuntimeModel::allows(*plan->model)) return false;
+  CommState& s = *plan->state;
+  plan->layout = layout_of(s, cfg.hierarchy);
+  if (adaptive) {
+    // Inside one node only a calibration that found coding worthwhile
+    // lets the model try; otherwise the call passes through untimed.
+    if (!s.spans_nodes() && !cfg.intra.known()) return false;
+    plan->model = &s.model.slot(static_cast<int>(operation), plan->bytes);
+    if (plan->model->next() == Path::raw) return false;
   }
   plan->codec = &codec_for(cfg, plan->tier.tier, plan->type.kind);
   plan->params.kind = plan->type.kind;
@@ -65,20 +72,64 @@ bool finish_plan(Op operation, MPI_Comm comm, bool use_model, Plan* plan) {
   return true;
 }
 
+bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+                 bool reduction, Plan* plan) {
+  if (count <= 0) return false;
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
+  if (!eligible(comm, plan->bytes)) return false;
+  plan->type = type_info(type);
+  if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
+  bool adaptive = false;
+  plan->tier = tier_of(config(), tier_override(), plan->bytes, plan->type.kind, &adaptive);
+  return plan->tier.tier != Tier::raw && decide(operation, comm, adaptive, plan);
+}
+
 }  // namespace
 
 bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan) {
-  bool use_model = false;
-  if (!plan_common(comm, count, type, plan, &use_model)) return false;
-  if (!reducible(plan->type) || !op_commutative(op)) return false;
-  return finish_plan(operation, comm, use_model, plan);
+  return plan_common(operation, comm, count, type, op, true, plan);
 }
 
 bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
-  bool use_model = false;
-  if (!plan_common(comm, count, type, plan, &use_model)) return false;
-  return finish_plan(operation, comm, use_model, plan);
+  return plan_common(operation, comm, count, type, MPI_OP_NULL, false, plan);
+}
+
+bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
+                   Plan* plan) {
+  if (!any_block_pays || !runtime_active() || comm == MPI_COMM_NULL) return false;
+  const Config& cfg = config();
+  const Override ov = tier_override();
+  if (ov == Override::raw || (ov == Override::none && cfg.mode == Mode::raw)) return false;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return false;
+  plan->bytes = block_bytes;
+  bool adaptive = false;
+  // Data movement is lossless: the tier only says whether the policy decides.
+  tier_of(cfg, ov, block_bytes, ElemKind::bytes, &adaptive);
+  plan->tier = {Tier::lossless, false};
+  return decide(operation, comm, adaptive, plan);
+}
+
+bool codes_hop(const Plan& plan, int peer) {
+  const CommState& s = *plan.state;
+  return config().hierarchy == Hierarchy::flat || !s.spans_nodes() || !s.loc.same_node(peer);
+}
+
+void record_time(const Plan& plan, double seconds) {
+  if (!plan.model || !plan.model->record(seconds)) return;
+  double slowest[2];
+  PMPI_Allreduce(plan.model->best(), slowest, 2, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm);
+  const bool was = plan.model->settled_compressed();
+  plan.model->agree(slowest);
+  const Config& cfg = config();
+  if (cfg.verbose >= 2 && plan.state->coll.rank == 0 && was != plan.model->settled_compressed())
+    std::fprintf(stderr, "adacomp: model: %zu-byte class %s (raw %.3g s, compressed %.3g s)\n",
+                 plan.bytes, plan.model->settled_compressed() ? "compressed" : "raw",
+                 slowest[0], slowest[1]);
 }
 
 }  // namespace adacomp

@@ -1,5 +1,12 @@
 // Whether a collective call takes a compressed path, and with what. Every
 // input here is identical on all ranks of the communicator.
+//
+// Policy. Forced modes (lossless, lossy, pipelined, or the model off)
+// compress wherever the call crosses a node boundary, and everywhere on a
+// communicator inside one node (that is how one machine exercises the
+// codecs). The adaptive policy, the default, never codes inside a node
+// unless calibration measured that it pays, and between nodes lets the
+// runtime model (policy/model.h) choose from measured call times.
 #pragma once
 
 #include <mpi.h>
@@ -12,6 +19,9 @@
 
 namespace adacomp {
 
+// How a compressed call uses the node layout (see Hierarchy in config.h).
+enum class Layout { flat, rails, leaders };
+
 struct Plan {
   CommState* state = nullptr;
   TypeInfo type;
@@ -20,11 +30,13 @@ struct Plan {
   const Codec* codec = nullptr;
   EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
   int chunks = 1;       // pipeline chunks (1: not pipelined)
-  ModelSlot* model = nullptr;  // runtime model slot, when the policy uses it
+  Layout layout = Layout::flat;
+  PathChoice* model = nullptr;  // adaptive policy: the call is timed for this slot
 };
 
 // True when a reduction should be compressed: commutative op, contiguous
-// predefined type, intracommunicator, message in a compressed tier.
+// predefined type, intracommunicator, message in a compressed tier, and the
+// policy says so. False: pass through with pass_through().
 bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan);
 
@@ -33,5 +45,29 @@ bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, M
 // first. Only the sender's datatype decides the codec, which travels in the
 // frames; the path itself depends on sizes only.
 bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
+
+// The gate of the pairwise data-movement collectives: `block_bytes` is a
+// size every rank knows alike (the block of the regular calls, 0 for the v
+// calls, which then share one model slot per operation).
+bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
+                   Plan* plan);
+
+// Whether a hop between this rank and `peer` (ranks of the private
+// communicator) is coded: not inside a node when the call is node-aware.
+bool codes_hop(const Plan& plan, int peer);
+
+// Records a call's time in the model slot and, when the slot asks, agrees
+// with the other ranks (collective over the private communicator).
+void record_time(const Plan& plan, double seconds);
+
+// Runs the PMPI call `f`, timed when the adaptive policy explores.
+template <class F>
+int pass_through(const Plan& plan, F f) {
+  if (!plan.model) return f();
+  const double start = PMPI_Wtime();
+  const int rc = f();
+  record_time(plan, PMPI_Wtime() - start);
+  return rc;
+}
 
 }  // namespace adacomp

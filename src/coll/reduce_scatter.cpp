@@ -2,6 +2,11 @@
 // leaves block owned_block(r) complete at rank r, so rank i's slice of the
 // vector is laid out as ring block owned_block(i): every rank ends with its
 // own reduced block and nothing travels after the reduce-scatter.
+//
+// Node-aware, a node-local PMPI_Reduce gives each node's leader its node's
+// sum; the leaders run the ring with one block per node (the slices of the
+// node's ranks, copied next to each other); a node-local PMPI_Scatterv
+// hands every rank its slice.
 #include <climits>
 #include <cstring>
 #include <utility>
@@ -41,10 +46,69 @@ bool plan_reduce_scatter(Op operation, MPI_Comm comm, const Count* counts, Count
 }
 
 template <class Count>
+int reduce_scatter_nodes(Op operation, const Plan& plan, const void* sendbuf, void* recvbuf,
+                         const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm) {
+  CommState& s = *plan.state;
+  ensure_node_groups(&s);
+  const Locality& loc = s.loc;
+  const int p = s.coll.size;
+  const size_t elem = plan.type.size, total = plan.bytes / elem;
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  CompressedCall call(comm, plan, operation, s.leaders);
+  if (plan.tier.tier == Tier::lossy)
+    call.set_hop_bound(hop_bound(plan, input, total, s.coll.comm,
+                                 reduce_scatter_compressions(loc.nodes), p - 1));
+  // Slices in node order: node n's ranks' slices side by side.
+  std::vector<size_t> offset(p + 1, 0);
+  for (int i = 0; i < p; ++i) offset[i + 1] = offset[i] + count_of(counts, block, i);
+  std::vector<RingBlock> blocks(loc.nodes);
+  std::vector<int> scounts, sdispls;  // this node's ranks, in the permuted vector
+  size_t at = 0;
+  for (int n = 0; n < loc.nodes; ++n) {
+    const size_t start = at;
+    for (int i = 0; i < p; ++i) {
+      if (loc.node_of[i] != n) continue;
+      if (n == loc.node) {
+        scounts.push_back(static_cast<int>(offset[i + 1] - offset[i]));
+        sdispls.push_back(static_cast<int>(at - start));
+      }
+      at += offset[i + 1] - offset[i];
+    }
+    blocks[owned_block(n, loc.nodes)] = {start, at - start};
+  }
+  const bool leader = s.node.rank == 0;
+  uint8_t* sum = leader ? scratch(ScratchSlot::accumulator, plan.bytes) : nullptr;
+  std::vector<uint8_t> permuted(leader ? plan.bytes : 0);
+  int rc = PMPI_Reduce(input, sum, static_cast<int>(total), type, op, 0, s.node.comm);
+  const RingBlock& mine = blocks[owned_block(loc.node, loc.nodes)];
+  if (rc == MPI_SUCCESS && leader) {
+    size_t to = 0;
+    for (int n = 0; n < loc.nodes; ++n)
+      for (int i = 0; i < p; ++i)
+        if (loc.node_of[i] == n) {
+          const size_t len = (offset[i + 1] - offset[i]) * elem;
+          std::memcpy(permuted.data() + to, sum + offset[i] * elem, len);
+          to += len;
+        }
+    ReduceArgs a{permuted.data(), elem, type, op, blocks};
+    ring_reduce_scatter(call, a);
+  }
+  const int mycount = static_cast<int>(count_of(counts, block, s.coll.rank));
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Scatterv(leader ? permuted.data() + mine.offset * elem : nullptr, scounts.data(),
+                       sdispls.data(), type, mycount > 0 ? recvbuf : nullptr, mycount, type, 0,
+                       s.node.comm);
+  return call.finish_with(rc);
+}
+
+template <class Count>
 int reduce_scatter_ring(Op operation, const Plan& plan, const void* sendbuf, void* recvbuf,
                         const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
                         MPI_Comm comm) {
-  const int p = plan.state->size;
+  if (plan.layout != Layout::flat)
+    return reduce_scatter_nodes(operation, plan, sendbuf, recvbuf, counts, block, type, op, comm);
+  const int p = plan.state->coll.size;
   std::vector<RingBlock> blocks(p);
   size_t total = 0;
   for (int i = 0; i < p; ++i) {
@@ -59,10 +123,10 @@ int reduce_scatter_ring(Op operation, const Plan& plan, const void* sendbuf, voi
   std::memcpy(a.acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
   CompressedCall call(comm, plan, operation);
   if (plan.tier.tier == Tier::lossy)
-    call.set_hop_bound(hop_bound(plan, a.acc, total, plan.state->coll,
+    call.set_hop_bound(hop_bound(plan, a.acc, total, plan.state->coll.comm,
                                  reduce_scatter_compressions(p), p - 1));
   ring_reduce_scatter(call, a);
-  const RingBlock& mine = a.blocks[owned_block(plan.state->rank, p)];
+  const RingBlock& mine = a.blocks[owned_block(plan.state->coll.rank, p)];
   if (mine.count > 0)  // recvbuf may be null then
     std::memcpy(recvbuf, a.acc + mine.offset * a.elem_size, mine.count * a.elem_size);
   return call.finish();
@@ -76,7 +140,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   Plan plan;
   if (!plan_reduce_scatter<int>(Op::reduce_scatter_block, comm, nullptr, recvcount, type, op,
                                 &plan))
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+    return pass_through(plan, [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm); });
   return reduce_scatter_ring<int>(Op::reduce_scatter_block, plan, sendbuf, recvbuf, nullptr,
                                   recvcount, type, op, comm);
 }
@@ -86,7 +150,7 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
   stats_for(Op::reduce_scatter).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_reduce_scatter(Op::reduce_scatter, comm, recvcounts, 0, type, op, &plan))
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+    return pass_through(plan, [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm); });
   return reduce_scatter_ring(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts, 0, type,
                              op, comm);
 }
@@ -98,7 +162,7 @@ int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcou
   Plan plan;
   if (!plan_reduce_scatter<MPI_Count>(Op::reduce_scatter_block, comm, nullptr, recvcount, type,
                                       op, &plan))
-    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm);
+    return pass_through(plan, [&] { return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm); });
   return reduce_scatter_ring<MPI_Count>(Op::reduce_scatter_block, plan, sendbuf, recvbuf,
                                         nullptr, recvcount, type, op, comm);
 }
@@ -108,7 +172,7 @@ int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcou
   stats_for(Op::reduce_scatter).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_reduce_scatter<MPI_Count>(Op::reduce_scatter, comm, recvcounts, 0, type, op, &plan))
-    return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm);
+    return pass_through(plan, [&] { return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm); });
   return reduce_scatter_ring<MPI_Count>(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts,
                                         0, type, op, comm);
 }

@@ -35,7 +35,7 @@ std::vector<RingBlock> even_blocks(size_t count, int parts) {
 }
 
 void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.state.size, r = call.state.rank, k = call.plan.chunks;
+  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
   if (p == 1) return;
   const int left = (r - 1 + p) % p, right = (r + 1) % p;
   const Geometry g{a, k};
@@ -73,7 +73,7 @@ void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
 }
 
 void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.state.size, r = call.state.rank, k = call.plan.chunks;
+  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
   if (p == 1) return;
   const int left = (r - 1 + p) % p, right = (r + 1) % p;
   const Geometry g{a, k};

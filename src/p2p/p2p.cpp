@@ -22,7 +22,10 @@
 
 #include "coll/datatype.h"
 #include "p2p/channel.h"
+#include "policy/model.h"
 #include "policy/tier.h"
+#include "runtime/comm_state.h"
+#include "runtime/locality.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
@@ -40,6 +43,7 @@ struct Stashed {
 
 struct P2PState {
   MPI_Comm p2p = MPI_COMM_NULL;
+  Locality loc;  // which peers share this rank's node
   std::mutex mu;
   std::deque<Stashed> stash;  // messages taken off the wire by a probe
   // Inter-step channels. Held from coding a channel frame until it is
@@ -233,6 +237,32 @@ bool compressible(size_t bytes) {
   return bytes >= kMinCodedPayload && in_compressed_range(config(), tier_override(), bytes);
 }
 
+// The adaptive policy decides point-to-point coding from measurements
+// (policy/model.h); forced modes code every compressible message.
+bool adaptive_policy() {
+  const Config& c = config();
+  const Override ov = tier_override();
+  return c.model && (ov == Override::adaptive || ov == Override::adaptive_pipelined ||
+                     (ov == Override::none && c.adaptive()));
+}
+
+std::mutex g_estimate_mu;
+CodingEstimate g_estimate;  // this rank's sends, all communicators
+
+// Whether a message of `bytes` to `dest` may be coded: never to a peer on
+// this rank's node when the communicator spans nodes; in the adaptive
+// policy only where the link and earlier measurements say it pays.
+bool codes_to(const P2PState* st, int dest, size_t bytes, ElemKind kind) {
+  const Locality& loc = st->loc;
+  if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return false;  // PMPI reports it
+  const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
+  if (spans && loc.same_node(dest)) return false;
+  if (!adaptive_policy()) return true;
+  std::lock_guard<std::mutex> g(g_estimate_mu);
+  return g_estimate.should_code(static_cast<int>(kind), bytes,
+                                spans ? inter_node_link() : config().intra);
+}
+
 // Encodes (buf, count, type) for `dest` into `frame` (resized); returns
 // false when the message is not compressed (stored framing is then used by
 // the caller). A channel frame leaves `order` locked: the caller posts it
@@ -247,7 +277,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   TypeInfo ti = type_info(type);
   const Config& cfg = config();
   TierChoice tier = choose_tier(cfg, cfg.mode, bytes, ti.kind);
-  if (tier.tier == Tier::raw) return false;
+  if (tier.tier == Tier::raw || !codes_to(st, dest, bytes, ti.kind)) return false;
   const uint8_t* data = static_cast<const uint8_t*>(buf) + ti.true_lb;
   if (!ti.contiguous) {
     uint8_t* packed = scratch(ScratchSlot::work, bytes);
@@ -270,8 +300,9 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   }
   OpStats& s = stats_for(Op::send);
   size_t n = 0;
+  uint64_t ns = 0;
   {
-    ScopedTimer t(s.ns_compress);
+    ScopedTimer t(s.ns_compress, &ns);
     if (xor_enabled()) {
       *order = std::unique_lock<std::mutex>(st->channel_mu);
       bool xor_used = false;
@@ -281,6 +312,10 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
       if (!n) order->unlock();
     }
     if (!n) n = encode_frame(codec, params, data, bytes, out);
+  }
+  if (adaptive_policy()) {
+    std::lock_guard<std::mutex> g(g_estimate_mu);
+    g_estimate.record(static_cast<int>(ti.kind), bytes, n, ns * 1e-9);
   }
   if (cfg.fault_corrupt_frames) out[8] ^= 0x5A;
   if (n < kFrameHeaderBytes + kMinCodedPayload) {
@@ -918,12 +953,25 @@ void p2p_attach(MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return;  // intercommunicators pass through
+  // In the adaptive policy a communicator inside one node has nothing to
+  // code (unless calibration found that coding pays there): its traffic
+  // passes straight through, at plain MPI's cost. Every rank sees the same
+  // layout, so all decide alike. A job on one node needs no look at all.
+  const Config& c = config();
+  const bool node_local_raw = c.model && c.adaptive() && !c.intra.known();
+  if (node_local_raw && comm_state(MPI_COMM_WORLD)->loc.nodes == 1) return;
   auto* s = new P2PState;
   if (PMPI_Comm_dup(comm, &s->p2p) != MPI_SUCCESS) {
     delete s;
     return;
   }
   PMPI_Comm_set_errhandler(s->p2p, MPI_ERRORS_RETURN);
+  s->loc = learn_locality(s->p2p);
+  if (node_local_raw && s->loc.nodes == 1) {
+    PMPI_Comm_free(&s->p2p);
+    delete s;
+    return;
+  }
   PMPI_Comm_set_attr(comm, g_key, s);
 }
 

@@ -94,6 +94,23 @@ bool parse_on_off(const std::string& v, bool* out) {
   return true;
 }
 
+// ADACOMP_NODE_MAP: comma-separated positive block sizes.
+bool parse_node_map(const std::string& text, std::vector<int>* blocks) {
+  blocks->clear();
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(',', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string part = text.substr(i, j - i);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return false;
+    const long v = std::strtol(part.c_str(), nullptr, 10);
+    if (v < 1 || v > 1 << 20) return false;
+    blocks->push_back(static_cast<int>(v));
+    i = j + 1;
+  }
+  return !blocks->empty() && text.back() != ',';
+}
+
 // One row per setting: the key, what it accepts (for the error message),
 // and how it is applied.
 struct Setting {
@@ -162,6 +179,22 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.bandwidth_Bps); }},
     {"ADACOMP_LINK_LATENCY", "seconds (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.latency_s); }},
+    {"ADACOMP_INTRA_BANDWIDTH", "bytes per second inside a node (written by adacomp-calibrate)",
+     [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.bandwidth_Bps); }},
+    {"ADACOMP_INTRA_LATENCY", "seconds inside a node (written by adacomp-calibrate)",
+     [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.latency_s); }},
+    {"ADACOMP_HIERARCHY", "auto|rails|leaders|flat",
+     [](const std::string& v, Config& c) {
+       int h;
+       if (!parse_choice(v, {{"auto", int(Hierarchy::automatic)}, {"rails", int(Hierarchy::rails)},
+                             {"leaders", int(Hierarchy::leaders)}, {"flat", int(Hierarchy::flat)}},
+                         &h))
+         return false;
+       c.hierarchy = static_cast<Hierarchy>(h);
+       return true;
+     }},
+    {"ADACOMP_NODE_MAP", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
+     [](const std::string& v, Config& c) { return parse_node_map(v, &c.node_map); }},
     {"ADACOMP_XOR", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
     {"ADACOMP_XOR_MEMORY", "a byte count with optional K, M or G suffix",
@@ -257,7 +290,10 @@ std::string config_fingerprint(const Config& c) {
     << "," << c.pipeline_chunk_bytes << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
     << c.rel_error_bound << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
-    << c.link.bandwidth_Bps << "," << c.link.latency_s << ";xor=" << c.interstep << ","
+    << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
+    << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy) << ";nodes=";
+  for (int n : c.node_map) f << n << ",";
+  f << ";xor=" << c.interstep << ","
     << c.interstep_memory;
   return f.str();
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "codec/codec.h"
 
@@ -18,7 +19,15 @@ enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, pipeline
 struct LinkModel {
   double bandwidth_Bps = 0;  // achieved point-to-point bandwidth
   double latency_s = 0;
+  bool known() const { return bandwidth_Bps > 0; }
 };
+
+// How collectives use the node layout of a communicator that spans nodes.
+//   automatic: rails when every node holds the same number of ranks, else leaders
+//   rails:     every local rank drives the inter-node ring for its own slice
+//   leaders:   one leader per node runs the inter-node stage
+//   flat:      ignore the layout (every hop treated alike)
+enum class Hierarchy : int { automatic, rails, leaders, flat };
 
 struct Config {
   Mode mode = Mode::adaptive;
@@ -44,7 +53,12 @@ struct Config {
   // Runtime model (adaptive/pipelined modes): switch compression off where
   // the measured ratio and speed say it does not pay.
   bool model = true;
-  LinkModel link;
+  LinkModel link;   // between nodes (calibrated; else probed at MPI_Init)
+  LinkModel intra;  // inside a node: calibrated only; unknown keeps it raw
+  Hierarchy hierarchy = Hierarchy::automatic;
+  // Node layout given by the user (blocks of world ranks), for exercising
+  // node-aware paths on one machine; empty: MPI's shared-memory split.
+  std::vector<int> node_map;
   // Point-to-point inter-step coding (XOR with the channel's previous
   // message): on/off, and the reference memory each rank may keep for the
   // messages it sends (a receiver keeps at most this much per sender).
@@ -58,6 +72,9 @@ struct Config {
   bool fault_corrupt_frames = false;
 
   bool lossy_enabled() const { return abs_error_bound > 0 || rel_error_bound > 0; }
+  // The adaptive policy (the default) decides from measurements; the other
+  // modes force one behaviour wherever data crosses a node boundary.
+  bool adaptive() const { return mode == Mode::adaptive || mode == Mode::pipelined; }
 };
 
 // Parses file then environment. On an invalid value returns false and fills

@@ -1,56 +1,77 @@
 #include "policy/model.h"
 
-#include <cstdio>
+#include <algorithm>
 
 namespace adacomp {
 
-bool compression_pays(double bytes_in, double bytes_wire, double seconds_codec,
-                      const LinkModel& link, bool pipelined) {
-  if (bytes_in <= 0 || bytes_wire <= 0) return true;
-  const double ratio = bytes_in / bytes_wire;
-  if (ratio < 1.02) return false;  // incompressible: coding is pure overhead
-  if (link.bandwidth_Bps <= 0) return true;  // uncalibrated: ratio is all we know
-  const double saved_per_byte = (1.0 - 1.0 / ratio) / link.bandwidth_Bps;
-  const double cost_per_byte = seconds_codec / bytes_in * (pipelined ? 0.5 : 1.0);
-  return saved_per_byte > cost_per_byte;
-}
-
-ModelSlot& RuntimeModel::slot(int op, size_t bytes) {
-  if (slots_.empty()) slots_.resize(kMaxOps * kSizeClasses);
+int size_class(size_t bytes) {
   int cls = 0;
-  while (cls + 1 < kSizeClasses && (size_t{1} << (cls + 1)) <= bytes) ++cls;
-  return slots_[static_cast<size_t>(op) * kSizeClasses + cls];
+  while (cls + 1 < RuntimeModel::kSizeClasses && (size_t{1} << (cls + 1)) <= bytes) ++cls;
+  return cls;
 }
 
-bool RuntimeModel::allows(ModelSlot& s) {
-  if (s.enabled) return true;
-  if (++s.raw_since_disabled < kModelProbeAfter) return false;
-  s.enabled = true;  // probe: the next kModelAgreeEvery calls decide again
-  s.raw_since_disabled = 0;
-  return true;
+Path PathChoice::next() const {
+  if (exploring_) return step_ % 2 ? Path::compressed : Path::raw;
+  return settled_;
 }
 
-void RuntimeModel::record(ModelSlot& s, MPI_Comm coll, const LinkModel& link, bool pipelined,
-                          double bytes_in, double bytes_wire, double seconds_codec,
-                          int verbose) {
-  s.bytes_in += bytes_in;
-  s.bytes_wire += bytes_wire;
-  s.seconds_codec += seconds_codec;
-  if (++s.compressed_since_agreement < kModelAgreeEvery) return;
-  double local[3] = {s.bytes_in, s.bytes_wire, s.seconds_codec}, total[3];
-  PMPI_Allreduce(local, total, 3, MPI_DOUBLE, MPI_SUM, coll);
-  const bool pays = compression_pays(total[0], total[1], total[2], link, pipelined);
-  if (verbose >= 2 && pays != s.enabled) {
-    int rank;
-    PMPI_Comm_rank(coll, &rank);
-    if (rank == 0)
-      std::fprintf(stderr, "adacomp: model switches compression %s (ratio %.3f, codec %.3g s/MB)\n",
-                   pays ? "on" : "off", total[1] > 0 ? total[0] / total[1] : 0.0,
-                   total[0] > 0 ? total[2] / total[0] * 1e6 : 0.0);
+bool PathChoice::record(double seconds) {
+  if (!exploring_) {
+    if (++since_ >= interval_) {  // explore again from the next call
+      exploring_ = true;
+      step_ = 0;
+    }
+    return false;
   }
-  s.enabled = pays;
-  s.compressed_since_agreement = 0;
-  s.bytes_in = s.bytes_wire = s.seconds_codec = 0;
+  double& b = best_[step_ % 2];
+  if (step_ < 2 || seconds < b) b = seconds;
+  return ++step_ == 2 * kSamples;
+}
+
+void PathChoice::agree(const double slowest[2]) {
+  const Path winner =
+      slowest[1] < slowest[0] * (1 - kMargin) ? Path::compressed : Path::raw;
+  // The same answer again earns a longer rest; a new one starts over.
+  interval_ = agreed_ && winner == settled_ ? std::min(interval_ * 2, kMaxInterval)
+                                            : kFirstInterval;
+  agreed_ = true;
+  settled_ = winner;
+  exploring_ = false;
+  since_ = 0;
+}
+
+PathChoice& RuntimeModel::slot(int op, size_t bytes) {
+  if (slots_.empty()) slots_.resize(kMaxOps * kSizeClasses);
+  return slots_[static_cast<size_t>(op) * kSizeClasses + size_class(bytes)];
+}
+
+bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link) {
+  if (!link.known() || ratio < 1.02) return false;
+  return (1.0 - 1.0 / ratio) / link.bandwidth_Bps > codec_seconds_per_byte;
+}
+
+CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes) {
+  if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses);
+  return entries_[static_cast<size_t>(kind & 3) * RuntimeModel::kSizeClasses + size_class(bytes)];
+}
+
+bool CodingEstimate::should_code(int kind, size_t bytes, const LinkModel& link) {
+  if (!link.known()) return false;
+  Entry& e = at(kind, bytes);
+  if (e.measured && coding_pays(e.ratio, e.seconds_per_byte, link)) return true;
+  if (!e.measured || ++e.skipped >= kRetryAfter) {
+    e.skipped = 0;
+    return true;  // trial
+  }
+  return false;
+}
+
+void CodingEstimate::record(int kind, size_t bytes, size_t wire_bytes, double codec_seconds) {
+  Entry& e = at(kind, bytes);
+  // Decoding costs about what encoding did for these codecs: count both.
+  e.ratio = wire_bytes ? static_cast<double>(bytes) / wire_bytes : 1;
+  e.seconds_per_byte = 2 * codec_seconds / static_cast<double>(bytes);
+  e.measured = true;
 }
 
 }  // namespace adacomp

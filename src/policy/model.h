@@ -1,58 +1,92 @@
-// Runtime model: keeps compression on only where it pays. For each
-// communicator, operation and message size class (power of two) it tracks
-// the ratio and codec time achieved, and every few compressed calls the
-// ranks agree (one small allreduce on the private communicator) on whether
-// compressing still beats sending raw: the cMPI break-even
-//   (1 - 1/R) / bandwidth  >  codec seconds per byte (halved when pipelined,
-//                              where coding overlaps the transfer).
-// A slot switched off is probed again after a number of raw calls, so
-// compression comes back when the data becomes compressible again. Every
-// input to a decision is identical on all ranks.
+// Runtime model of the adaptive policy (the default).
+//
+// Collectives: for each communicator, operation and message size class
+// (power of two) the ranks measure what they would otherwise assume. A slot
+// starts by exploring: its calls alternate between plain MPI and the
+// compressed path, kSamples of each, every rank timing its own part; then
+// the ranks agree (one small MAX-allreduce on the private communicator, the
+// slowest rank being what the application waits for) and the slot settles
+// on the compressed path only if it beat plain MPI by kMargin. A settled
+// slot explores again after `interval` calls, an interval that doubles while
+// the answer stays the same, so a change in the data or the network is seen
+// and a wrong guess costs a few calls in thousands. Every input to a
+// decision is identical on all ranks, so all ranks take the same path.
+//
+// Point-to-point: the sender alone decides (receivers read the frame
+// header), by the cMPI break-even from the link estimate and the ratio and
+// codec time it measured on earlier messages of the same size class:
+//   (1 - 1/R) / bandwidth  >  codec seconds per byte (encode + decode).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include <mpi.h>
-
 #include "policy/config.h"
 
 namespace adacomp {
 
-struct ModelSlot {
-  bool enabled = true;
-  uint32_t compressed_since_agreement = 0;
-  uint32_t raw_since_disabled = 0;
-  double bytes_in = 0, bytes_wire = 0, seconds_codec = 0;  // since agreement, this rank
+enum class Path : uint8_t { raw, compressed };
+
+class PathChoice {
+ public:
+  static constexpr int kSamples = 2;           // timed calls of each path per exploration
+  static constexpr double kMargin = 0.03;      // compressed must be this much faster
+  static constexpr uint32_t kFirstInterval = 32;
+  static constexpr uint32_t kMaxInterval = 4096;
+
+  // The path of the coming call.
+  Path next() const;
+  // Records this rank's time for the call next() chose. True when this call
+  // ends an exploration: the caller then MAX-reduces best() over the
+  // communicator and passes the result to agree(), on every rank.
+  bool record(double seconds);
+  const double* best() const { return best_; }
+  void agree(const double slowest[2]);
+  bool settled_compressed() const { return !exploring_ && settled_ == Path::compressed; }
+
+ private:
+  bool exploring_ = true;
+  bool agreed_ = false;  // settled at least once
+  int step_ = 0;  // position in the exploration: even raw, odd compressed
+  Path settled_ = Path::raw;
+  uint32_t since_ = 0, interval_ = kFirstInterval;
+  double best_[2] = {0, 0};  // this rank's fastest raw and compressed call
 };
-
-constexpr uint32_t kModelAgreeEvery = 4;    // compressed calls between agreements
-constexpr uint32_t kModelProbeAfter = 32;   // raw calls before trying again
-
-// The decision rule, from measurements summed over ranks.
-bool compression_pays(double bytes_in, double bytes_wire, double seconds_codec,
-                      const LinkModel& link, bool pipelined);
 
 class RuntimeModel {
  public:
-  // Slot for operation index `op` (0..kMaxOps-1) and message size.
-  ModelSlot& slot(int op, size_t bytes);
-
-  // Called for every eligible call before choosing a compressed path; counts
-  // raw calls of a disabled slot and re-enables it for a probe.
-  static bool allows(ModelSlot& s);
-
-  // Called after every compressed call with this rank's measurements.
-  // Collective over `coll` on every kModelAgreeEvery-th call of the slot.
-  static void record(ModelSlot& s, MPI_Comm coll, const LinkModel& link, bool pipelined,
-                     double bytes_in, double bytes_wire, double seconds_codec, int verbose);
-
   static constexpr int kMaxOps = 16;
   static constexpr int kSizeClasses = 48;
+  PathChoice& slot(int op, size_t bytes);
 
  private:
-  std::vector<ModelSlot> slots_;  // allocated on first use
+  std::vector<PathChoice> slots_;  // allocated on first use
 };
+
+// The cMPI break-even for a sender's own decision.
+bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link);
+
+// A sender's measurements per element kind and size class, for coding_pays.
+// Not thread-safe by itself: the caller serialises.
+class CodingEstimate {
+ public:
+  static constexpr uint32_t kRetryAfter = 64;  // uncoded messages before another trial
+  // Whether to code a message of `bytes`: a trial when nothing is known or
+  // a retry is due, otherwise the break-even on what was measured.
+  bool should_code(int kind, size_t bytes, const LinkModel& link);
+  void record(int kind, size_t bytes, size_t wire_bytes, double codec_seconds);
+
+ private:
+  struct Entry {
+    bool measured = false;
+    uint32_t skipped = 0;
+    double ratio = 1, seconds_per_byte = 0;
+  };
+  Entry& at(int kind, size_t bytes);
+  std::vector<Entry> entries_;
+};
+
+int size_class(size_t bytes);
 
 }  // namespace adacomp

@@ -7,11 +7,26 @@ namespace {
 
 int g_keyval = MPI_KEYVAL_INVALID;
 
+void free_group(Group* g) {
+  if (g->comm != MPI_COMM_NULL) PMPI_Comm_free(&g->comm);
+}
+
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* s = static_cast<CommState*>(value);
-  PMPI_Comm_free(&s->coll);
+  for (Group* g : {&s->rail, &s->leaders, &s->node, &s->coll}) free_group(g);
   delete s;
   return MPI_SUCCESS;
+}
+
+Group split(MPI_Comm from, int color, int key) {
+  Group g;
+  PMPI_Comm_split(from, color, key, &g.comm);
+  if (g.comm != MPI_COMM_NULL) {
+    PMPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_rank(g.comm, &g.rank);
+    PMPI_Comm_size(g.comm, &g.size);
+  }
+  return g;
 }
 
 }  // namespace
@@ -40,17 +55,26 @@ CommState* comm_state(MPI_Comm comm) {
   PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
   if (found) return static_cast<CommState*>(value);
   auto* s = new CommState;
-  if (PMPI_Comm_dup(comm, &s->coll) != MPI_SUCCESS) {
+  if (PMPI_Comm_dup(comm, &s->coll.comm) != MPI_SUCCESS) {
     delete s;
     return nullptr;
   }
   // Our own errors are reported on the application's communicator; the
   // private one just returns codes to us.
-  PMPI_Comm_set_errhandler(s->coll, MPI_ERRORS_RETURN);
-  PMPI_Comm_rank(s->coll, &s->rank);
-  PMPI_Comm_size(s->coll, &s->size);
+  PMPI_Comm_set_errhandler(s->coll.comm, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(s->coll.comm, &s->coll.rank);
+  PMPI_Comm_size(s->coll.comm, &s->coll.size);
+  s->loc = learn_locality(s->coll.comm);
   PMPI_Comm_set_attr(comm, g_keyval, s);
   return s;
+}
+
+void ensure_node_groups(CommState* s) {
+  if (s->node.comm != MPI_COMM_NULL) return;
+  const Locality& loc = s->loc;
+  s->node = split(s->coll.comm, loc.node, s->coll.rank);
+  s->leaders = split(s->coll.comm, loc.local_rank == 0 ? 0 : MPI_UNDEFINED, s->coll.rank);
+  s->rail = split(s->coll.comm, loc.local_rank, s->coll.rank);
 }
 
 }  // namespace adacomp

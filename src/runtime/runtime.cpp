@@ -7,12 +7,15 @@
 #include <string>
 
 #include "runtime/comm_state.h"
+#include "runtime/link_probe.h"
+#include "runtime/locality.h"
 #include "runtime/stats.h"
 
 namespace adacomp {
 namespace {
 
 Config g_config;
+LinkModel g_inter_link;
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_xor_override{-1};
@@ -62,6 +65,7 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
 }  // namespace
 
 bool runtime_active() { return g_active; }
+const LinkModel& inter_node_link() { return g_inter_link; }
 const Config& config() { return g_config; }
 Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
 void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
@@ -82,14 +86,23 @@ void runtime_start() {
                         const_cast<char*>("AdaComp: a compressed frame arrived "
                                           "corrupt or truncated"));
   comm_state_init();
+  locality_init(valid ? g_config.node_map : std::vector<int>{});
   const CommState* world = comm_state(MPI_COMM_WORLD);
   if (!world) {
     std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
-  check_agreement(world->coll, valid, error);
+  check_agreement(world->coll.comm, valid, error);
+  g_inter_link = g_config.link;
+  if (!g_inter_link.known() && g_config.adaptive() && g_config.mode != Mode::raw &&
+      world->spans_nodes())
+    g_inter_link = probe_inter_node_link(*world);
   g_active = true;
-  if (g_config.verbose && world->rank == 0)
+  if (g_config.verbose && world->coll.rank == 0 && world->spans_nodes())
+    std::fprintf(stderr, "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s)\n",
+                 world->coll.size, world->loc.nodes, g_inter_link.bandwidth_Bps / 1e6,
+                 g_inter_link.latency_s * 1e6, g_config.link.known() ? "calibrated" : "measured");
+  if (g_config.verbose && world->coll.rank == 0)
     std::fprintf(stderr,
                  "adacomp %s: mode=%s, thresholds lossless=%zu lossy=%zu pipeline=%zu bytes, "
                  "lossless codec=%s, lossy=%s (%s)\n",
@@ -102,7 +115,7 @@ void runtime_start() {
 
 void runtime_stop() {
   if (!g_active) return;
-  report_stats(comm_state(MPI_COMM_WORLD)->coll, g_config.verbose,
+  report_stats(comm_state(MPI_COMM_WORLD)->coll.comm, g_config.verbose,
                g_config.report_path.c_str());
   g_active = false;
   comm_state_finalize();

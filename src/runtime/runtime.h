@@ -13,6 +13,9 @@ namespace adacomp {
 // through (e.g. MPI initialised by something we did not intercept).
 bool runtime_active();
 const Config& config();
+// The link between nodes: calibrated, or measured at MPI_Init when the job
+// spans nodes (unknown otherwise).
+const LinkModel& inter_node_link();
 
 // Set by adacomp_override_tier(); Override::none means the configuration.
 Override tier_override();

@@ -1,0 +1,51 @@
+// Binomial trees over an ordered list of members, member 0 the root, shared
+// by Bcast and Reduce. The shape depends only on the member count, and so
+// does a reduction's order of operations. Members are ranks of the private
+// communicator: every rank (flat) or one representative per node.
+#pragma once
+
+#include <vector>
+
+#include "runtime/locality.h"
+
+namespace adacomp {
+
+struct Tree {
+  int parent = -1;            // member index; -1 at the root
+  std::vector<int> children;  // member indices, nearest first
+};
+
+inline Tree binomial_tree(int member, int members) {
+  Tree t;
+  int mask = 1;
+  for (; mask < members && !(member & mask); mask <<= 1)
+    if (member + mask < members) t.children.push_back(member + mask);
+  if (member != 0) t.parent = member - mask;
+  return t;
+}
+
+// Tree members of a rooted collective: every rank from the root on (flat),
+// or one per node from the root's node on, the root standing for its node
+// and each other node's lowest rank for that one (node-aware).
+inline std::vector<int> tree_members(const Locality& loc, int size, int root, bool per_node) {
+  std::vector<int> m;
+  if (!per_node) {
+    for (int i = 0; i < size; ++i) m.push_back((root + i) % size);
+    return m;
+  }
+  const int root_node = loc.node_of[root];
+  for (int i = 0; i < loc.nodes; ++i) {
+    const int n = (root_node + i) % loc.nodes;
+    m.push_back(n == root_node ? root : loc.leader_of(n));
+  }
+  return m;
+}
+
+// Position of `rank` among the members, or -1.
+inline int member_index(const std::vector<int>& members, int rank) {
+  for (size_t i = 0; i < members.size(); ++i)
+    if (members[i] == rank) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace adacomp
