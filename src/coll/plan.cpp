@@ -54,6 +54,8 @@ Layout layout_of(const CommState& s, Hierarchy h) {
 // The policy's verdict once the tier is known: state, layout, model slot.
 bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
   const Config& cfg = config();
+  // A job inside one node: nothing to create, nothing to time.
+  if (adaptive && node_local_raw() && !job_spans_nodes()) return false;
   plan->state = comm_state(comm);
   if (!plan->state) return false;
   CommState& s = *plan->state;
@@ -61,7 +63,7 @@ bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
   if (adaptive) {
     // Inside one node only a calibration that found coding worthwhile
     // lets the model try; otherwise the call passes through untimed.
-    if (!s.spans_nodes() && !cfg.intra.known()) return false;
+    if (!s.spans_nodes() && node_local_raw()) return false;
     plan->model = &s.model.slot(static_cast<int>(operation), plan->bytes);
     if (plan->model->next() == Path::raw) return false;
   }

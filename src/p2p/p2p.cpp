@@ -24,7 +24,6 @@
 #include "p2p/channel.h"
 #include "policy/model.h"
 #include "policy/tier.h"
-#include "runtime/comm_state.h"
 #include "runtime/locality.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
@@ -957,9 +956,7 @@ void p2p_attach(MPI_Comm comm) {
   // code (unless calibration found that coding pays there): its traffic
   // passes straight through, at plain MPI's cost. Every rank sees the same
   // layout, so all decide alike. A job on one node needs no look at all.
-  const Config& c = config();
-  const bool node_local_raw = c.model && c.adaptive() && !c.intra.known();
-  if (node_local_raw && comm_state(MPI_COMM_WORLD)->loc.nodes == 1) return;
+  if (node_local_raw() && !job_spans_nodes()) return;
   auto* s = new P2PState;
   if (PMPI_Comm_dup(comm, &s->p2p) != MPI_SUCCESS) {
     delete s;
@@ -967,7 +964,7 @@ void p2p_attach(MPI_Comm comm) {
   }
   PMPI_Comm_set_errhandler(s->p2p, MPI_ERRORS_RETURN);
   s->loc = learn_locality(s->p2p);
-  if (node_local_raw && s->loc.nodes == 1) {
+  if (node_local_raw() && s->loc.nodes == 1) {
     PMPI_Comm_free(&s->p2p);
     delete s;
     return;

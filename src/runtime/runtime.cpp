@@ -16,6 +16,7 @@ namespace {
 
 Config g_config;
 LinkModel g_inter_link;
+bool g_spans_nodes = false;
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_xor_override{-1};
@@ -66,6 +67,8 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
 
 bool runtime_active() { return g_active; }
 const LinkModel& inter_node_link() { return g_inter_link; }
+bool job_spans_nodes() { return g_spans_nodes; }
+bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
 const Config& config() { return g_config; }
 Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
 void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
@@ -93,6 +96,7 @@ void runtime_start() {
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
   check_agreement(world->coll.comm, valid, error);
+  g_spans_nodes = world->spans_nodes();
   g_inter_link = g_config.link;
   if (!g_inter_link.known() && g_config.adaptive() && g_config.mode != Mode::raw &&
       world->spans_nodes())

@@ -16,6 +16,11 @@ const Config& config();
 // The link between nodes: calibrated, or measured at MPI_Init when the job
 // spans nodes (unknown otherwise).
 const LinkModel& inter_node_link();
+// Whether MPI_COMM_WORLD spans several nodes (if not, no communicator does).
+bool job_spans_nodes();
+// The adaptive policy never codes inside a node unless calibration found
+// that it pays there: on a job inside one node it passes everything through.
+bool node_local_raw();
 
 // Set by adacomp_override_tier(); Override::none means the configuration.
 Override tier_override();

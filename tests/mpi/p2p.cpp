@@ -17,6 +17,9 @@ namespace {
 
 int rank_, size_, next_, prev_;
 bool raw_ = false;  // --raw: the library passes everything through
+// --mixed: some peers share this rank's node (ADACOMP_NODE_MAP); messages
+// to them are never coded, so fewer are.
+bool mixed_ = false;
 
 // Compressible, seed-dependent bytes.
 void fill(void* buf, size_t bytes, int seed) {
@@ -724,6 +727,7 @@ int main(int argc, char** argv) {
   next_ = (rank_ + 1) % size_;
   prev_ = (rank_ - 1 + size_) % size_;
   raw_ = argc > 1 && std::strcmp(argv[1], "--raw") == 0;
+  mixed_ = argc > 1 && std::strcmp(argv[1], "--mixed") == 0;
   basic_types();
   special_floats();
   ordering_and_wildcards();
@@ -743,9 +747,10 @@ int main(int argc, char** argv) {
     CHECK(send.compressed_calls == 0, "raw mode compressed %llu sends",
           (unsigned long long)send.compressed_calls);
   } else {
-    CHECK(send.compressed_calls > 50, "only %llu sends compressed",
+    const unsigned long long least = mixed_ ? 20 : 50;
+    CHECK(send.compressed_calls > least, "only %llu sends compressed",
           (unsigned long long)send.compressed_calls);
-    CHECK(recv.compressed_calls > 50, "only %llu receives decompressed",
+    CHECK(recv.compressed_calls > least, "only %llu receives decompressed",
           (unsigned long long)recv.compressed_calls);
     CHECK(send.bytes_wire < send.bytes_in, "no compression: %llu wire vs %llu in",
           (unsigned long long)send.bytes_wire, (unsigned long long)send.bytes_in);
