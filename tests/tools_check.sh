@@ -11,11 +11,14 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$@" "$build/tools/calibrate/adacomp-calibrate" --max 64K --budget 0.005 \
-  --out "$dir/a.conf" --csv "$dir/a.csv" || fail "calibrate exited $?"
+  --out "$dir/a.conf" --csv "$dir/a.csv" 2>"$dir/cal.err" || { cat "$dir/cal.err"; fail "calibrate exited $?"; }
+# One node: the link inside it is recorded, the network is not, and it says so.
 for key in ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS ADACOMP_THRESHOLD_LOSSY \
-           ADACOMP_THRESHOLD_PIPELINE ADACOMP_LINK_BANDWIDTH ADACOMP_LINK_LATENCY; do
+           ADACOMP_THRESHOLD_PIPELINE ADACOMP_INTRA_BANDWIDTH ADACOMP_INTRA_LATENCY; do
   grep -Eq "^$key = [0-9a-z.e+-]+$" "$dir/a.conf" || fail "$key missing or malformed"
 done
+grep -q "^ADACOMP_LINK_" "$dir/a.conf" && fail "a one-node calibration wrote the network link"
+grep -q "WARNING: all 2 ranks share one node" "$dir/cal.err" || fail "no one-node warning"
 [ "$(head -1 "$dir/a.csv")" = "op,tier,bytes,median_s,max_abs_err,ok" ] || fail "CSV header"
 # 3 ops x 7 sizes (1K..64K) x 3 tiers (no bound: raw, lossless, pipelined).
 rows=$(($(wc -l <"$dir/a.csv") - 1))

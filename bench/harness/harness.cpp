@@ -10,17 +10,24 @@
 
 namespace harness {
 
+constexpr Coll kColls[] = {Coll::allreduce, Coll::bcast,          Coll::reduce,  Coll::allgather,
+                           Coll::alltoall,  Coll::reduce_scatter, Coll::sendrecv};
+
 const char* coll_name(Coll c) {
   switch (c) {
     case Coll::allreduce: return "allreduce";
     case Coll::bcast: return "bcast";
     case Coll::reduce: return "reduce";
+    case Coll::allgather: return "allgather";
+    case Coll::alltoall: return "alltoall";
+    case Coll::reduce_scatter: return "reduce_scatter";
+    case Coll::sendrecv: return "sendrecv";
   }
   return "?";
 }
 
 bool parse_coll(const std::string& s, Coll* out) {
-  for (Coll c : {Coll::allreduce, Coll::bcast, Coll::reduce})
+  for (Coll c : kColls)
     if (s == coll_name(c)) {
       *out = c;
       return true;
@@ -75,20 +82,60 @@ double configured_bound(const std::vector<double>& data, MPI_Comm comm) {
 
 namespace {
 
-void run_once(Coll c, const std::vector<double>& in, std::vector<double>& out, MPI_Comm comm,
-              int rank) {
+// The MPI entry points, or their PMPI twins for "plain".
+struct Calls {
+  decltype(&MPI_Allreduce) allreduce;
+  decltype(&MPI_Reduce) reduce;
+  decltype(&MPI_Bcast) bcast;
+  decltype(&MPI_Allgather) allgather;
+  decltype(&MPI_Alltoall) alltoall;
+  decltype(&MPI_Reduce_scatter_block) reduce_scatter;
+  decltype(&MPI_Sendrecv) sendrecv;
+};
+constexpr Calls kMPI{MPI_Allreduce, MPI_Reduce,   MPI_Bcast,               MPI_Allgather,
+                     MPI_Alltoall,  MPI_Reduce_scatter_block, MPI_Sendrecv};
+constexpr Calls kPMPI{PMPI_Allreduce, PMPI_Reduce,   PMPI_Bcast,               PMPI_Allgather,
+                      PMPI_Alltoall,  PMPI_Reduce_scatter_block, PMPI_Sendrecv};
+
+void run_once(const Calls& f, Coll c, const std::vector<double>& in, std::vector<double>& out,
+              MPI_Comm comm, int rank) {
+  int size;
+  MPI_Comm_size(comm, &size);
   const int n = static_cast<int>(in.size());
   switch (c) {
     case Coll::allreduce:
-      MPI_Allreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+      f.allreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, comm);
       break;
     case Coll::reduce:
-      MPI_Reduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, 0, comm);
+      f.reduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, 0, comm);
       break;
     case Coll::bcast:
       if (rank == 0) std::copy(in.begin(), in.end(), out.begin());
-      MPI_Bcast(out.data(), n, MPI_DOUBLE, 0, comm);
+      f.bcast(out.data(), n, MPI_DOUBLE, 0, comm);
       break;
+    case Coll::allgather:
+      f.allgather(in.data(), n / size, MPI_DOUBLE, out.data(), n / size, MPI_DOUBLE, comm);
+      break;
+    case Coll::alltoall:
+      f.alltoall(in.data(), n / size, MPI_DOUBLE, out.data(), n / size, MPI_DOUBLE, comm);
+      break;
+    case Coll::reduce_scatter:
+      f.reduce_scatter(in.data(), out.data(), n / size, MPI_DOUBLE, MPI_SUM, comm);
+      break;
+    case Coll::sendrecv:
+      f.sendrecv(in.data(), n, MPI_DOUBLE, (rank + 1) % size, 9, out.data(), n, MPI_DOUBLE,
+                 (rank - 1 + size) % size, 9, comm, MPI_STATUS_IGNORE);
+      break;
+  }
+}
+
+// Elements of the result that hold data (the rest of `out` stays as it was).
+size_t result_elements(Coll c, size_t n, int size) {
+  switch (c) {
+    case Coll::allgather:
+    case Coll::alltoall: return n / size * size;
+    case Coll::reduce_scatter: return n / size;
+    default: return n;
   }
 }
 
@@ -98,27 +145,32 @@ Sample measure(Coll c, const std::vector<double>& data, const char* tier, int it
                MPI_Comm comm) {
   int rank;
   MPI_Comm_rank(comm, &rank);
+  int size;
+  MPI_Comm_size(comm, &size);
   std::vector<double> ref(data.size()), out(data.size());
-  adacomp_override_tier("raw");
-  run_once(c, data, ref, comm, rank);
-  if (adacomp_override_tier(tier) != 0) {
+  run_once(kPMPI, c, data, ref, comm, rank);
+  const std::string mode = tier;
+  const bool plain = mode == "plain", configured = mode == "default";
+  if (!plain && !configured && adacomp_override_tier(tier) != 0) {
     std::fprintf(stderr, "unknown tier %s\n", tier);
     MPI_Abort(comm, 2);
   }
-  run_once(c, data, out, comm, rank);  // warm-up (buffers, model)
+  const Calls& f = plain ? kPMPI : kMPI;
+  for (int w = configured ? 5 : 1; w > 0; --w) run_once(f, c, data, out, comm, rank);  // warm-up
   std::vector<double> t(iters);
   for (int i = 0; i < iters; ++i) {
-    MPI_Barrier(comm);
+    PMPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    run_once(c, data, out, comm, rank);
+    run_once(f, c, data, out, comm, rank);
     t[i] = MPI_Wtime() - t0;
   }
   adacomp_override_tier(nullptr);
   std::nth_element(t.begin(), t.begin() + iters / 2, t.end());
   double local[2] = {t[iters / 2], 0.0};
   const bool has_result = c != Coll::reduce || rank == 0;
+  const size_t m = result_elements(c, data.size(), size);
   if (has_result)
-    for (size_t i = 0; i < data.size(); ++i) local[1] = std::max(local[1], std::fabs(out[i] - ref[i]));
+    for (size_t i = 0; i < m; ++i) local[1] = std::max(local[1], std::fabs(out[i] - ref[i]));
   double global[2];
   PMPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
   Sample s;
@@ -127,10 +179,31 @@ Sample measure(Coll c, const std::vector<double>& data, const char* tier, int it
   // Lossless: Bcast is bit-exact; reductions differ from PMPI only by the
   // order of additions. Lossy: within the user's bound.
   double scale = 0;
-  for (double x : ref) scale = std::max(scale, std::fabs(x));
-  const double lossless_tol = c == Coll::bcast ? 0.0 : 1e-12 * scale;
+  for (size_t i = 0; i < m; ++i) scale = std::max(scale, std::fabs(ref[i]));
+  const bool moves_data = c == Coll::bcast || c == Coll::allgather || c == Coll::alltoall ||
+                          c == Coll::sendrecv;
+  const double lossless_tol = moves_data ? 0.0 : 1e-12 * scale;
   s.ok = s.max_err <= std::max(bound, lossless_tol);
   return s;
+}
+
+std::vector<int> node_of_ranks(MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm node;
+  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int key = rank;
+  PMPI_Bcast(&key, 1, MPI_INT, 0, node);  // the node's lowest rank
+  PMPI_Comm_free(&node);
+  std::vector<int> keys(size), out(size), seen;
+  PMPI_Allgather(&key, 1, MPI_INT, keys.data(), 1, MPI_INT, comm);
+  for (int r = 0; r < size; ++r) {
+    auto it = std::find(seen.begin(), seen.end(), keys[r]);
+    out[r] = static_cast<int>(it - seen.begin());
+    if (it == seen.end()) seen.push_back(keys[r]);
+  }
+  return out;
 }
 
 int iterations_for(double one_call_s, double budget_s, int lo, int hi) {

@@ -11,7 +11,10 @@
 
 namespace harness {
 
-enum class Coll { allreduce, bcast, reduce };
+// The collectives, plus a ring exchange (each rank sends to rank+1 and
+// receives from rank-1 with MPI_Sendrecv); counts are per rank (per block
+// for allgather/alltoall/reduce_scatter).
+enum class Coll { allreduce, bcast, reduce, allgather, alltoall, reduce_scatter, sendrecv };
 const char* coll_name(Coll c);
 bool parse_coll(const std::string& s, Coll* out);
 
@@ -31,16 +34,23 @@ struct Sample {
   bool ok = false;       // error within what the tier allows
 };
 
-// Times `iters` calls (after one warm-up) of collective c on `n` doubles with
+// Times `iters` calls (after warm-up) of collective c on `n` doubles with
 // AdaComp's tier override set to `tier` ("raw", "lossless", "lossy",
-// "pipelined", "adaptive", "adaptive-pipelined"), and checks the last result
-// against PMPI's. `bound` is the user's bound (0: lossless expected).
+// "pipelined", "adaptive", "adaptive-pipelined"), or "default" (no override:
+// the configured policy, 5 warm-up calls so that the adaptive model's first
+// exploration is behind it), or "plain" (PMPI directly: the library is not
+// involved at all), and checks the last result against PMPI's. `bound` is
+// the user's bound (0: lossless expected).
 Sample measure(Coll c, const std::vector<double>& data, const char* tier, int iters, double bound,
                MPI_Comm comm);
 
 // Iterations so that one measurement takes about `budget_s` seconds at the
 // expected speed (estimated from one raw call), between lo and hi.
 int iterations_for(double one_call_s, double budget_s, int lo, int hi);
+
+// Node of every rank of comm (MPI's shared-memory split), numbered 0.. in
+// order of each node's lowest rank. Collective.
+std::vector<int> node_of_ranks(MPI_Comm comm);
 
 // "1K" → 1024 etc.
 bool parse_size(const std::string& s, size_t* out);
