@@ -43,6 +43,16 @@ struct Stashed {
 struct P2PState {
   MPI_Comm p2p = MPI_COMM_NULL;
   Locality loc;  // which peers share this rank's node
+  // Messages between ranks of one node go straight through PMPI on the
+  // application's communicator, at plain MPI's cost (never coded, never
+  // framed); the rest travels on `p2p`. A receive from MPI_ANY_SOURCE then
+  // watches both (a dual receive).
+  bool split = false;
+  bool direct(int peer) const {
+    return split && peer >= 0 && peer < static_cast<int>(loc.node_of.size()) &&
+           loc.same_node(peer);
+  }
+  bool dual(int source) const { return split && source == MPI_ANY_SOURCE; }
   std::mutex mu;
   std::deque<Stashed> stash;  // messages taken off the wire by a probe
   // Inter-step channels. Held from coding a channel frame until it is
@@ -74,6 +84,8 @@ P2PState* state_of(MPI_Comm comm) {
 
 struct Pending {
   bool is_recv = false;
+  bool direct = false;  // posted on the application's communicator: nothing to finish
+  bool dual = false;    // MPI_ANY_SOURCE on a split communicator (direct too)
   bool persistent = false;
   bool finished = false;  // finished early (status and finish_rc saved)
   bool served = false;    // persistent receive started from the stash: inactive in MPI
@@ -83,6 +95,7 @@ struct Pending {
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> frame;  // coded frame of a nonblocking send
   std::vector<uint8_t> staging;  // receive into a non-contiguous datatype
+  bool live = false;  // a dual receive counted in g_dual_live
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
   void* buf = nullptr;
@@ -101,6 +114,16 @@ struct Detached {
   std::vector<uint8_t> data;
 };
 std::vector<Detached> g_detached;  // buffered sends in flight
+// Dual receives open in MPI. While there are any, the Wait family polls
+// (Test and a look at `p2p`) instead of blocking in MPI, since the message
+// may come on the communicator MPI is not waiting on.
+std::atomic<int> g_dual_live{0};
+void set_live(Pending* p, bool live) {
+  if (p->live == live) return;
+  p->live = live;
+  g_dual_live.fetch_add(live ? 1 : -1, std::memory_order_acq_rel);
+}
+bool polling() { return g_dual_live.load(std::memory_order_acquire) > 0; }
 
 void put_pending(MPI_Request req, Pending* p) {
   std::lock_guard<std::mutex> g(g_mu);
@@ -128,6 +151,7 @@ Pending* take_pending(MPI_Request req) {
   return p;
 }
 void delete_pending(Pending* p) {
+  set_live(p, false);
   if (p->type_owned) PMPI_Type_free(&p->type);
   delete p;
 }
@@ -800,6 +824,7 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
 
 int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Request* req, bool persistent, P2PState* st) {
+  const bool dual = st->dual(source);
   if (!persistent) {
     stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
     Stashed m;
@@ -826,16 +851,67 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
     p->type_owned = true;
   }
-  RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
-  int rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
-                      : PMPI_Irecv(l.base, l.count, l.type, source, tag, st->p2p, req);
-  if (l.derived) PMPI_Type_free(&l.type);
+  int rc;
+  if (dual) {
+    // Posted as the application posted it; resolve_dual() takes a framed
+    // message from `p2p` instead if one comes first.
+    p->direct = p->dual = true;
+    rc = persistent ? PMPI_Recv_init(buf, count, type, source, tag, comm, req)
+                    : PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  } else {
+    RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
+    rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
+                    : PMPI_Irecv(l.base, l.count, l.type, source, tag, st->p2p, req);
+    if (l.derived) PMPI_Type_free(&l.type);
+  }
   if (rc != MPI_SUCCESS) {
     delete_pending(p);
     return report(comm, rc);
   }
+  if (dual && !persistent) set_live(p, true);
   put_pending(*req, p);
   return MPI_SUCCESS;
+}
+
+// A dual receive still open in MPI: if a framed message from another node
+// is there first, it takes that one instead, cancelling the direct receive;
+// if the direct receive matched meanwhile, the framed message goes back to
+// the front of the stash for a later receive. Either way the request is then
+// complete in MPI and marked finished with the status to report. The caller
+// owns `p` (taken from the table, or under g_mu like drive_receives).
+void resolve_dual(MPI_Request handle, Pending* p) {
+  if (p->finished) return;
+  int flag = 0;
+  MPI_Status s;
+  if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || flag) return;
+  P2PState* st = state_of(p->app);
+  if (!st) return;
+  Stashed m;
+  int got = take_stashed(st, MPI_ANY_SOURCE, p->tag, &m);
+  if (!got && (fetch(st, p->app, MPI_ANY_SOURCE, p->tag, false, &got, &m) != MPI_SUCCESS || !got))
+    return;
+  MPI_Request h = handle;
+  PMPI_Cancel(&h);
+  do PMPI_Request_get_status(handle, &flag, &s);
+  while (!flag);
+  int cancelled = 0;
+  PMPI_Test_cancelled(&s, &cancelled);
+  if (cancelled) {
+    p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status);
+  } else {
+    p->status = s;
+    p->finish_rc = MPI_SUCCESS;
+    std::lock_guard<std::mutex> g(st->mu);
+    st->stash.push_front(std::move(m));
+  }
+  p->finished = true;
+}
+
+// Resolves every dual receive no completion call holds.
+void drive_duals() {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (auto& [handle, p] : g_table)
+    if (p->dual) resolve_dual(handle, p);
 }
 
 // Finishes a completed request the library owns (already out of the table).
@@ -843,11 +919,14 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 // kNotYourTurn (only when !may_wait): nothing done, try again later.
 int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool cut = false) {
   int rc = MPI_SUCCESS;
+  if (p->dual) set_live(p, false);
   if (p->is_recv) {
     if (p->finished) {
       *s = p->status;
       rc = p->finish_rc;
       p->finished = p->served = false;
+    } else if (p->direct) {
+      rc = cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
     } else {
       rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, s, may_wait,
                        cut);
@@ -964,6 +1043,7 @@ void p2p_attach(MPI_Comm comm) {
   }
   PMPI_Comm_set_errhandler(s->p2p, MPI_ERRORS_RETURN);
   s->loc = learn_locality(s->p2p);
+  s->split = s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
   if (node_local_raw() && s->loc.nodes == 1) {
     PMPI_Comm_free(&s->p2p);
     delete s;
@@ -976,7 +1056,7 @@ void p2p_attach(MPI_Comm comm) {
 
 #define ADACOMP_PASS_IF_NO_STATE(call) \
   P2PState* st = state_of(comm);       \
-  if (!st || dest == MPI_PROC_NULL) return call;
+  if (!st || dest == MPI_PROC_NULL || st->direct(dest)) return call;
 
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Send(buf, count, type, dest, tag, comm))
@@ -1058,10 +1138,14 @@ int rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   return persistent_send(PMPI_Send_init, buf, count, type, dest, tag, comm, req, st);
 }
 // Buffered persistent sends become standard persistent sends: the attached
-// buffer was sized for the application's messages, not ours.
+// buffer was sized for the application's messages, not ours. To a peer on
+// this node too, so that both routes behave alike (and Open MPI 4.1's stale
+// persistent Bsend data stays away, README).
 int bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                MPI_Comm comm, MPI_Request* req) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Bsend_init(buf, count, type, dest, tag, comm, req))
+  P2PState* st = state_of(comm);
+  if (!st || dest == MPI_PROC_NULL) return PMPI_Bsend_init(buf, count, type, dest, tag, comm, req);
+  if (st->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
   return persistent_send(PMPI_Send_init, buf, count, type, dest, tag, comm, req, st);
 }
 #undef ADACOMP_PASS_IF_NO_STATE
@@ -1070,11 +1154,16 @@ int bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 
 #define ADACOMP_PASS_IF_NO_STATE(call) \
   P2PState* st = state_of(comm);       \
-  if (!st || source == MPI_PROC_NULL) return call;
+  if (!st || source == MPI_PROC_NULL || st->direct(source)) return call;
 
 int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
          MPI_Status* status) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Recv(buf, count, type, source, tag, comm, status))
+  if (st->dual(source)) {
+    MPI_Request r;
+    int rc = do_irecv(buf, count, type, source, tag, comm, &r, false, st);
+    return rc != MPI_SUCCESS ? rc : wait(&r, status);
+  }
   return do_recv(buf, count, type, source, tag, comm, status, st);
 }
 int irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -1130,13 +1219,24 @@ static int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag
   return MPI_SUCCESS;
 }
 
+// A dual probe looks at the application's communicator, then at `p2p`,
+// until one has a match (blocking) or once (nonblocking).
 int probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Probe(source, tag, comm, status))
   int flag = 0;
-  return iprobe_impl(source, tag, comm, true, &flag, status, st);
+  if (!st->dual(source)) return iprobe_impl(source, tag, comm, true, &flag, status, st);
+  for (;;) {
+    int rc = iprobe(source, tag, comm, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    std::this_thread::yield();
+  }
 }
 int iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Iprobe(source, tag, comm, flag, status))
+  if (st->dual(source)) {
+    int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+    if (rc != MPI_SUCCESS || *flag) return rc;
+  }
   return iprobe_impl(source, tag, comm, false, flag, status, st);
 }
 
@@ -1157,14 +1257,25 @@ int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_M
 }
 }  // namespace
 
+// A matched probe of the application's communicator gives MPI's own message
+// handle, which Mrecv and Imrecv pass to PMPI.
 int mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Mprobe(source, tag, comm, msg, status))
   int flag = 0;
-  return mprobe_impl(source, tag, comm, true, &flag, msg, status, st);
+  if (!st->dual(source)) return mprobe_impl(source, tag, comm, true, &flag, msg, status, st);
+  for (;;) {
+    int rc = improbe(source, tag, comm, &flag, msg, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    std::this_thread::yield();
+  }
 }
 int improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
             MPI_Status* status) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Improbe(source, tag, comm, flag, msg, status))
+  if (st->dual(source)) {
+    int rc = PMPI_Improbe(source, tag, comm, flag, msg, status);
+    if (rc != MPI_SUCCESS || *flag) return rc;
+  }
   return mprobe_impl(source, tag, comm, false, flag, msg, status, st);
 }
 #undef ADACOMP_PASS_IF_NO_STATE
@@ -1192,7 +1303,8 @@ int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Reques
 int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
              int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (!state_of(comm))
+  const P2PState* st = state_of(comm);
+  if (!st || (st->direct(dest) && st->direct(source)))
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                          recvtype, source, recvtag, comm, status);
   MPI_Request r;
@@ -1205,7 +1317,8 @@ int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
 
 int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                      int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (!state_of(comm))
+  const P2PState* st = state_of(comm);
+  if (!st || (st->direct(dest) && st->direct(source)))
     return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
                                  status);
   // Send a copy: contiguous data keeps its datatype (and so its float codec).
@@ -1231,6 +1344,12 @@ int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int send
 // ---- completion -----------------------------------------------------------
 
 int wait(MPI_Request* req, MPI_Status* status) {
+  if (polling())
+    for (int flag = 0;; std::this_thread::yield()) {
+      drive_duals();
+      int rc = test(req, &flag, status);
+      if (rc != MPI_SUCCESS || flag) return rc;
+    }
   Pending* p = take_pending(*req);
   if (!p) return PMPI_Wait(req, status);
   MPI_Request handle = *req;
@@ -1311,6 +1430,12 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
 }  // namespace
 
 int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  if (polling())
+    for (int flag = 0;; std::this_thread::yield()) {
+      drive_duals();
+      int rc = testall(n, reqs, &flag, statuses);
+      if (rc != MPI_SUCCESS || flag) return rc;
+    }
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitall(n, reqs, statuses);
@@ -1339,6 +1464,12 @@ int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
 }
 
 int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  if (polling())
+    for (int flag = 0;; std::this_thread::yield()) {
+      drive_duals();
+      int rc = testany(n, reqs, index, &flag, status);
+      if (rc != MPI_SUCCESS || flag) return rc;
+    }
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitany(n, reqs, index, status);
@@ -1395,6 +1526,12 @@ int some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, int indi
 }  // namespace
 
 int waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  if (polling())
+    for (;; std::this_thread::yield()) {
+      drive_duals();
+      int rc = some_impl(false, n, reqs, outcount, indices, statuses);
+      if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    }
   return some_impl(true, n, reqs, outcount, indices, statuses);
 }
 int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
@@ -1416,6 +1553,7 @@ int start(MPI_Request* req) {
     p->finished = p->served = true;
   } else {
     rc = PMPI_Start(req);
+    if (rc == MPI_SUCCESS && p->dual) set_live(p, true);
   }
   put_pending(*req, p);
   return rc;
@@ -1453,7 +1591,8 @@ int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   Pending* p = take_pending(req);
   if (!p) return PMPI_Request_get_status(req, flag, status);
   int rc = MPI_SUCCESS;
-  if (!p->is_recv) {
+  if (p->dual) resolve_dual(req, p);
+  if (!p->is_recv || (p->direct && !p->finished)) {
     rc = PMPI_Request_get_status(req, flag, status);
   } else if (p->finished) {
     *flag = 1;
@@ -1627,7 +1766,8 @@ int sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, 
 int isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
               int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
               int recvtag, MPI_Comm comm, MPI_Request* req) {
-  if (!state_of(comm))
+  const P2PState* st = state_of(comm);
+  if (!st || (st->direct(dest) && st->direct(source)))
     return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                           recvtype, source, recvtag, comm, req);
   MPI_Request s = MPI_REQUEST_NULL;
@@ -1636,6 +1776,15 @@ int isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
   rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, req);
   if (rc != MPI_SUCCESS) return rc;
   Pending* p = find_pending(*req);
+  if (!p && st->direct(source)) {
+    // A receive straight on the application's communicator, still open.
+    p = new Pending;
+    p->is_recv = p->direct = true;
+    p->app = comm;
+    p->companion = s;
+    put_pending(*req, p);
+    return MPI_SUCCESS;
+  }
   if (!p) {
     // Already complete (probed message, MPI_PROC_NULL): a fresh request
     // carries the send half.
@@ -1665,7 +1814,8 @@ int isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 
 int isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                       int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
-  if (!state_of(comm))
+  const P2PState* st = state_of(comm);
+  if (!st || (st->direct(dest) && st->direct(source)))
     return PMPI_Isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, req);
   // The data sent is packed first and kept with the request.
   int tsize = 0;

@@ -124,6 +124,73 @@ void sends_code_only_between_nodes() {
   }
 }
 
+// MPI_ANY_SOURCE where some senders share this rank's node (their messages
+// come straight through MPI) and some do not (framed on the private
+// communicator): every receive form must take each message exactly once.
+void any_source_from_everyone() {
+  const int phases = 5;
+  auto value = [](int from, int phase, int i) { return from * 1000.0 + phase * 10.0 + i * 1e-3; };
+  auto length = [](int from) { return from % 2 ? 20000 : 10; };  // coded and small frames
+  if (g_rank != 0) {
+    for (int phase = 0; phase < phases; ++phase) {
+      std::vector<double> out(length(g_rank));
+      for (size_t i = 0; i < out.size(); ++i) out[i] = value(g_rank, phase, static_cast<int>(i));
+      MPI_Send(out.data(), static_cast<int>(out.size()), MPI_DOUBLE, 0, 70 + phase, MPI_COMM_WORLD);
+    }
+    return;
+  }
+  const int n = g_size - 1, cap = 20000;
+  auto check = [&](const std::vector<double>& in, const MPI_Status& st, int phase,
+                   std::vector<int>& seen) {
+    int got = -1;
+    MPI_Get_count(&st, MPI_DOUBLE, &got);
+    const int from = st.MPI_SOURCE;
+    CHECK(from > 0 && from < g_size && got == length(from), "phase %d: source %d count %d",
+          phase, from, got);
+    if (from <= 0 || from >= g_size) return;
+    ++seen[from];
+    bool ok = true;
+    for (int i = 0; i < got; ++i) ok &= in[i] == value(from, phase, i);
+    CHECK(ok, "phase %d: data from %d differs", phase, from);
+  };
+  std::vector<std::vector<int>> seen(phases, std::vector<int>(g_size, 0));
+  std::vector<std::vector<double>> in(n, std::vector<double>(cap));
+  MPI_Status st;
+  for (int k = 0; k < n; ++k) {  // blocking receives
+    MPI_Recv(in[0].data(), cap, MPI_DOUBLE, MPI_ANY_SOURCE, 70, MPI_COMM_WORLD, &st);
+    check(in[0], st, 0, seen[0]);
+  }
+  std::vector<MPI_Request> r(n);  // nonblocking, completed together
+  std::vector<MPI_Status> sts(n);
+  for (int k = 0; k < n; ++k)
+    MPI_Irecv(in[k].data(), cap, MPI_DOUBLE, MPI_ANY_SOURCE, 71, MPI_COMM_WORLD, &r[k]);
+  MPI_Waitall(n, r.data(), sts.data());
+  for (int k = 0; k < n; ++k) check(in[k], sts[k], 1, seen[1]);
+  MPI_Request pr;  // one persistent receive, started n times
+  MPI_Recv_init(in[0].data(), cap, MPI_DOUBLE, MPI_ANY_SOURCE, 72, MPI_COMM_WORLD, &pr);
+  for (int k = 0; k < n; ++k) {
+    MPI_Start(&pr);
+    MPI_Wait(&pr, &st);
+    check(in[0], st, 2, seen[2]);
+  }
+  MPI_Request_free(&pr);
+  for (int k = 0; k < n; ++k) {  // probe, then receive what it saw
+    MPI_Probe(MPI_ANY_SOURCE, 73, MPI_COMM_WORLD, &st);
+    MPI_Recv(in[0].data(), cap, MPI_DOUBLE, st.MPI_SOURCE, 73, MPI_COMM_WORLD, &st);
+    check(in[0], st, 3, seen[3]);
+  }
+  for (int k = 0; k < n; ++k) {  // matched probes
+    int flag = 0;
+    MPI_Message msg;
+    while (!flag) MPI_Improbe(MPI_ANY_SOURCE, 74, MPI_COMM_WORLD, &flag, &msg, &st);
+    MPI_Mrecv(in[0].data(), cap, MPI_DOUBLE, &msg, &st);
+    check(in[0], st, 4, seen[4]);
+  }
+  for (int phase = 0; phase < phases; ++phase)
+    for (int from = 1; from < g_size; ++from)
+      CHECK(seen[phase][from] == 1, "phase %d: %d messages from %d", phase, seen[phase][from], from);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,5 +200,6 @@ int main(int argc, char** argv) {
   allreduce_codes_only_between_nodes();
   alltoall_codes_only_between_nodes();
   sends_code_only_between_nodes();
+  any_source_from_everyone();
   return finish_test("node_aware");
 }
