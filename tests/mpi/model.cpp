@@ -4,8 +4,9 @@
 //   test_model explore       ADACOMP_NODE_MAP makes two nodes: a slot explores
 //                            (raw, compressed, raw, compressed), settles, and
 //                            explores again after 32 calls. On incompressible
-//                            data over shared memory coding loses: exactly the
-//                            exploration calls are compressed.
+//                            data over shared memory with a slow codec (zstd
+//                            level 19), coding loses: exactly the exploration
+//                            calls are compressed.
 #include <cstdint>
 #include <string>
 #include <vector>
