@@ -95,7 +95,10 @@ struct Pending {
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> frame;  // coded frame of a nonblocking send
   std::vector<uint8_t> staging;  // receive into a non-contiguous datatype
-  bool live = false;  // a dual receive counted in g_dual_live
+  // A dual receive's framed twin: the same receive posted on `p2p` into
+  // `staging` (capacity of the largest frame that fits the user's buffer).
+  MPI_Request twin = MPI_REQUEST_NULL;
+  bool twin_active = false;  // posted (or started) and not yet settled
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
   void* buf = nullptr;
@@ -114,16 +117,6 @@ struct Detached {
   std::vector<uint8_t> data;
 };
 std::vector<Detached> g_detached;  // buffered sends in flight
-// Dual receives open in MPI. While there are any, the Wait family polls
-// (Test and a look at `p2p`) instead of blocking in MPI, since the message
-// may come on the communicator MPI is not waiting on.
-std::atomic<int> g_dual_live{0};
-void set_live(Pending* p, bool live) {
-  if (p->live == live) return;
-  p->live = live;
-  g_dual_live.fetch_add(live ? 1 : -1, std::memory_order_acq_rel);
-}
-bool polling() { return g_dual_live.load(std::memory_order_acquire) > 0; }
 
 void put_pending(MPI_Request req, Pending* p) {
   std::lock_guard<std::mutex> g(g_mu);
@@ -151,7 +144,7 @@ Pending* take_pending(MPI_Request req) {
   return p;
 }
 void delete_pending(Pending* p) {
-  set_live(p, false);
+  if (p->twin != MPI_REQUEST_NULL) PMPI_Request_free(&p->twin);  // persistent, inactive
   if (p->type_owned) PMPI_Type_free(&p->type);
   delete p;
 }
@@ -697,6 +690,8 @@ size_t raw_size_of(const Stashed& m) {
   return m.frame.size() >= kFrameHeaderBytes ? m.frame.size() - kFrameHeaderBytes : 0;
 }
 
+int adopt_frame(P2PState* st, MPI_Comm app, Stashed* out);
+
 // Takes the next matching message off the private communicator whole.
 int fetch(P2PState* st, MPI_Comm app, int source, int tag, bool block, int* flag, Stashed* out) {
   MPI_Message msg;
@@ -713,15 +708,20 @@ int fetch(P2PState* st, MPI_Comm app, int source, int tag, bool block, int* flag
   out->tag = s.MPI_TAG;
   out->app = app;
   if (rc != MPI_SUCCESS) return report(app, rc);
-  // A channel frame is applied now, in its channel's order, and kept
-  // decoded: the receive that takes it may come at any time.
+  return adopt_frame(st, app, out);
+}
+
+// A frame taken off the wire whole, before its receive: a channel frame is
+// applied now, in its channel's order, and kept decoded, since the receive
+// that takes it may come at any time.
+int adopt_frame(P2PState* st, MPI_Comm app, Stashed* out) {
   FrameHeader h;
   if (!read_frame_header(out->frame.data(), out->frame.size(), &h) ||
       !(h.flags & kFrameChannel))
     return MPI_SUCCESS;  // a damaged frame fails at its receive
   const uint8_t* plain = nullptr;
-  rc = decode_payload(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
-                      true, &plain);
+  int rc = decode_payload(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
+                          true, &plain);
   if (rc != MPI_SUCCESS) return rc;
   OpStats& stats = stats_for(Op::recv);
   stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
@@ -856,8 +856,17 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     // Posted as the application posted it; resolve_dual() takes a framed
     // message from `p2p` instead if one comes first.
     p->direct = p->dual = true;
-    rc = persistent ? PMPI_Recv_init(buf, count, type, source, tag, comm, req)
-                    : PMPI_Irecv(buf, count, type, source, tag, comm, req);
+    int tsize = 0;
+    PMPI_Type_size(type, &tsize);
+    p->staging.resize(kFrameHeaderBytes + static_cast<size_t>(count) * static_cast<size_t>(tsize));
+    const int cap = static_cast<int>(p->staging.size());
+    rc = persistent ? PMPI_Recv_init(p->staging.data(), cap, MPI_BYTE, source, tag, st->p2p,
+                                     &p->twin)
+                    : PMPI_Irecv(p->staging.data(), cap, MPI_BYTE, source, tag, st->p2p, &p->twin);
+    p->twin_active = rc == MPI_SUCCESS && !persistent;
+    if (rc == MPI_SUCCESS)
+      rc = persistent ? PMPI_Recv_init(buf, count, type, source, tag, comm, req)
+                      : PMPI_Irecv(buf, count, type, source, tag, comm, req);
   } else {
     RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
     rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
@@ -868,50 +877,91 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     delete_pending(p);
     return report(comm, rc);
   }
-  if (dual && !persistent) set_live(p, true);
   put_pending(*req, p);
   return MPI_SUCCESS;
 }
 
-// A dual receive still open in MPI: if a framed message from another node
-// is there first, it takes that one instead, cancelling the direct receive;
-// if the direct receive matched meanwhile, the framed message goes back to
-// the front of the stash for a later receive. Either way the request is then
-// complete in MPI and marked finished with the status to report. The caller
-// owns `p` (taken from the table, or under g_mu like drive_receives).
-void resolve_dual(MPI_Request handle, Pending* p) {
-  if (p->finished) return;
-  int flag = 0;
+// Completes the twin, which has matched or been cancelled (promptly either
+// way); a persistent one stays allocated, another is freed.
+MPI_Status settle_twin(Pending* p) {
   MPI_Status s;
-  if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || flag) return;
-  P2PState* st = state_of(p->app);
-  if (!st) return;
-  Stashed m;
-  int got = take_stashed(st, MPI_ANY_SOURCE, p->tag, &m);
-  if (!got && (fetch(st, p->app, MPI_ANY_SOURCE, p->tag, false, &got, &m) != MPI_SUCCESS || !got))
-    return;
-  MPI_Request h = handle;
-  PMPI_Cancel(&h);
-  do PMPI_Request_get_status(handle, &flag, &s);
-  while (!flag);
-  int cancelled = 0;
-  PMPI_Test_cancelled(&s, &cancelled);
-  if (cancelled) {
-    p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status);
-  } else {
-    p->status = s;
-    p->finish_rc = MPI_SUCCESS;
-    std::lock_guard<std::mutex> g(st->mu);
-    st->stash.push_front(std::move(m));
-  }
-  p->finished = true;
+  PMPI_Wait(&p->twin, &s);
+  p->twin_active = false;
+  return s;
 }
 
-// Resolves every dual receive no completion call holds.
-void drive_duals() {
-  std::lock_guard<std::mutex> g(g_mu);
-  for (auto& [handle, p] : g_table)
-    if (p->dual) resolve_dual(handle, p);
+// The twin's message as a stash entry (channel frames applied). A twin
+// cancelled in time gives none (false).
+bool twin_message(Pending* p, const MPI_Status& ts, Stashed* m, int* adopted) {
+  int cancelled = 0;
+  PMPI_Test_cancelled(&ts, &cancelled);
+  if (cancelled) return false;
+  int got = 0;
+  PMPI_Get_count(&ts, MPI_BYTE, &got);
+  m->frame.assign(p->staging.begin(), p->staging.begin() + (got > 0 ? got : 0));
+  m->source = ts.MPI_SOURCE;
+  m->tag = ts.MPI_TAG;
+  m->app = p->app;
+  P2PState* st = state_of(p->app);
+  *adopted = st ? adopt_frame(st, p->app, m) : MPI_ERR_COMM;
+  return true;
+}
+
+void stash_front(MPI_Comm app, Stashed&& m) {
+  P2PState* st = state_of(app);
+  if (!st) return;
+  std::lock_guard<std::mutex> g(st->mu);
+  st->stash.push_front(std::move(m));
+}
+
+// Cancels a dual receive's twin once the direct side has matched; a framed
+// message it matched all the same goes to the stash.
+void retire_twin(Pending* p) {
+  PMPI_Cancel(&p->twin);
+  Stashed m;
+  int adopted = MPI_SUCCESS;
+  if (twin_message(p, settle_twin(p), &m, &adopted) && adopted == MPI_SUCCESS)
+    stash_front(p->app, std::move(m));
+}
+
+// A dual receive is posted twice: directly (the handle the application
+// holds) and framed on `p2p` (its twin), so that MPI orders it against
+// other receives on both routes. Once the direct side has matched, the twin
+// is retired. A framed message (the twin's, or one that a tie left in the
+// stash) is taken by cancelling the direct side: if that works, the framed
+// message is delivered into the user's buffer and the request is marked
+// finished with its status; if the direct side matched meanwhile, it wins
+// and the framed message waits at the front of the stash for the next
+// receive. Only the request's owner calls this (taken from the table).
+void resolve_dual(MPI_Request handle, Pending* p) {
+  if (p->finished || !p->twin_active) return;
+  int twin_done = 0, direct_done = 0;
+  MPI_Status ts, ds;
+  PMPI_Request_get_status(p->twin, &twin_done, &ts);
+  PMPI_Request_get_status(handle, &direct_done, &ds);
+  if (direct_done) {
+    retire_twin(p);
+    return;
+  }
+  Stashed m;
+  int adopted = MPI_SUCCESS;
+  P2PState* st = state_of(p->app);
+  if (twin_done) twin_message(p, settle_twin(p), &m, &adopted);
+  else if (!st || !take_stashed(st, MPI_ANY_SOURCE, p->tag, &m)) return;
+  MPI_Request h = handle;
+  PMPI_Cancel(&h);
+  do PMPI_Request_get_status(handle, &direct_done, &ds);
+  while (!direct_done);
+  int cancelled = 0;
+  PMPI_Test_cancelled(&ds, &cancelled);
+  if (p->twin_active) retire_twin(p);
+  if (cancelled) {
+    p->finish_rc = adopted != MPI_SUCCESS ? adopted
+                                          : deliver(m, p->buf, p->count, p->type, &p->status);
+    p->finished = true;
+  } else if (adopted == MPI_SUCCESS) {
+    stash_front(p->app, std::move(m));
+  }
 }
 
 // Finishes a completed request the library owns (already out of the table).
@@ -919,7 +969,7 @@ void drive_duals() {
 // kNotYourTurn (only when !may_wait): nothing done, try again later.
 int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool cut = false) {
   int rc = MPI_SUCCESS;
-  if (p->dual) set_live(p, false);
+  if (p->dual && p->twin_active) retire_twin(p);  // MPI completed the direct side
   if (p->is_recv) {
     if (p->finished) {
       *s = p->status;
@@ -989,6 +1039,23 @@ std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
   }
   g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
   return ps;
+}
+
+// Owned dual receives of an array: resolved before MPI looks at them.
+void resolve_duals(const MPI_Request reqs[], const std::vector<Pending*>& ps) {
+  for (size_t i = 0; i < ps.size(); ++i)
+    if (ps[i] && ps[i]->dual) resolve_dual(reqs[i], ps[i]);
+}
+
+// A Wait over an array with a dual receive polls with the Test form instead
+// (MPI would wait on one side only): puts every entry back and says so.
+bool put_back_if_dual(const MPI_Request reqs[], const std::vector<Pending*>& ps) {
+  bool dual = false;
+  for (const Pending* p : ps) dual = dual || (p && p->dual);
+  if (dual)
+    for (size_t i = 0; i < ps.size(); ++i)
+      if (ps[i]) put_pending(reqs[i], ps[i]);
+  return dual;
 }
 
 // Puts back the entries of requests that did not complete (done[i] false).
@@ -1343,15 +1410,17 @@ int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int send
 
 // ---- completion -----------------------------------------------------------
 
+// Waiting on a dual receive polls (MPI would wait on one side only).
 int wait(MPI_Request* req, MPI_Status* status) {
-  if (polling())
+  Pending* p = take_pending(*req);
+  if (!p) return PMPI_Wait(req, status);
+  if (p->dual) {
+    put_pending(*req, p);
     for (int flag = 0;; std::this_thread::yield()) {
-      drive_duals();
       int rc = test(req, &flag, status);
       if (rc != MPI_SUCCESS || flag) return rc;
     }
-  Pending* p = take_pending(*req);
-  if (!p) return PMPI_Wait(req, status);
+  }
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -1366,6 +1435,7 @@ int wait(MPI_Request* req, MPI_Status* status) {
 int test(MPI_Request* req, int* flag, MPI_Status* status) {
   Pending* p = take_pending(*req);
   if (!p) return PMPI_Test(req, flag, status);
+  if (p->dual) resolve_dual(*req, p);
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -1430,15 +1500,14 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
 }  // namespace
 
 int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  if (polling())
-    for (int flag = 0;; std::this_thread::yield()) {
-      drive_duals();
-      int rc = testall(n, reqs, &flag, statuses);
-      if (rc != MPI_SUCCESS || flag) return rc;
-    }
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitall(n, reqs, statuses);
+  if (put_back_if_dual(reqs, ps))
+    for (int flag = 0;; std::this_thread::yield()) {
+      int rc = testall(n, reqs, &flag, statuses);
+      if (rc != MPI_SUCCESS || flag) return rc;
+    }
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
   MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
@@ -1453,6 +1522,7 @@ int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Testall(n, reqs, flag, statuses);
+  resolve_duals(reqs, ps);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
   MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
@@ -1464,15 +1534,14 @@ int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
 }
 
 int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
-  if (polling())
-    for (int flag = 0;; std::this_thread::yield()) {
-      drive_duals();
-      int rc = testany(n, reqs, index, &flag, status);
-      if (rc != MPI_SUCCESS || flag) return rc;
-    }
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitany(n, reqs, index, status);
+  if (put_back_if_dual(reqs, ps))
+    for (int flag = 0;; std::this_thread::yield()) {
+      int rc = testany(n, reqs, index, &flag, status);
+      if (rc != MPI_SUCCESS || flag) return rc;
+    }
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -1488,6 +1557,7 @@ int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Testany(n, reqs, index, flag, status);
+  resolve_duals(reqs, ps);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -1509,6 +1579,12 @@ int some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, int indi
   if (!any)
     return wait_mode ? PMPI_Waitsome(n, reqs, outcount, indices, statuses)
                      : PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  if (wait_mode && put_back_if_dual(reqs, ps))
+    for (;; std::this_thread::yield()) {
+      int rc = some_impl(false, n, reqs, outcount, indices, statuses);
+      if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    }
+  resolve_duals(reqs, ps);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
   MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
@@ -1526,12 +1602,6 @@ int some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, int indi
 }  // namespace
 
 int waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  if (polling())
-    for (;; std::this_thread::yield()) {
-      drive_duals();
-      int rc = some_impl(false, n, reqs, outcount, indices, statuses);
-      if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-    }
   return some_impl(true, n, reqs, outcount, indices, statuses);
 }
 int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
@@ -1553,7 +1623,10 @@ int start(MPI_Request* req) {
     p->finished = p->served = true;
   } else {
     rc = PMPI_Start(req);
-    if (rc == MPI_SUCCESS && p->dual) set_live(p, true);
+    if (rc == MPI_SUCCESS && p->dual) {
+      rc = PMPI_Start(&p->twin);
+      p->twin_active = rc == MPI_SUCCESS;
+    }
   }
   put_pending(*req, p);
   return rc;
@@ -1571,6 +1644,7 @@ int startall(int n, MPI_Request reqs[]) {
 int request_free(MPI_Request* req) {
   Pending* p = take_pending(*req);
   MPI_Request handle = *req;
+  if (p && p->dual && p->twin_active) retire_twin(p);  // it must not swallow a message
   int rc = PMPI_Request_free(req);
   if (p && rc != MPI_SUCCESS) put_pending(handle, p);
   if (p && rc == MPI_SUCCESS) {
