@@ -37,9 +37,11 @@ cluster_owns() {
   [ "$rest" != "$1" ] && [[ $rest =~ ^([0-9]+|sw)$ ]]
 }
 
+cluster_namespaces() { ip netns list | awk '{print $1}'; }
+
 cluster_down() {
   local ns pids path
-  for ns in $(ip netns list | awk '{print $1}'); do
+  for ns in $(cluster_namespaces); do
     cluster_owns "$ns" || continue
     # Whatever a job left running on the node (ranks, daemons) dies with it.
     pids=$(ip netns pids "$ns")
@@ -130,7 +132,7 @@ cluster_rsh() {
   elif [[ $host == "$(cluster_prefix)"-* ]]; then
     k=${host#"$(cluster_prefix)"-}
   fi
-  if ! [[ ${k:-} =~ ^[0-9]+$ ]] || ! ip netns list | grep -q "^$(cluster_ns "$k")\b"; then
+  if ! [[ ${k:-} =~ ^[0-9]+$ ]] || ! cluster_namespaces | grep -qxF "$(cluster_ns "$k")"; then
     echo "cluster.sh rsh: '$host' is not a node of cluster $(cluster_prefix)" >&2
     return 255
   fi
@@ -176,7 +178,7 @@ cluster_run() {
   [ "${1:-}" = -- ] && [ $# -gt 1 ] || { echo "cluster.sh run: '-- PROGRAM' missing" >&2; return 2; }
   shift
   for ((k = 0; k < ${#counts[@]}; k++)); do
-    if ! ip netns list | grep -q "^$(cluster_ns $k)\b"; then
+    if ! cluster_namespaces | grep -qxF "$(cluster_ns $k)"; then
       echo "cluster.sh: layout $layout needs node $k, cluster $(cluster_prefix) is not up with that many" >&2
       return 2
     fi
@@ -213,7 +215,8 @@ cluster_run() {
     *) echo "cluster.sh: unknown MPI '$flavor' (openmpi|mpich)" >&2; return 2 ;;
   esac
   [ -z "$timeout" ] || launch=(timeout --kill-after=5 "$timeout" "${launch[@]}")
-  CLUSTER_PREFIX=$(cluster_prefix) cluster_exec 0 "${launch[@]}" "$@"
+  # The launcher's remote shell (tools/cluster-rsh) learns the cluster from it.
+  (export CLUSTER_PREFIX; CLUSTER_PREFIX=$(cluster_prefix); cluster_exec 0 "${launch[@]}" "$@")
 }
 
 cluster_main() {
