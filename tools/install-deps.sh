@@ -8,6 +8,7 @@ packages=(
   libzstd-dev liblz4-dev libzfp-dev libblosc-dev
   clang-14 libclang-rt-14-dev
   iproute2 python3 python3-numpy python3-matplotlib
+  libucx-dev  # tools/cluster.sh builds its MPICH finalize fix against UCX
   python3-dev python3-venv  # mpi4py's suite: built from its sdist in a virtualenv
 )
 missing=()
