@@ -39,7 +39,10 @@ const Config kConfigs[] = {
     {"lz4", CodecId::lz4},
     {"blosc", CodecId::blosc},
     {"fpc", CodecId::fpc},
+    {"bitplane", CodecId::bitplane},
     {"quant", CodecId::quant},
+    {"quant_fast", CodecId::quant_fast},
+    {"quant_zstd", CodecId::quant_zstd},
     {"zfp", CodecId::zfp},
     {"truncate16", CodecId::truncate, 16},
     {"truncate16+blosc", CodecId::truncate, 16, CodecId::blosc},
@@ -170,7 +173,8 @@ int main(int argc, char** argv) {
     // and bit-exact for NaN/Inf (truncation: no absolute bound to check).
     double max_err = 0;
     bool ok = r == static_cast<long>(src.size());
-    bool bounded = c.id == CodecId::quant || c.id == CodecId::zfp;
+    bool bounded = c.id == CodecId::quant || c.id == CodecId::zfp ||
+                   c.id == CodecId::quant_fast || c.id == CodecId::quant_zstd;
     for (size_t i = 0; ok && i < n; ++i) {
       double a = value(src, kind, i), b = value(dec, kind, i);
       if (!std::isfinite(a)) {

@@ -22,6 +22,9 @@ enum class CodecId : uint8_t {
   zfp = 6,       // lossy, error-bounded: libzfp fixed accuracy
   truncate = 7,  // lossy: drop low mantissa bits
   to_f32 = 8,    // lossy: doubles sent as floats
+  bitplane = 9,  // lossless float: integer delta + bit planes (SIMD)
+  quant_fast = 10,  // lossy, error-bounded: quantisation + bit planes (SIMD)
+  quant_zstd = 11,  // lossy, error-bounded: quantisation + zstd over codes
 };
 
 // Negative return values of encode/decode.
@@ -69,5 +72,11 @@ struct Codec {
 const Codec* find_codec(CodecId id);
 const Codec* find_codec(std::string_view name);
 const char* codec_status_string(long status);
+
+// The SIMD codecs (bitplane, quant_fast, quant_zstd) pick AVX2 at run time
+// where the CPU has it; every path writes the same bytes. Forcing the
+// portable path is for tests and benchmarks (process-wide).
+void codec_force_portable(bool on);
+bool codec_simd_active();
 
 }  // namespace adacomp

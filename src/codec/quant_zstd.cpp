@@ -1,0 +1,179 @@
+// Error-bounded lossy codec for high ratio: qblock.h's quantisation and
+// per-block predictor (as quant_fast), then an entropy stage: one byte per
+// zigzag residual (255 escapes to a 32-bit value), compressed with zstd at
+// EncodeParams::zstd_level. The residuals of smooth fields are mostly 0-3;
+// zstd's Huffman literals and matches over runs code them in about one
+// bit or less, where fixed-length packing needs the block's widest. This
+// is SZ's design (quantisation codes, Huffman, then zstd) with zstd doing
+// both entropy stages.
+//
+// Payload (little-endian):
+//   u8 version (1), f64 eb, varint value count n, varint escape count e,
+//   varint zstd frame bytes, zstd frame of:
+//     order bits: ceil(ceil(n/32) / 8) bytes, bit b set = block b second order,
+//     codes: n bytes, escapes: e x u32 (in value order),
+//   varint outlier count, outliers (u64 index, raw T) in increasing order.
+#include <zstd.h>
+
+#include "codec/bits.h"
+#include "codec/codec.h"
+#include "codec/qblock.h"
+#include "codec/zstd_ctx.h"
+
+namespace adacomp {
+namespace {
+
+using simd::kBlock;
+constexpr uint8_t kVersion = 1;
+constexpr uint32_t kEscape = 255;
+
+// Quantises and writes the order bits, codes and escapes into plain
+// (laid out as the zstd frame's content); returns the escape count.
+template <typename T, typename Isa>
+ADACOMP_INLINE size_t codes_body(const T* x, size_t n, const qblock::Grid& g, qblock::EncState& s,
+                                 uint8_t* order, uint8_t* codes, uint32_t* esc) {
+  alignas(32) uint32_t z[kBlock];
+  size_t nesc = 0;
+  for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
+    const size_t len = n - i < kBlock ? n - i : kBlock;
+    const unsigned head = qblock::block<T, Isa>(x + i, len, i, g, s, z);
+    if (head & qblock::kOrder2) order[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
+    for (size_t k = 0; k < len; ++k) {
+      const uint32_t v = z[k];
+      codes[i + k] = static_cast<uint8_t>(v < kEscape ? v : kEscape);
+      if (v >= kEscape) esc[nesc++] = v;
+    }
+  }
+  return nesc;
+}
+
+template <typename T>
+size_t codes_portable(const T* x, size_t n, const qblock::Grid& g, qblock::EncState& s,
+                      uint8_t* order, uint8_t* codes, uint32_t* esc) {
+  return codes_body<T, simd::Portable>(x, n, g, s, order, codes, esc);
+}
+#if ADACOMP_HAVE_AVX2_PATH
+template <typename T>
+ADACOMP_AVX2_ENTRY size_t codes_avx2(const T* x, size_t n, const qblock::Grid& g, qblock::EncState& s,
+                               uint8_t* order, uint8_t* codes, uint32_t* esc) {
+  return codes_body<T, simd::Avx2>(x, n, g, s, order, codes, esc);
+}
+#endif
+
+size_t order_bytes(size_t n) { return ((n + kBlock - 1) / kBlock + 7) / 8; }
+
+template <typename T>
+long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
+  if (src_bytes % sizeof(T) || !qblock::valid_bound(p.abs_bound)) return kCodecUnsupported;
+  const size_t n = src_bytes / sizeof(T), nob = order_bytes(n);
+  const T* x = static_cast<const T*>(src);
+  const qblock::Grid g(p.abs_bound);
+  qblock::EncState s;
+  s.outliers = reinterpret_cast<uint64_t*>(bits::scratch(bits::kScratchA, 8 * n + 8));
+  uint8_t* plain = bits::scratch(bits::kScratchB, nob + 5 * n + 4);
+  auto* esc = reinterpret_cast<uint32_t*>(bits::scratch(bits::kScratchC, 4 * n + 4));
+  std::memset(plain, 0, nob);
+  size_t nesc;
+#if ADACOMP_HAVE_AVX2_PATH
+  if (simd::use_avx2())
+    nesc = codes_avx2<T>(x, n, g, s, plain, plain + nob, esc);
+  else
+#endif
+    nesc = codes_portable<T>(x, n, g, s, plain, plain + nob, esc);
+  std::memcpy(plain + nob + n, esc, 4 * nesc);
+  const size_t plain_bytes = nob + n + 4 * nesc;
+
+  auto* o = static_cast<uint8_t*>(dst);
+  const size_t head = 1 + 8 + bits::varint_size(n) + bits::varint_size(nesc);
+  const size_t zmax = ZSTD_compressBound(plain_bytes);
+  if (cap < head + bits::varint_size(zmax)) return kCodecNoSpace;
+  o[0] = kVersion;
+  bits::store(o + 1, p.abs_bound);
+  uint8_t* q = bits::put_varint(bits::put_varint(o + 9, n), nesc);
+  // The frame size varint goes before the frame: reserve its largest size
+  // and move the frame down if the actual one is shorter.
+  uint8_t* frame = q + bits::varint_size(zmax);
+  size_t z = ZSTD_compressCCtx(zstd_thread_cctx(), frame, static_cast<size_t>(o + cap - frame),
+                               plain, plain_bytes, p.zstd_level);
+  if (ZSTD_isError(z)) return kCodecNoSpace;
+  uint8_t* fs = bits::put_varint(q, z);
+  std::memmove(fs, frame, z);
+  uint8_t* end = fs + z;
+  if (static_cast<size_t>(o + cap - end) < qblock::outliers_bytes<T>(s.nout)) return kCodecNoSpace;
+  return static_cast<long>(qblock::put_outliers<T>(end, s, x) - o);
+}
+
+template <typename T>
+long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
+  if (dst_bytes % sizeof(T)) return kCodecCorrupt;
+  const size_t n = dst_bytes / sizeof(T), nob = order_bytes(n);
+  bits::Reader r(src, src_bytes);
+  uint8_t version;
+  double eb;
+  uint64_t count, nesc, zbytes;
+  if (!r.get(&version) || !r.get(&eb) || !r.get_varint(&count) || !r.get_varint(&nesc) ||
+      !r.get_varint(&zbytes) || version != kVersion || !qblock::valid_bound(eb) ||
+      count != n || nesc > n)
+    return kCodecCorrupt;
+  const uint8_t* frame = r.take(zbytes);
+  if (!frame) return kCodecCorrupt;
+  const size_t plain_bytes = nob + n + 4 * nesc;
+  if (ZSTD_getFrameContentSize(frame, zbytes) != plain_bytes) return kCodecCorrupt;
+  uint8_t* plain = bits::scratch(bits::kScratchB, plain_bytes + 1);
+  size_t got = ZSTD_decompressDCtx(zstd_thread_dctx(), plain, plain_bytes, frame, zbytes);
+  if (ZSTD_isError(got) || got != plain_bytes) return kCodecCorrupt;
+  {
+    bits::Reader t = r;
+    uint64_t nout;
+    if (!t.get_varint(&nout) || nout > n || t.left() != nout * (8 + sizeof(T)))
+      return kCodecCorrupt;
+  }
+  const uint8_t* order = plain;
+  const uint8_t* codes = plain + nob;
+  const uint8_t* esc = codes + n;
+  size_t e = 0;
+  T* out = static_cast<T*>(dst);
+  const double step = 2 * eb;
+  uint32_t prev = 0, dprev = 0;
+  alignas(32) uint32_t z[kBlock] = {};
+  for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
+    const size_t len = n - i < kBlock ? n - i : kBlock;
+    for (size_t k = 0; k < len; ++k) {
+      uint32_t v = codes[i + k];
+      if (v == kEscape) {
+        if (e == nesc) return kCodecCorrupt;
+        v = bits::load<uint32_t>(esc + 4 * e++);
+      }
+      z[k] = v;
+    }
+    for (size_t k = len; k < kBlock; ++k) z[k] = 0;
+    qblock::decode_block<T>(z, (order[b / 8] >> (b % 8)) & 1, step, prev, dprev, out + i, len);
+  }
+  if (e != nesc || !qblock::apply_outliers<T>(r, out, n)) return kCodecCorrupt;
+  return static_cast<long>(dst_bytes);
+}
+
+// Worst case: every value escaped and an outlier, zstd expanding slightly.
+size_t quant_zstd_max(size_t n) {
+  const size_t plain = n / 4 / kBlock / 8 + 1 + n / 4 * 5;
+  return 1 + 8 + 4 * bits::kMaxVarint + ZSTD_compressBound(plain) + 3 * n;
+}
+
+long quant_zstd_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
+  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
+    return encode_t<decltype(t)>(p, src, n, dst, cap);
+  });
+}
+
+long quant_zstd_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t dst_bytes) {
+  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
+    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
+  });
+}
+
+}  // namespace
+
+extern const Codec kQuantZstdCodec = {CodecId::quant_zstd, "quant_zstd", true, true,
+                                      quant_zstd_max, quant_zstd_encode, quant_zstd_decode};
+
+}  // namespace adacomp

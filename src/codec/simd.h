@@ -1,0 +1,255 @@
+// Bit-plane kernels shared by the block codecs (bitplane, quant_fast), in a
+// portable and an AVX2 version that produce the same bytes. Internal.
+//
+// A block is 32 unsigned values of U (uint32_t or uint64_t) of which only
+// the w low bits may be set. It is stored as w little-endian 32-bit words,
+// plane j first for j = 0..w-1: bit p of plane j is bit j of value
+// kPlaneOrder(p). Same size as packing each value into w bits, but the
+// transposition is a few byte shuffles and one movemask per plane in AVX2
+// (the layout of bitshuffle and ndzip's bit transposition, with ndzip's
+// zero words at the top removed by the width).
+//
+// The value order is whatever the AVX2 byte transposition yields
+// naturally (see Avx2 below); the portable path follows it through
+// plane_value().
+//
+// Callers write one codec body as an always-inline template over an ISA
+// type (Portable or Avx2) and instantiate it twice: once plain and once
+// inside a function with ADACOMP_AVX2_ENTRY, chosen per call by use_avx2().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "codec/bits.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ADACOMP_HAVE_AVX2_PATH 1
+#include <immintrin.h>
+// AVX2 kernels carry the target but are not always_inline (GCC refuses to
+// force them into a function compiled without it); the entry points that
+// run a body on AVX2 are flattened, which inlines the kernels there.
+#define ADACOMP_AVX2 __attribute__((target("avx2")))
+#define ADACOMP_AVX2_ENTRY __attribute__((target("avx2"), flatten))
+#else
+#define ADACOMP_HAVE_AVX2_PATH 0
+#define ADACOMP_AVX2
+#define ADACOMP_AVX2_ENTRY
+#endif
+#define ADACOMP_INLINE inline __attribute__((always_inline))
+
+namespace adacomp {
+namespace simd {
+
+constexpr size_t kBlock = 32;
+
+// True when the AVX2 path runs: the CPU has it and it is not forced off
+// (codec_force_portable()).
+bool use_avx2();
+
+// Value index stored at bit p of every plane.
+template <typename U>
+constexpr unsigned plane_value(unsigned p) {
+  return sizeof(U) == 8 ? 4 * ((p % 16) / 2) + 2 * (p / 16) + (p % 2)
+                        : 8 * ((p % 16) / 4) + 4 * (p / 16) + (p % 4);
+}
+
+template <typename U>
+ADACOMP_INLINE unsigned width(U v) {
+  if constexpr (sizeof(U) == 8) return v ? 64 - __builtin_clzll(v) : 0;
+  else return v ? 32 - __builtin_clz(v) : 0;
+}
+
+// Zigzag: small negative and positive residuals both get few bits.
+template <typename U>
+ADACOMP_INLINE U zigzag(U v) {
+  return (v << 1) ^ (U(0) - (v >> (8 * sizeof(U) - 1)));
+}
+template <typename U>
+ADACOMP_INLINE U unzigzag(U u) { return (u >> 1) ^ (U(0) - (u & 1)); }
+
+// Transposes an 8x8 bit matrix held as 8 bytes (row k = byte k, column i =
+// bit i): byte i of the result holds bit i of every input byte, input
+// byte k at bit k (Hacker's Delight, transpose8).
+inline uint64_t transpose8(uint64_t x) {
+  uint64_t t;
+  t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+  x ^= t ^ (t << 7);
+  t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+  x ^= t ^ (t << 14);
+  t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+  x ^= t ^ (t << 28);
+  return x;
+}
+
+// Block prediction, shared by the block codecs: first and second
+// differences of integer values (wrapping), zigzagged, and the OR of each
+// (their width). prev = the value before the block, dprev = the first
+// difference before it.
+template <typename U>
+ADACOMP_INLINE void residuals(const U* x, U prev, U dprev, U* z1, U* z2, U& or1, U& or2) {
+  U d[kBlock];
+  d[0] = x[0] - prev;
+  for (size_t k = 1; k < kBlock; ++k) d[k] = x[k] - x[k - 1];
+  z2[0] = zigzag<U>(d[0] - dprev);
+  for (size_t k = 1; k < kBlock; ++k) z2[k] = zigzag<U>(d[k] - d[k - 1]);
+  for (size_t k = 0; k < kBlock; ++k) z1[k] = zigzag<U>(d[k]);
+  U a = 0, b = 0;
+  for (size_t k = 0; k < kBlock; ++k) a |= z1[k], b |= z2[k];
+  or1 = a;
+  or2 = b;
+}
+
+// Inverse of residuals(): rebuilds the block's values from the chosen
+// residuals and carries prev/dprev on to the next block.
+template <typename U>
+ADACOMP_INLINE void integrate(const U* z, bool second, U& prev, U& dprev, U* x) {
+  U p = prev, d = dprev;
+  if (second) {
+    for (size_t k = 0; k < kBlock; ++k) d += unzigzag(z[k]), p += d, x[k] = p;
+  } else {
+    for (size_t k = 0; k < kBlock; ++k) x[k] = p += unzigzag(z[k]);
+    d = x[kBlock - 1] - x[kBlock - 2];
+  }
+  prev = p;
+  dprev = d;
+}
+
+struct Portable {
+  // Writes the w low planes of v[32] to out (4w bytes).
+  template <typename U>
+  static ADACOMP_INLINE void pack(const U* v, unsigned w, uint8_t* out) {
+    uint8_t planes[8 * sizeof(U)][4];
+    for (unsigned b = 0; 8 * b < w; ++b)
+      for (unsigned c = 0; c < 4; ++c) {
+        uint64_t g = 0;  // byte b of the 8 values at plane bits 8c..8c+7
+        for (unsigned k = 0; k < 8; ++k)
+          g |= uint64_t((v[plane_value<U>(8 * c + k)] >> (8 * b)) & 0xFF) << (8 * k);
+        g = transpose8(g);
+        for (unsigned i = 0; i < 8; ++i) planes[8 * b + i][c] = static_cast<uint8_t>(g >> (8 * i));
+      }
+    std::memcpy(out, planes, 4 * w);
+  }
+  // Reads w planes (4w bytes) into v[32]; planes above w are zero.
+  template <typename U>
+  static ADACOMP_INLINE void unpack(const uint8_t* in, unsigned w, U* v) {
+    for (unsigned k = 0; k < kBlock; ++k) v[k] = 0;
+    for (unsigned b = 0; 8 * b < w; ++b)
+      for (unsigned c = 0; c < 4; ++c) {
+        uint64_t g = 0;
+        for (unsigned i = 0; i < 8 && 8 * b + i < w; ++i)
+          g |= uint64_t(in[4 * (8 * b + i) + c]) << (8 * i);
+        g = transpose8(g);
+        for (unsigned k = 0; k < 8; ++k)
+          v[plane_value<U>(8 * c + k)] |= U((g >> (8 * k)) & 0xFF) << (8 * b);
+      }
+  }
+};
+
+#if ADACOMP_HAVE_AVX2_PATH
+// Byte transposition: a per-lane byte shuffle groups each value's bytes by
+// position, then a lane-wise transpose of 32-bit (u32) or 16-bit (u64)
+// groups across the block's 4 or 8 registers gives one register per byte
+// position b, holding byte b of all 32 values (in plane_value order). Bit
+// i of those bytes is plane 8b+i: one shift and one movemask.
+struct Avx2 {
+  // u32: byte 4b+j of a lane <- byte 4j+b (its own inverse).
+  static ADACOMP_AVX2 inline __m256i shuf32() {
+    return _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  }
+  // u64: byte 2b+h of a lane <- byte 8h+b, and its inverse.
+  static ADACOMP_AVX2 inline __m256i shuf64() {
+    return _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
+                            0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  }
+  static ADACOMP_AVX2 inline __m256i unshuf64() {
+    return _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                            0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  }
+  // Lane-wise 4x4 transpose of 32-bit elements (its own inverse).
+  static ADACOMP_AVX2 inline void transpose4x32(__m256i* r) {
+    __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpacklo_epi32(r[2], r[3]);
+    __m256i t2 = _mm256_unpackhi_epi32(r[0], r[1]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    r[0] = _mm256_unpacklo_epi64(t0, t1);
+    r[1] = _mm256_unpackhi_epi64(t0, t1);
+    r[2] = _mm256_unpacklo_epi64(t2, t3);
+    r[3] = _mm256_unpackhi_epi64(t2, t3);
+  }
+  // Lane-wise 8x8 transpose of 16-bit elements (its own inverse).
+  static ADACOMP_AVX2 inline void transpose8x16(__m256i* r) {
+    __m256i s[8], t[8];
+    for (int k = 0; k < 4; ++k) {
+      s[k] = _mm256_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+      s[k + 4] = _mm256_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; ++k) {
+      t[4 * k + 0] = _mm256_unpacklo_epi32(s[4 * k + 0], s[4 * k + 1]);
+      t[4 * k + 1] = _mm256_unpacklo_epi32(s[4 * k + 2], s[4 * k + 3]);
+      t[4 * k + 2] = _mm256_unpackhi_epi32(s[4 * k + 0], s[4 * k + 1]);
+      t[4 * k + 3] = _mm256_unpackhi_epi32(s[4 * k + 2], s[4 * k + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+      r[2 * k] = _mm256_unpacklo_epi64(t[2 * k], t[2 * k + 1]);
+      r[2 * k + 1] = _mm256_unpackhi_epi64(t[2 * k], t[2 * k + 1]);
+    }
+  }
+  static ADACOMP_AVX2 inline void to_bytes(const void* v, __m256i* r, unsigned nregs) {
+    const __m256i s = nregs == 8 ? shuf64() : shuf32();
+    for (unsigned k = 0; k < nregs; ++k)
+      r[k] = _mm256_shuffle_epi8(_mm256_loadu_si256(static_cast<const __m256i*>(v) + k), s);
+    if (nregs == 8) transpose8x16(r);
+    else transpose4x32(r);
+  }
+
+  template <typename U>
+  static ADACOMP_AVX2 inline void pack(const U* v, unsigned w, uint8_t* out) {
+    constexpr unsigned kRegs = sizeof(U);  // 32 values of U = sizeof(U) registers
+    __m256i r[kRegs];
+    to_bytes(v, r, kRegs);
+    for (unsigned b = 0; 8 * b < w; ++b) {
+      // Shifting 16-bit words by 7-i brings bit i of each byte to bit 7 of
+      // the same byte (the high byte's own bit i, not the low byte's).
+      const unsigned top = w - 8 * b < 8 ? w - 8 * b : 8;
+      for (unsigned i = 0; i < top; ++i) {
+        uint32_t m = static_cast<uint32_t>(
+            _mm256_movemask_epi8(_mm256_sll_epi16(r[b], _mm_cvtsi32_si128(7 - i))));
+        bits::store(out + 4 * (8 * b + i), m);
+      }
+    }
+  }
+
+  template <typename U>
+  static ADACOMP_AVX2 inline void unpack(const uint8_t* in, unsigned w, U* v) {
+    constexpr unsigned kRegs = sizeof(U);
+    // Byte p of a broadcast plane word is byte p/8 of the plane; keep bit p%8.
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i sel = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    __m256i r[kRegs];
+    for (unsigned b = 0; b < kRegs; ++b) {
+      __m256i acc = _mm256_setzero_si256();
+      for (unsigned i = 0; i < 8 && 8 * b + i < w; ++i) {
+        __m256i m = _mm256_set1_epi32(static_cast<int>(bits::load<uint32_t>(in + 4 * (8 * b + i))));
+        m = _mm256_shuffle_epi8(m, spread);
+        m = _mm256_cmpeq_epi8(_mm256_and_si256(m, sel), sel);
+        acc = _mm256_or_si256(acc, _mm256_and_si256(m, _mm256_set1_epi8(static_cast<char>(1 << i))));
+      }
+      r[b] = acc;
+    }
+    if (kRegs == 8) {
+      transpose8x16(r);
+      for (unsigned k = 0; k < kRegs; ++k)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(v) + k, _mm256_shuffle_epi8(r[k], unshuf64()));
+    } else {
+      transpose4x32(r);
+      for (unsigned k = 0; k < kRegs; ++k)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(v) + k, _mm256_shuffle_epi8(r[k], shuf32()));
+    }
+  }
+};
+#endif
+
+}  // namespace simd
+}  // namespace adacomp
