@@ -75,6 +75,9 @@ int main() {
       {"zfp", ElemKind::f32, CodecId::stored},   {"truncate", ElemKind::f64, CodecId::stored},
       {"truncate", ElemKind::f32, CodecId::fpc}, {"truncate", ElemKind::f64, CodecId::blosc},
       {"to_f32", ElemKind::f64, CodecId::stored}, {"to_f32", ElemKind::f64, CodecId::fpc},
+      {"bitplane", ElemKind::f64, CodecId::stored}, {"bitplane", ElemKind::f32, CodecId::stored},
+      {"quant_fast", ElemKind::f64, CodecId::stored}, {"quant_fast", ElemKind::f32, CodecId::stored},
+      {"quant_zstd", ElemKind::f64, CodecId::stored}, {"quant_zstd", ElemKind::f32, CodecId::stored},
   };
   for (const Case& k : cases)
     for (const char* set : {"smooth", "special", "random"})

@@ -12,7 +12,7 @@ using test::Bytes;
 
 namespace {
 
-const size_t kSizes[] = {0, 1, 2, 3, 7, 33, 1001, 100003};
+const size_t kSizes[] = {0, 1, 2, 3, 7, 31, 32, 33, 64, 1001, 100003};
 const char* const kSets[] = {"random_bits", "random", "smooth", "constant", "zeros", "special"};
 
 template <typename T>
@@ -180,13 +180,15 @@ void to_f32() {
 }
 
 void registry() {
-  for (const char* name : {"stored", "zstd", "lz4", "fpc", "blosc", "quant", "zfp", "truncate", "to_f32"}) {
+  for (const char* name : {"stored", "zstd", "lz4", "fpc", "blosc", "quant", "zfp", "truncate",
+                           "to_f32", "bitplane", "quant_fast", "quant_zstd"}) {
     const Codec* c = find_codec(name);
     CHECK(c != nullptr, "codec %s not registered", name);
     if (c) CHECK(find_codec(c->id) == c, "codec %s id lookup", name);
   }
   // Float codecs refuse byte payloads; decoders refuse them too.
-  for (const char* name : {"fpc", "quant", "zfp", "truncate", "to_f32"}) {
+  for (const char* name : {"fpc", "quant", "zfp", "truncate", "to_f32", "bitplane", "quant_fast",
+                           "quant_zstd"}) {
     const Codec* c = find_codec(name);
     EncodeParams p;
     p.kind = ElemKind::bytes;
@@ -202,7 +204,7 @@ void registry() {
 
 int main() {
   registry();
-  for (const char* name : {"stored", "zstd", "lz4", "blosc", "fpc"}) {
+  for (const char* name : {"stored", "zstd", "lz4", "blosc", "fpc", "bitplane"}) {
     lossless<double>(name, 10);
     lossless<float>(name, 10);
   }
@@ -211,6 +213,10 @@ int main() {
   bounded<float>("quant");
   bounded<double>("zfp");
   bounded<float>("zfp");
+  for (const char* name : {"quant_fast", "quant_zstd"}) {
+    bounded<double>(name);
+    bounded<float>(name);
+  }
   truncation<double>();
   truncation<float>();
   to_f32();
