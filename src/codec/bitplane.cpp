@@ -52,7 +52,7 @@ ADACOMP_INLINE long encode_body(const U* in, size_t n, uint8_t* heads, uint8_t* 
   }
   const size_t tail = (n - nblocks * kBlock) * sizeof(U);
   if (static_cast<size_t>(end - out) < tail) return kCodecNoSpace;
-  std::memcpy(out, in + nblocks * kBlock, tail);
+  if (tail) std::memcpy(out, in + nblocks * kBlock, tail);
   return static_cast<long>(out + tail - heads);  // caller adds its header
 }
 
@@ -67,7 +67,7 @@ ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t 
     in += 4 * w;
     simd::integrate<U>(z, heads[b] & kOrder2, prev, dprev, o + b * kBlock);
   }
-  std::memcpy(o + nblocks * kBlock, in, (n - nblocks * kBlock) * sizeof(U));
+  if (n % kBlock) std::memcpy(o + nblocks * kBlock, in, (n % kBlock) * sizeof(U));
 }
 
 template <typename U>
