@@ -1,6 +1,6 @@
 // adacomp-bench-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
 //                      [--json] [--codecs a,b,...] [--min-time S]
-//                      [--fpc-bits N]
+//                      [--fpc-bits N] [--zstd-level N] [--portable]
 //
 // Runs every float-capable codec configuration on one raw little-endian
 // array, single-threaded, and reports the ratio, the compression and
@@ -8,7 +8,8 @@
 // MB = 1e6 bytes), the maximum absolute error, and memcpy throughput from
 // the same run for scale. Every round trip is verified: bit-exact for
 // lossless codecs, within the bound for error-bounded ones. Exits nonzero
-// if a verification fails.
+// if a verification fails. --portable runs the SIMD codecs' portable path
+// instead of AVX2.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -86,7 +87,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: adacomp-bench-codecs FILE --type f64|f32 "
                "[--abs-bound X | --rel-bound X] [--json] [--codecs a,b] "
-               "[--min-time S] [--fpc-bits N]\n");
+               "[--min-time S] [--fpc-bits N] [--zstd-level N] [--portable]\n");
   return 2;
 }
 
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   std::string file, type, only;
   double abs_bound = 0, rel_bound = 1e-4, min_time = 0.3;
   int fpc_bits = EncodeParams().fpc_table_bits;
+  int zstd_level = EncodeParams().zstd_level;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -108,6 +110,8 @@ int main(int argc, char** argv) {
     else if (a == "--codecs" && (v = next())) only = "," + std::string(v) + ",";
     else if (a == "--min-time" && (v = next())) min_time = std::atof(v);
     else if (a == "--fpc-bits" && (v = next())) fpc_bits = std::atoi(v);
+    else if (a == "--zstd-level" && (v = next())) zstd_level = std::atoi(v);
+    else if (a == "--portable") codec_force_portable(true);
     else if (a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -158,6 +162,7 @@ int main(int argc, char** argv) {
     p.truncate_bits = c.truncate_bits;
     p.lossy_inner = c.inner;
     p.fpc_table_bits = fpc_bits;
+    p.zstd_level = zstd_level;
     std::vector<uint8_t> enc(codec->max_encoded(src.size()));
     long size = codec->encode(p, src.data(), src.size(), enc.data(), enc.size());
     if (size < 0) {

@@ -97,9 +97,12 @@ struct EncState {
 };
 
 // Quantises the block at x (len <= 32 values, global index i0) and picks
-// its predictor: returns the head byte (width | kOrder2) and leaves the
-// chosen zigzag residuals in z (zero past len).
-template <typename T, typename Isa>
+// its predictor by residual width: returns the head byte (width | kOrder2)
+// and leaves the chosen zigzag residuals in z (zero past len). On a tie,
+// kTieSecond picks the second difference: better for an entropy coder
+// (one predictor throughout a smooth region), while first differences
+// decode faster.
+template <typename T, typename Isa, bool kTieSecond>
 ADACOMP_INLINE unsigned block(const T* x, size_t len, size_t i0, const Grid& g, EncState& s,
                               uint32_t* z) {
   alignas(32) T pad[kBlock];
@@ -134,7 +137,7 @@ ADACOMP_INLINE unsigned block(const T* x, size_t len, size_t i0, const Grid& g, 
     }
   }
   const unsigned w1 = simd::width(or1), w2 = simd::width(or2);
-  const bool second = w2 < w1;
+  const bool second = kTieSecond ? w2 <= w1 : w2 < w1;
   std::memcpy(z, second ? z2 : z1, sizeof z1);
   s.dprev = q[kBlock - 1] - q[kBlock - 2];
   s.prev = q[kBlock - 1];

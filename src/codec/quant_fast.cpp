@@ -27,7 +27,7 @@ ADACOMP_INLINE uint8_t* encode_body(const T* x, size_t n, const qblock::Grid& g,
   alignas(32) uint32_t z[kBlock];
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
-    const unsigned head = qblock::block<T, Isa>(x + i, len, i, g, s, z);
+    const unsigned head = qblock::block<T, Isa, false>(x + i, len, i, g, s, z);
     const unsigned w = head & ~qblock::kOrder2;
     if (static_cast<size_t>(end - out) < 4 * w) return nullptr;
     heads[b] = static_cast<uint8_t>(head);

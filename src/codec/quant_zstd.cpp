@@ -36,7 +36,7 @@ ADACOMP_INLINE size_t codes_body(const T* x, size_t n, const qblock::Grid& g, qb
   size_t nesc = 0;
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
-    const unsigned head = qblock::block<T, Isa>(x + i, len, i, g, s, z);
+    const unsigned head = qblock::block<T, Isa, true>(x + i, len, i, g, s, z);
     if (head & qblock::kOrder2) order[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
     for (size_t k = 0; k < len; ++k) {
       const uint32_t v = z[k];
