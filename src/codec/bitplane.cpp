@@ -65,7 +65,7 @@ ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t 
     const unsigned w = heads[b] & ~kOrder2;
     Isa::template unpack<U>(in, w, z);
     in += 4 * w;
-    simd::integrate<U>(z, heads[b] & kOrder2, prev, dprev, o + b * kBlock);
+    Isa::template integrate<U>(z, heads[b] & kOrder2, prev, dprev, o + b * kBlock);
   }
   if (n % kBlock) std::memcpy(o + nblocks * kBlock, in, (n % kBlock) * sizeof(U));
 }

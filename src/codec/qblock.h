@@ -145,11 +145,11 @@ ADACOMP_INLINE unsigned block(const T* x, size_t len, size_t i0, const Grid& g, 
 }
 
 // Decoder: rebuilds len values of the block from its residuals.
-template <typename T>
+template <typename T, typename Isa>
 ADACOMP_INLINE void decode_block(const uint32_t* z, bool second, double step, uint32_t& prev,
                                  uint32_t& dprev, T* out, size_t len) {
   alignas(32) uint32_t q[kBlock];
-  simd::integrate<uint32_t>(z, second, prev, dprev, q);
+  Isa::template integrate<uint32_t>(z, second, prev, dprev, q);
   for (size_t k = 0; k < len; ++k) out[k] = recon<T>(static_cast<int32_t>(q[k]), step);
 }
 

@@ -46,7 +46,7 @@ ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t 
     const unsigned w = heads[b] & ~qblock::kOrder2;
     Isa::template unpack<uint32_t>(in, w, z);
     in += 4 * w;
-    qblock::decode_block<T>(z, heads[b] & qblock::kOrder2, step, prev, dprev, out + i,
+    qblock::decode_block<T, Isa>(z, heads[b] & qblock::kOrder2, step, prev, dprev, out + i,
                             n - i < kBlock ? n - i : kBlock);
   }
 }

@@ -147,7 +147,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
       z[k] = v;
     }
     for (size_t k = len; k < kBlock; ++k) z[k] = 0;
-    qblock::decode_block<T>(z, (order[b / 8] >> (b % 8)) & 1, step, prev, dprev, out + i, len);
+    qblock::decode_block<T, simd::Portable>(z, (order[b / 8] >> (b % 8)) & 1, step, prev, dprev, out + i, len);
   }
   if (e != nesc || !qblock::apply_outliers<T>(r, out, n)) return kCodecCorrupt;
   return static_cast<long>(dst_bytes);

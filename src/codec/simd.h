@@ -5,7 +5,7 @@
 // the w low bits may be set. It is stored as w little-endian 32-bit words,
 // plane j first for j = 0..w-1: bit p of plane j is bit j of value
 // kPlaneOrder(p). Same size as packing each value into w bits, but the
-// transposition is a few byte shuffles and one movemask per plane in AVX2
+// transposition is a few byte shuffles and 8x8 bit transposes in AVX2
 // (the layout of bitshuffle and ndzip's bit transposition, with ndzip's
 // zero words at the top removed by the width).
 //
@@ -117,6 +117,10 @@ ADACOMP_INLINE void integrate(const U* z, bool second, U& prev, U& dprev, U* x) 
 }
 
 struct Portable {
+  template <typename U>
+  static ADACOMP_INLINE void integrate(const U* z, bool second, U& prev, U& dprev, U* x) {
+    simd::integrate<U>(z, second, prev, dprev, x);
+  }
   // Writes the w low planes of v[32] to out (4w bytes).
   template <typename U>
   static ADACOMP_INLINE void pack(const U* v, unsigned w, uint8_t* out) {
@@ -152,7 +156,7 @@ struct Portable {
 // position, then a lane-wise transpose of 32-bit (u32) or 16-bit (u64)
 // groups across the block's 4 or 8 registers gives one register per byte
 // position b, holding byte b of all 32 values (in plane_value order). Bit
-// i of those bytes is plane 8b+i: one shift and one movemask.
+// i of those bytes is plane 8b+i.
 struct Avx2 {
   // u32: byte 4b+j of a lane <- byte 4j+b (its own inverse).
   static ADACOMP_AVX2 inline __m256i shuf32() {
@@ -203,19 +207,87 @@ struct Avx2 {
     else transpose4x32(r);
   }
 
+  // Inclusive prefix sum of the lanes of v plus carry (wrapping); carry
+  // becomes the last sum, broadcast.
+  template <typename U>
+  static ADACOMP_AVX2 inline __m256i prefix(__m256i v, __m256i& carry) {
+    const __m256i zero = _mm256_setzero_si256();
+    if constexpr (sizeof(U) == 8) {
+      v = _mm256_add_epi64(v, _mm256_slli_si256(v, 8));
+      v = _mm256_add_epi64(v, _mm256_blend_epi32(zero, _mm256_permute4x64_epi64(v, 0x50), 0xF0));
+      v = _mm256_add_epi64(v, carry);
+      carry = _mm256_permute4x64_epi64(v, 0xFF);
+    } else {
+      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+      v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+      v = _mm256_add_epi32(
+          v, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(3)), 0xF0));
+      v = _mm256_add_epi32(v, carry);
+      carry = _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));
+    }
+    return v;
+  }
+  template <typename U>
+  static ADACOMP_AVX2 inline __m256i unzigzag(__m256i u) {
+    const __m256i one = sizeof(U) == 8 ? _mm256_set1_epi64x(1) : _mm256_set1_epi32(1);
+    const __m256i sign = sizeof(U) == 8 ? _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(u, one))
+                                        : _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, one));
+    return _mm256_xor_si256(sizeof(U) == 8 ? _mm256_srli_epi64(u, 1) : _mm256_srli_epi32(u, 1), sign);
+  }
+  // simd::integrate with vector prefix sums (same integers).
+  template <typename U>
+  static ADACOMP_AVX2 inline void integrate(const U* z, bool second, U& prev, U& dprev, U* x) {
+    constexpr unsigned kRegs = sizeof(U);
+    __m256i cp, cd;
+    if constexpr (sizeof(U) == 8) {
+      cp = _mm256_set1_epi64x(static_cast<long long>(prev));
+      cd = _mm256_set1_epi64x(static_cast<long long>(dprev));
+    } else {
+      cp = _mm256_set1_epi32(static_cast<int>(prev));
+      cd = _mm256_set1_epi32(static_cast<int>(dprev));
+    }
+    for (unsigned k = 0; k < kRegs; ++k) {
+      __m256i d = unzigzag<U>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(z) + k));
+      if (second) d = prefix<U>(d, cd);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(x) + k, prefix<U>(d, cp));
+    }
+    prev = x[kBlock - 1];
+    dprev = second ? static_cast<U>(_mm256_extract_epi64(cd, 0)) : x[kBlock - 1] - x[kBlock - 2];
+  }
+
+  // transpose8 on each 64-bit lane.
+  static ADACOMP_AVX2 inline __m256i transpose8x4(__m256i x) {
+    __m256i t;
+    t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 7)),
+                         _mm256_set1_epi64x(0x00AA00AA00AA00AAll));
+    x = _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 7)));
+    t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 14)),
+                         _mm256_set1_epi64x(0x0000CCCC0000CCCCll));
+    x = _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 14)));
+    t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 28)),
+                         _mm256_set1_epi64x(0x00000000F0F0F0F0ll));
+    return _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 28)));
+  }
+
+  // Planes 8b..8b+7 are 32 contiguous bytes, plane i's byte c at 4i+c.
+  // Grouping byte c of the 8 planes into 64-bit lane c (a byte shuffle and
+  // a dword permutation) and transposing each lane's 8x8 bit matrix gives
+  // the register of byte b of all values, and back.
   template <typename U>
   static ADACOMP_AVX2 inline void pack(const U* v, unsigned w, uint8_t* out) {
     constexpr unsigned kRegs = sizeof(U);  // 32 values of U = sizeof(U) registers
+    const __m256i ungroup = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     __m256i r[kRegs];
     to_bytes(v, r, kRegs);
     for (unsigned b = 0; 8 * b < w; ++b) {
-      // Shifting 16-bit words by 7-i brings bit i of each byte to bit 7 of
-      // the same byte (the high byte's own bit i, not the low byte's).
-      const unsigned top = w - 8 * b < 8 ? w - 8 * b : 8;
-      for (unsigned i = 0; i < top; ++i) {
-        uint32_t m = static_cast<uint32_t>(
-            _mm256_movemask_epi8(_mm256_sll_epi16(r[b], _mm_cvtsi32_si128(7 - i))));
-        bits::store(out + 4 * (8 * b + i), m);
+      __m256i g = _mm256_shuffle_epi8(
+          _mm256_permutevar8x32_epi32(transpose8x4(r[b]), ungroup), shuf32());
+      if (w >= 8 * b + 8) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * b), g);
+      } else {
+        alignas(32) uint8_t tmp[32];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), g);
+        std::memcpy(out + 32 * b, tmp, 4 * (w - 8 * b));
       }
     }
   }
@@ -223,20 +295,21 @@ struct Avx2 {
   template <typename U>
   static ADACOMP_AVX2 inline void unpack(const uint8_t* in, unsigned w, U* v) {
     constexpr unsigned kRegs = sizeof(U);
-    // Byte p of a broadcast plane word is byte p/8 of the plane; keep bit p%8.
-    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    const __m256i sel = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    const __m256i group = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     __m256i r[kRegs];
     for (unsigned b = 0; b < kRegs; ++b) {
-      __m256i acc = _mm256_setzero_si256();
-      for (unsigned i = 0; i < 8 && 8 * b + i < w; ++i) {
-        __m256i m = _mm256_set1_epi32(static_cast<int>(bits::load<uint32_t>(in + 4 * (8 * b + i))));
-        m = _mm256_shuffle_epi8(m, spread);
-        m = _mm256_cmpeq_epi8(_mm256_and_si256(m, sel), sel);
-        acc = _mm256_or_si256(acc, _mm256_and_si256(m, _mm256_set1_epi8(static_cast<char>(1 << i))));
+      __m256i g;
+      if (w >= 8 * b + 8) {
+        g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * b));
+      } else if (w > 8 * b) {
+        alignas(32) uint8_t tmp[32] = {};
+        std::memcpy(tmp, in + 32 * b, 4 * (w - 8 * b));
+        g = _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
+      } else {
+        r[b] = _mm256_setzero_si256();
+        continue;
       }
-      r[b] = acc;
+      r[b] = transpose8x4(_mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(g, shuf32()), group));
     }
     if (kRegs == 8) {
       transpose8x16(r);
