@@ -3,16 +3,16 @@
 // ndzip (integer Lorenzo prediction, bit transposition, zero-word
 // elimination) and FastLanes (fixed-width blocks that vectorise).
 //
-// Each block of 32 values picks the first or second difference of the
-// integer bit patterns (wrapping arithmetic), whichever needs fewer bits,
-// and stores the zigzagged residuals as w bit planes, w the widest
+// Each block of 32 values picks the first, second or third difference of
+// the integer bit patterns (wrapping arithmetic), whichever needs fewer
+// bits, and stores the zigzagged residuals as w bit planes, w the widest
 // residual's width. Blocks are independent of any table, so encoder and
 // decoder are a few vector instructions per value; fpc's context
 // predictor still wins on ratio (docs/codecs.md), this one on speed.
 //
 // Payload (little-endian):
 //   u8 format (1), varint value count n,
-//   heads: n/32 bytes, width (0..bits of T) | 0x80 for second order,
+//   heads: n/32 bytes, (order - 1) * 65 + width, order 1..3, width 0..bits of T,
 //   planes: 4 * width bytes per block,
 //   tail: the last n%32 values verbatim.
 // On incompressible data a block is 32 values plus one head byte: at most
@@ -28,27 +28,24 @@ namespace {
 
 using simd::kBlock;
 constexpr uint8_t kFormat = 1;
-constexpr uint8_t kOrder2 = 0x80;
+constexpr unsigned kOrders = 3;
 
 template <typename U, typename Isa>
 ADACOMP_INLINE long encode_body(const U* in, size_t n, uint8_t* heads, uint8_t* out,
                                 uint8_t* end) {
   const size_t nblocks = n / kBlock;
-  U prev = 0, dprev = 0;
-  alignas(32) U z1[kBlock], z2[kBlock];
+  simd::Carry<U> c;
+  alignas(32) U z[kOrders][kBlock];
   for (size_t b = 0; b < nblocks; ++b) {
     const U* x = in + b * kBlock;
-    U or1, or2;
-    simd::residuals<U>(x, prev, dprev, z1, z2, or1, or2);
-    const unsigned w1 = simd::width(or1), w2 = simd::width(or2);
-    const bool second = w2 < w1;
-    const unsigned w = second ? w2 : w1;
-    if (static_cast<size_t>(end - out) < 4 * w) return kCodecNoSpace;
-    heads[b] = static_cast<uint8_t>(w | (second ? kOrder2 : 0));
-    Isa::template pack<U>(second ? z2 : z1, w, out);
-    out += 4 * w;
-    dprev = x[kBlock - 1] - x[kBlock - 2];
-    prev = x[kBlock - 1];
+    unsigned w[kOrders];
+    Isa::template residuals<U, kOrders>(x, c, z, w);
+    const unsigned order = simd::best_order<kOrders, false>(w);
+    if (static_cast<size_t>(end - out) < 4 * w[order - 1]) return kCodecNoSpace;
+    heads[b] = simd::head(order, w[order - 1]);
+    Isa::template pack<U>(z[order - 1], w[order - 1], out);
+    out += 4 * w[order - 1];
+    c.after(x);
   }
   const size_t tail = (n - nblocks * kBlock) * sizeof(U);
   if (static_cast<size_t>(end - out) < tail) return kCodecNoSpace;
@@ -59,13 +56,13 @@ ADACOMP_INLINE long encode_body(const U* in, size_t n, uint8_t* heads, uint8_t* 
 template <typename U, typename Isa>
 ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, U* o) {
   const size_t nblocks = n / kBlock;
-  U prev = 0, dprev = 0;
+  simd::Carry<U> c;
   alignas(32) U z[kBlock];
   for (size_t b = 0; b < nblocks; ++b) {
-    const unsigned w = heads[b] & ~kOrder2;
+    const unsigned w = simd::head_width(heads[b]);
     Isa::template unpack<U>(in, w, z);
     in += 4 * w;
-    Isa::template integrate<U>(z, heads[b] & kOrder2, prev, dprev, o + b * kBlock);
+    Isa::template integrate<U>(z, simd::head_order(heads[b]), c, o + b * kBlock);
   }
   if (n % kBlock) std::memcpy(o + nblocks * kBlock, in, (n % kBlock) * sizeof(U));
 }
@@ -125,8 +122,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   size_t planes = 0;
   unsigned bad = 0;
   for (size_t b = 0; b < nblocks; ++b) {
-    const unsigned w = heads[b] & ~kOrder2;
-    bad |= w > 8 * sizeof(U);
+    const unsigned w = simd::head_width(heads[b]);
+    bad |= (w > 8 * sizeof(U)) | (simd::head_order(heads[b]) > kOrders);
     planes += 4 * w;
   }
   if (bad || r.left() != planes + (n - nblocks * kBlock) * sizeof(U)) return kCodecCorrupt;

@@ -26,7 +26,7 @@ namespace qblock {
 using simd::kBlock;
 constexpr double kMaxBins = 1073741824.0;       // 2^30: q fits an int32 with room
 constexpr double kMagic = 6755399441055744.0;   // 1.5 * 2^52
-constexpr uint8_t kOrder2 = 0x80;               // head flag: second difference
+constexpr unsigned kOrders = 2;                  // predictors: first and second difference
 
 struct Grid {
   double eb, step, inv;
@@ -67,6 +67,7 @@ ADACOMP_AVX2 inline uint32_t quantize_avx2(const T* x, const Grid& g, uint32_t* 
   const __m256d magic = _mm256_set1_pd(kMagic), sign = _mm256_set1_pd(-0.0);
   const __m256i low32 = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
   uint32_t ok = 0;
+  __m128i qlo = _mm_setzero_si128();
   for (unsigned k = 0; k < kBlock; k += 4) {
     __m256d xd;
     if constexpr (sizeof(T) == 8) xd = _mm256_loadu_pd(reinterpret_cast<const double*>(x + k));
@@ -76,7 +77,11 @@ ADACOMP_AVX2 inline uint32_t quantize_avx2(const T* x, const Grid& g, uint32_t* 
     const __m256d t = _mm256_add_pd(_mm256_and_pd(y, in), magic);
     const __m128i qk = _mm256_castsi256_si128(
         _mm256_permutevar8x32_epi32(_mm256_castpd_si256(t), low32));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + k), qk);
+    // Whole-register stores, so that the residual stage's loads forward.
+    if (k & 4)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + k - 4), _mm256_set_m128i(qk, qlo));
+    else
+      qlo = qk;
     __m256d r = _mm256_mul_pd(_mm256_cvtepi32_pd(qk), step);
     if constexpr (sizeof(T) == 4)
       r = _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_max_pd(
@@ -89,29 +94,48 @@ ADACOMP_AVX2 inline uint32_t quantize_avx2(const T* x, const Grid& g, uint32_t* 
 }
 #endif
 
+#if ADACOMP_HAVE_AVX2_PATH
+// recon() of 32 codes.
+template <typename T>
+ADACOMP_AVX2 inline void recon_avx2(const uint32_t* q, double step, T* out) {
+  const __m256d s = _mm256_set1_pd(step);
+  for (unsigned k = 0; k < kBlock; k += 4) {
+    __m256d v = _mm256_mul_pd(
+        _mm256_cvtepi32_pd(_mm_load_si128(reinterpret_cast<const __m128i*>(q + k))), s);
+    if constexpr (sizeof(T) == 8) {
+      _mm256_storeu_pd(reinterpret_cast<double*>(out + k), v);
+    } else {
+      v = _mm256_max_pd(_mm256_min_pd(v, _mm256_set1_pd(FLT_MAX)), _mm256_set1_pd(-FLT_MAX));
+      _mm_storeu_ps(reinterpret_cast<float*>(out + k), _mm256_cvtpd_ps(v));
+    }
+  }
+}
+#endif
+
 // Encoder state carried from block to block.
 struct EncState {
-  uint32_t prev = 0, dprev = 0;  // last q and last first difference
-  uint64_t* outliers;            // indices of values sent verbatim
+  simd::Carry<uint32_t> carry;  // of the q
+  uint64_t* outliers;           // indices of values sent verbatim
   size_t nout = 0;
 };
 
 // Quantises the block at x (len <= 32 values, global index i0) and picks
-// its predictor by residual width: returns the head byte (width | kOrder2)
-// and leaves the chosen zigzag residuals in z (zero past len). On a tie,
-// kTieSecond picks the second difference: better for an entropy coder
-// (one predictor throughout a smooth region), while first differences
-// decode faster.
-template <typename T, typename Isa, bool kTieSecond>
-ADACOMP_INLINE unsigned block(const T* x, size_t len, size_t i0, const Grid& g, EncState& s,
-                              uint32_t* z) {
+// its predictor (order 1 or 2) by residual width: returns the head byte
+// (simd::head) and leaves the chosen zigzag residuals in z (zero past
+// len). On a tie, kTieHigh picks the second difference: better for an
+// entropy coder (one predictor throughout a smooth region), while first
+// differences decode faster. (Third differences, which bitplane uses,
+// amplify the quantisation noise: wider residuals here.)
+template <typename T, typename Isa, bool kTieHigh>
+ADACOMP_INLINE uint8_t block(const T* x, size_t len, size_t i0, const Grid& g, EncState& s,
+                             uint32_t* z) {
   alignas(32) T pad[kBlock];
   if (len < kBlock) {  // tail: quantise a padded copy
     std::memcpy(pad, x, len * sizeof(T));
     for (size_t k = len; k < kBlock; ++k) pad[k] = 0;
     x = pad;
   }
-  alignas(32) uint32_t q[kBlock], z1[kBlock], z2[kBlock];
+  alignas(32) uint32_t q[kBlock], zs[kOrders][kBlock];
   uint32_t ok;
 #if ADACOMP_HAVE_AVX2_PATH
   if constexpr (std::is_same_v<Isa, simd::Avx2>) ok = quantize_avx2<T>(x, g, q);
@@ -120,36 +144,37 @@ ADACOMP_INLINE unsigned block(const T* x, size_t len, size_t i0, const Grid& g, 
     ok = quantize_portable<T>(x, g, q);
   const uint32_t all = len < kBlock ? (uint32_t(1) << len) - 1 : ~uint32_t(0);
   if ((ok & all) != all) {
-    uint32_t last = s.prev;
+    uint32_t last = s.carry.x;
     for (size_t k = 0; k < len; ++k) {
       if (!((ok >> k) & 1)) q[k] = last, s.outliers[s.nout++] = i0 + k;
       last = q[k];
     }
   }
   for (size_t k = len; k < kBlock; ++k) q[k] = q[len - 1];
-  uint32_t or1, or2;
-  simd::residuals<uint32_t>(q, s.prev, s.dprev, z1, z2, or1, or2);
-  if (len < kBlock) {
-    or1 = or2 = 0;
-    for (size_t k = 0; k < kBlock; ++k) {
-      if (k >= len) z1[k] = z2[k] = 0;
-      or1 |= z1[k], or2 |= z2[k];
+  unsigned w[kOrders];
+  Isa::template residuals<uint32_t, kOrders>(q, s.carry, zs, w);
+  if (len < kBlock)
+    for (unsigned o = 0; o < kOrders; ++o) {
+      uint32_t acc = 0;
+      for (size_t k = 0; k < kBlock; ++k) acc |= zs[o][k] = k < len ? zs[o][k] : 0;
+      w[o] = simd::width(acc);
     }
-  }
-  const unsigned w1 = simd::width(or1), w2 = simd::width(or2);
-  const bool second = kTieSecond ? w2 <= w1 : w2 < w1;
-  std::memcpy(z, second ? z2 : z1, sizeof z1);
-  s.dprev = q[kBlock - 1] - q[kBlock - 2];
-  s.prev = q[kBlock - 1];
-  return (second ? w2 : w1) | (second ? kOrder2 : 0);
+  const unsigned order = simd::best_order<kOrders, kTieHigh>(w);
+  std::memcpy(z, zs[order - 1], sizeof zs[0]);
+  s.carry.after(q);
+  return simd::head(order, w[order - 1]);
 }
 
 // Decoder: rebuilds len values of the block from its residuals.
 template <typename T, typename Isa>
-ADACOMP_INLINE void decode_block(const uint32_t* z, bool second, double step, uint32_t& prev,
-                                 uint32_t& dprev, T* out, size_t len) {
+ADACOMP_INLINE void decode_block(const uint32_t* z, unsigned order, double step,
+                                 simd::Carry<uint32_t>& c, T* out, size_t len) {
   alignas(32) uint32_t q[kBlock];
-  Isa::template integrate<uint32_t>(z, second, prev, dprev, q);
+  Isa::template integrate<uint32_t>(z, order, c, q);
+#if ADACOMP_HAVE_AVX2_PATH
+  if constexpr (std::is_same_v<Isa, simd::Avx2>)
+    if (len == kBlock) return recon_avx2<T>(q, step, out);
+#endif
   for (size_t k = 0; k < len; ++k) out[k] = recon<T>(static_cast<int32_t>(q[k]), step);
 }
 

@@ -5,7 +5,7 @@
 //
 // Payload (little-endian):
 //   u8 version (1), f64 eb, varint value count n,
-//   heads: ceil(n/32) bytes, width (0..32) | 0x80 for second order,
+//   heads: ceil(n/32) bytes, (order - 1) * 65 + width, order 1..2, width 0..32,
 //   planes: 4 * width bytes per block (the last block padded with zero
 //           residuals),
 //   varint outlier count, outliers (u64 index, raw T) in increasing order.
@@ -27,10 +27,10 @@ ADACOMP_INLINE uint8_t* encode_body(const T* x, size_t n, const qblock::Grid& g,
   alignas(32) uint32_t z[kBlock];
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
-    const unsigned head = qblock::block<T, Isa, false>(x + i, len, i, g, s, z);
-    const unsigned w = head & ~qblock::kOrder2;
+    const uint8_t head = qblock::block<T, Isa, false>(x + i, len, i, g, s, z);
+    const unsigned w = simd::head_width(head);
     if (static_cast<size_t>(end - out) < 4 * w) return nullptr;
-    heads[b] = static_cast<uint8_t>(head);
+    heads[b] = head;
     Isa::template pack<uint32_t>(z, w, out);
     out += 4 * w;
   }
@@ -41,13 +41,13 @@ template <typename T, typename Isa>
 ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, double step,
                                 T* out) {
   alignas(32) uint32_t z[kBlock];
-  uint32_t prev = 0, dprev = 0;
+  simd::Carry<uint32_t> c;
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
-    const unsigned w = heads[b] & ~qblock::kOrder2;
+    const unsigned w = simd::head_width(heads[b]);
     Isa::template unpack<uint32_t>(in, w, z);
     in += 4 * w;
-    qblock::decode_block<T, Isa>(z, heads[b] & qblock::kOrder2, step, prev, dprev, out + i,
-                            n - i < kBlock ? n - i : kBlock);
+    qblock::decode_block<T, Isa>(z, simd::head_order(heads[b]), step, c, out + i,
+                                 n - i < kBlock ? n - i : kBlock);
   }
 }
 
@@ -116,8 +116,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   size_t planes = 0;
   unsigned bad = 0;
   for (size_t b = 0; b < nblocks; ++b) {
-    const unsigned w = heads[b] & ~qblock::kOrder2;
-    bad |= w > 32;
+    bad |= (simd::head_width(heads[b]) > 32) | (simd::head_order(heads[b]) > qblock::kOrders);
+    const unsigned w = simd::head_width(heads[b]);
     planes += 4 * w;
   }
   const uint8_t* in = bad ? nullptr : r.take(planes);

@@ -36,8 +36,8 @@ ADACOMP_INLINE size_t codes_body(const T* x, size_t n, const qblock::Grid& g, qb
   size_t nesc = 0;
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
-    const unsigned head = qblock::block<T, Isa, true>(x + i, len, i, g, s, z);
-    if (head & qblock::kOrder2) order[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
+    const uint8_t head = qblock::block<T, Isa, true>(x + i, len, i, g, s, z);
+    if (simd::head_order(head) == 2) order[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
     for (size_t k = 0; k < len; ++k) {
       const uint32_t v = z[k];
       codes[i + k] = static_cast<uint8_t>(v < kEscape ? v : kEscape);
@@ -134,7 +134,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   size_t e = 0;
   T* out = static_cast<T*>(dst);
   const double step = 2 * eb;
-  uint32_t prev = 0, dprev = 0;
+  simd::Carry<uint32_t> c;
   alignas(32) uint32_t z[kBlock] = {};
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
@@ -147,7 +147,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
       z[k] = v;
     }
     for (size_t k = len; k < kBlock; ++k) z[k] = 0;
-    qblock::decode_block<T, simd::Portable>(z, (order[b / 8] >> (b % 8)) & 1, step, prev, dprev, out + i, len);
+    qblock::decode_block<T, simd::Portable>(z, 1 + ((order[b / 8] >> (b % 8)) & 1), step, c,
+                                            out + i, len);
   }
   if (e != nesc || !qblock::apply_outliers<T>(r, out, n)) return kCodecCorrupt;
   return static_cast<long>(dst_bytes);

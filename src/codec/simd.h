@@ -83,43 +83,85 @@ inline uint64_t transpose8(uint64_t x) {
   return x;
 }
 
-// Block prediction, shared by the block codecs: first and second
-// differences of integer values (wrapping), zigzagged, and the OR of each
-// (their width). prev = the value before the block, dprev = the first
-// difference before it.
+// Block prediction, shared by the block codecs: differences of order 1 to
+// 3 of integer values (wrapping arithmetic), zigzagged; each block uses
+// the order whose residuals are narrowest. The state carried from block
+// to block is the last value and its first and second differences, taken
+// from the values themselves so that any order can follow any other.
 template <typename U>
-ADACOMP_INLINE void residuals(const U* x, U prev, U dprev, U* z1, U* z2, U& or1, U& or2) {
-  U d[kBlock];
-  d[0] = x[0] - prev;
-  for (size_t k = 1; k < kBlock; ++k) d[k] = x[k] - x[k - 1];
-  z2[0] = zigzag<U>(d[0] - dprev);
-  for (size_t k = 1; k < kBlock; ++k) z2[k] = zigzag<U>(d[k] - d[k - 1]);
-  for (size_t k = 0; k < kBlock; ++k) z1[k] = zigzag<U>(d[k]);
-  U a = 0, b = 0;
-  for (size_t k = 0; k < kBlock; ++k) a |= z1[k], b |= z2[k];
-  or1 = a;
-  or2 = b;
+struct Carry {
+  U x = 0, d1 = 0, d2 = 0;
+  // v: the block just coded (or decoded).
+  ADACOMP_INLINE void after(const U* v) {
+    const U a = v[kBlock - 1] - v[kBlock - 2], b = v[kBlock - 2] - v[kBlock - 3];
+    x = v[kBlock - 1];
+    d1 = a;
+    d2 = a - b;
+  }
+};
+
+// z[o-1] = zigzagged differences of order o = 1..kOrders, w[o-1] their width.
+template <typename U, unsigned kOrders>
+ADACOMP_INLINE void residuals(const U* x, const Carry<U>& c, U (*__restrict z)[kBlock],
+                              unsigned* w) {
+  static_assert(kOrders >= 1 && kOrders <= 3, "orders 1 to 3");
+  U v[kBlock + 1], d[kBlock + 1], e[kBlock + 1], o[3] = {0, 0, 0};
+  v[0] = c.x;
+  std::memcpy(v + 1, x, sizeof(U) * kBlock);
+  d[0] = c.d1;
+  for (size_t k = 0; k < kBlock; ++k) d[k + 1] = v[k + 1] - v[k];
+  e[0] = c.d2;
+  for (size_t k = 0; k < kBlock; ++k) e[k + 1] = d[k + 1] - d[k];
+  for (size_t k = 0; k < kBlock; ++k) {
+    o[0] |= z[0][k] = zigzag<U>(d[k + 1]);
+    if constexpr (kOrders >= 2) o[1] |= z[1][k] = zigzag<U>(e[k + 1]);
+    if constexpr (kOrders >= 3) o[2] |= z[2][k] = zigzag<U>(e[k + 1] - e[k]);
+  }
+  for (unsigned i = 0; i < kOrders; ++i) w[i] = width(o[i]);
 }
 
-// Inverse of residuals(): rebuilds the block's values from the chosen
-// residuals and carries prev/dprev on to the next block.
+// The order (1-based) with the narrowest residuals; ties go to the lower
+// order (faster to decode) or, with kTieHigh, the higher one.
+template <unsigned kOrders, bool kTieHigh>
+ADACOMP_INLINE unsigned best_order(const unsigned* w) {
+  unsigned o = 0;
+  for (unsigned k = 1; k < kOrders; ++k)
+    if (kTieHigh ? w[k] <= w[o] : w[k] < w[o]) o = k;
+  return o + 1;
+}
+
+// Block head byte: order and width in one byte, (order - 1) * 65 + width.
+constexpr unsigned kWidths = 65;
+ADACOMP_INLINE uint8_t head(unsigned order, unsigned w) {
+  return static_cast<uint8_t>((order - 1) * kWidths + w);
+}
+ADACOMP_INLINE unsigned head_order(uint8_t h) { return h / kWidths + 1u; }
+ADACOMP_INLINE unsigned head_width(uint8_t h) { return h % kWidths; }
+
+// Inverse of residuals(): rebuilds the block's values from the residuals
+// of the given order and carries the state on.
 template <typename U>
-ADACOMP_INLINE void integrate(const U* z, bool second, U& prev, U& dprev, U* x) {
-  U p = prev, d = dprev;
-  if (second) {
-    for (size_t k = 0; k < kBlock; ++k) d += unzigzag(z[k]), p += d, x[k] = p;
+ADACOMP_INLINE void integrate(const U* z, unsigned order, Carry<U>& c, U* x) {
+  U p = c.x, d1 = c.d1, d2 = c.d2;
+  if (order == 3) {
+    for (size_t k = 0; k < kBlock; ++k) d2 += unzigzag(z[k]), d1 += d2, x[k] = p += d1;
+  } else if (order == 2) {
+    for (size_t k = 0; k < kBlock; ++k) d1 += unzigzag(z[k]), x[k] = p += d1;
   } else {
     for (size_t k = 0; k < kBlock; ++k) x[k] = p += unzigzag(z[k]);
-    d = x[kBlock - 1] - x[kBlock - 2];
   }
-  prev = p;
-  dprev = d;
+  c.after(x);
 }
 
 struct Portable {
+  template <typename U, unsigned kOrders>
+  static ADACOMP_INLINE void residuals(const U* x, const Carry<U>& c, U (*__restrict z)[kBlock],
+                                       unsigned* w) {
+    simd::residuals<U, kOrders>(x, c, z, w);
+  }
   template <typename U>
-  static ADACOMP_INLINE void integrate(const U* z, bool second, U& prev, U& dprev, U* x) {
-    simd::integrate<U>(z, second, prev, dprev, x);
+  static ADACOMP_INLINE void integrate(const U* z, unsigned order, Carry<U>& c, U* x) {
+    simd::integrate<U>(z, order, c, x);
   }
   // Writes the w low planes of v[32] to out (4w bytes).
   template <typename U>
@@ -234,25 +276,85 @@ struct Avx2 {
                                         : _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, one));
     return _mm256_xor_si256(sizeof(U) == 8 ? _mm256_srli_epi64(u, 1) : _mm256_srli_epi32(u, 1), sign);
   }
+  // [last lane of prev, v without its last lane]: the previous element of
+  // every lane, taken in registers (a shifted reload of just-stored data
+  // would stall on store forwarding).
+  template <typename U>
+  static ADACOMP_AVX2 inline __m256i shift_in(__m256i v, __m256i prev) {
+    if constexpr (sizeof(U) == 8)
+      return _mm256_blend_epi32(_mm256_permute4x64_epi64(v, 0x93),
+                                _mm256_permute4x64_epi64(prev, 0xFF), 0x03);
+    else
+      return _mm256_blend_epi32(
+          _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6)),
+          _mm256_permutevar8x32_epi32(prev, _mm256_set1_epi32(7)), 0x01);
+  }
+  template <typename U>
+  static ADACOMP_AVX2 inline __m256i sub(__m256i a, __m256i b) {
+    return sizeof(U) == 8 ? _mm256_sub_epi64(a, b) : _mm256_sub_epi32(a, b);
+  }
+  template <typename U>
+  static ADACOMP_AVX2 inline __m256i zigzag(__m256i v) {
+    if constexpr (sizeof(U) == 8)
+      return _mm256_xor_si256(_mm256_slli_epi64(v, 1),
+                              _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_srli_epi64(v, 63)));
+    else
+      return _mm256_xor_si256(_mm256_slli_epi32(v, 1), _mm256_srai_epi32(v, 31));
+  }
+  template <typename U>
+  static ADACOMP_AVX2 inline __m256i bcast(U v) {
+    if constexpr (sizeof(U) == 8) return _mm256_set1_epi64x(static_cast<long long>(v));
+    else return _mm256_set1_epi32(static_cast<int>(v));
+  }
+  // simd::residuals in registers (same integers).
+  template <typename U, unsigned kOrders>
+  static ADACOMP_AVX2 inline void residuals(const U* x, const Carry<U>& c,
+                                            U (*__restrict z)[kBlock], unsigned* w) {
+    constexpr unsigned kRegs = sizeof(U), kLanes = 32 / sizeof(U);
+    __m256i px = bcast<U>(c.x), pd = bcast<U>(c.d1), pe = bcast<U>(c.d2);
+    __m256i o[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    for (unsigned k = 0; k < kRegs; ++k) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x) + k);
+      const __m256i d = sub<U>(v, shift_in<U>(v, px));
+      const __m256i e = sub<U>(d, shift_in<U>(d, pd));
+      const __m256i r[3] = {d, e, sub<U>(e, shift_in<U>(e, pe))};
+      for (unsigned i = 0; i < kOrders; ++i) {
+        const __m256i zi = zigzag<U>(r[i]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(z[i] + k * kLanes), zi);
+        o[i] = _mm256_or_si256(o[i], zi);
+      }
+      px = v, pd = d, pe = e;
+    }
+    for (unsigned i = 0; i < kOrders; ++i) {
+      alignas(32) U t[kLanes];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(t), o[i]);
+      U a = 0;
+      for (unsigned l = 0; l < kLanes; ++l) a |= t[l];
+      w[i] = width(a);
+    }
+  }
+
   // simd::integrate with vector prefix sums (same integers).
   template <typename U>
-  static ADACOMP_AVX2 inline void integrate(const U* z, bool second, U& prev, U& dprev, U* x) {
+  static ADACOMP_AVX2 inline void integrate(const U* z, unsigned order, Carry<U>& c, U* x) {
     constexpr unsigned kRegs = sizeof(U);
-    __m256i cp, cd;
+    __m256i cx, c1, c2;
     if constexpr (sizeof(U) == 8) {
-      cp = _mm256_set1_epi64x(static_cast<long long>(prev));
-      cd = _mm256_set1_epi64x(static_cast<long long>(dprev));
+      cx = _mm256_set1_epi64x(static_cast<long long>(c.x));
+      c1 = _mm256_set1_epi64x(static_cast<long long>(c.d1));
+      c2 = _mm256_set1_epi64x(static_cast<long long>(c.d2));
     } else {
-      cp = _mm256_set1_epi32(static_cast<int>(prev));
-      cd = _mm256_set1_epi32(static_cast<int>(dprev));
+      cx = _mm256_set1_epi32(static_cast<int>(c.x));
+      c1 = _mm256_set1_epi32(static_cast<int>(c.d1));
+      c2 = _mm256_set1_epi32(static_cast<int>(c.d2));
     }
     for (unsigned k = 0; k < kRegs; ++k) {
       __m256i d = unzigzag<U>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(z) + k));
-      if (second) d = prefix<U>(d, cd);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(x) + k, prefix<U>(d, cp));
+      if (order == 3) d = prefix<U>(d, c2);
+      if (order >= 2) d = prefix<U>(d, c1);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(x) + k, prefix<U>(d, cx));
     }
-    prev = x[kBlock - 1];
-    dprev = second ? static_cast<U>(_mm256_extract_epi64(cd, 0)) : x[kBlock - 1] - x[kBlock - 2];
+    c.after(x);
   }
 
   // transpose8 on each 64-bit lane.
@@ -269,6 +371,12 @@ struct Avx2 {
     return _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 28)));
   }
 
+  // Mask of the first m (< 8) 32-bit lanes: the planes of a partial group.
+  static ADACOMP_AVX2 inline __m256i first_planes(unsigned m) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(m)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+
   // Planes 8b..8b+7 are 32 contiguous bytes, plane i's byte c at 4i+c.
   // Grouping byte c of the 8 planes into 64-bit lane c (a byte shuffle and
   // a dword permutation) and transposing each lane's 8x8 bit matrix gives
@@ -282,13 +390,10 @@ struct Avx2 {
     for (unsigned b = 0; 8 * b < w; ++b) {
       __m256i g = _mm256_shuffle_epi8(
           _mm256_permutevar8x32_epi32(transpose8x4(r[b]), ungroup), shuf32());
-      if (w >= 8 * b + 8) {
+      if (w >= 8 * b + 8)
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * b), g);
-      } else {
-        alignas(32) uint8_t tmp[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), g);
-        std::memcpy(out + 32 * b, tmp, 4 * (w - 8 * b));
-      }
+      else
+        _mm256_maskstore_epi32(reinterpret_cast<int*>(out + 32 * b), first_planes(w - 8 * b), g);
     }
   }
 
@@ -301,10 +406,8 @@ struct Avx2 {
       __m256i g;
       if (w >= 8 * b + 8) {
         g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * b));
-      } else if (w > 8 * b) {
-        alignas(32) uint8_t tmp[32] = {};
-        std::memcpy(tmp, in + 32 * b, 4 * (w - 8 * b));
-        g = _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
+      } else if (w > 8 * b) {  // masked lanes are not read
+        g = _mm256_maskload_epi32(reinterpret_cast<const int*>(in + 32 * b), first_planes(w - 8 * b));
       } else {
         r[b] = _mm256_setzero_si256();
         continue;
