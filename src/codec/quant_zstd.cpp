@@ -7,13 +7,21 @@
 // is SZ's design (quantisation codes, Huffman, then zstd) with zstd doing
 // both entropy stages.
 //
+// Where fixed-length packing would be smaller (rough data: wide residuals,
+// many escapes), the payload is a quant_fast one instead, after a mode
+// byte; with more than one escape in 8 values zstd is not even tried (it
+// is slowest on such codes).
+//
 // Payload (little-endian):
-//   u8 version (1), f64 eb, varint value count n, varint escape count e,
+//   u8 mode: 2 = a quant_fast payload follows; 1 = this codec's:
+//   f64 eb, varint value count n, varint escape count e,
 //   varint zstd frame bytes, zstd frame of:
 //     order bits: ceil(ceil(n/32) / 8) bytes, bit b set = block b second order,
 //     codes: n bytes, escapes: e x u32 (in value order),
 //   varint outlier count, outliers (u64 index, raw T) in increasing order.
 #include <zstd.h>
+
+#include <algorithm>
 
 #include "codec/bits.h"
 #include "codec/codec.h"
@@ -21,22 +29,26 @@
 #include "codec/zstd_ctx.h"
 
 namespace adacomp {
+
+extern const Codec kQuantFastCodec;
+
 namespace {
 
 using simd::kBlock;
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kModeZstd = 1, kModeFast = 2;
 constexpr uint32_t kEscape = 255;
 
 // Quantises and writes the order bits, codes and escapes into plain
 // (laid out as the zstd frame's content); returns the escape count.
 template <typename T, typename Isa>
 ADACOMP_INLINE size_t codes_body(const T* x, size_t n, const qblock::Grid& g, qblock::EncState& s,
-                                 uint8_t* order, uint8_t* codes, uint32_t* esc) {
+                                 uint8_t* order, uint8_t* codes, uint32_t* esc, size_t& planes) {
   alignas(32) uint32_t z[kBlock];
   size_t nesc = 0;
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
     const uint8_t head = qblock::block<T, Isa, true>(x + i, len, i, g, s, z);
+    planes += 4 * simd::head_width(head);
     if (simd::head_order(head) == 2) order[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
     for (size_t k = 0; k < len; ++k) {
       const uint32_t v = z[k];
@@ -49,14 +61,14 @@ ADACOMP_INLINE size_t codes_body(const T* x, size_t n, const qblock::Grid& g, qb
 
 template <typename T>
 size_t codes_portable(const T* x, size_t n, const qblock::Grid& g, qblock::EncState& s,
-                      uint8_t* order, uint8_t* codes, uint32_t* esc) {
-  return codes_body<T, simd::Portable>(x, n, g, s, order, codes, esc);
+                      uint8_t* order, uint8_t* codes, uint32_t* esc, size_t& planes) {
+  return codes_body<T, simd::Portable>(x, n, g, s, order, codes, esc, planes);
 }
 #if ADACOMP_HAVE_AVX2_PATH
 template <typename T>
 ADACOMP_AVX2_ENTRY size_t codes_avx2(const T* x, size_t n, const qblock::Grid& g, qblock::EncState& s,
-                               uint8_t* order, uint8_t* codes, uint32_t* esc) {
-  return codes_body<T, simd::Avx2>(x, n, g, s, order, codes, esc);
+                               uint8_t* order, uint8_t* codes, uint32_t* esc, size_t& planes) {
+  return codes_body<T, simd::Avx2>(x, n, g, s, order, codes, esc, planes);
 }
 #endif
 
@@ -73,21 +85,28 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* ds
   uint8_t* plain = bits::scratch(bits::kScratchB, nob + 5 * n + 4);
   auto* esc = reinterpret_cast<uint32_t*>(bits::scratch(bits::kScratchC, 4 * n + 4));
   std::memset(plain, 0, nob);
-  size_t nesc;
+  size_t nesc, planes = 0;
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())
-    nesc = codes_avx2<T>(x, n, g, s, plain, plain + nob, esc);
+    nesc = codes_avx2<T>(x, n, g, s, plain, plain + nob, esc, planes);
   else
 #endif
-    nesc = codes_portable<T>(x, n, g, s, plain, plain + nob, esc);
+    nesc = codes_portable<T>(x, n, g, s, plain, plain + nob, esc, planes);
+  auto* o = static_cast<uint8_t*>(dst);
+  auto fast = [&]() -> long {
+    if (cap < 1) return kCodecNoSpace;
+    o[0] = kModeFast;
+    const long r = kQuantFastCodec.encode(p, src, src_bytes, o + 1, cap - 1);
+    return r < 0 ? r : r + 1;
+  };
+  if (nesc > n / 8) return fast();
   std::memcpy(plain + nob + n, esc, 4 * nesc);
   const size_t plain_bytes = nob + n + 4 * nesc;
 
-  auto* o = static_cast<uint8_t*>(dst);
   const size_t head = 1 + 8 + bits::varint_size(n) + bits::varint_size(nesc);
   const size_t zmax = ZSTD_compressBound(plain_bytes);
   if (cap < head + bits::varint_size(zmax)) return kCodecNoSpace;
-  o[0] = kVersion;
+  o[0] = kModeZstd;
   bits::store(o + 1, p.abs_bound);
   uint8_t* q = bits::put_varint(bits::put_varint(o + 9, n), nesc);
   // The frame size varint goes before the frame: reserve its largest size
@@ -95,6 +114,8 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* ds
   uint8_t* frame = q + bits::varint_size(zmax);
   size_t z = ZSTD_compressCCtx(zstd_thread_cctx(), frame, static_cast<size_t>(o + cap - frame),
                                plain, plain_bytes, p.zstd_level);
+  // Fixed-length planes (plus their head bytes) smaller: the quant_fast form.
+  if (!ZSTD_isError(z) && z > planes + nob * 8) return fast();
   if (ZSTD_isError(z)) return kCodecNoSpace;
   uint8_t* fs = bits::put_varint(q, z);
   std::memmove(fs, frame, z);
@@ -108,12 +129,15 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   if (dst_bytes % sizeof(T)) return kCodecCorrupt;
   const size_t n = dst_bytes / sizeof(T), nob = order_bytes(n);
   bits::Reader r(src, src_bytes);
-  uint8_t version;
+  uint8_t mode;
+  if (!r.get(&mode)) return kCodecCorrupt;
+  if (mode == kModeFast)
+    return kQuantFastCodec.decode(sizeof(T) == 8 ? ElemKind::f64 : ElemKind::f32, r.p, r.left(),
+                                  dst, dst_bytes);
   double eb;
   uint64_t count, nesc, zbytes;
-  if (!r.get(&version) || !r.get(&eb) || !r.get_varint(&count) || !r.get_varint(&nesc) ||
-      !r.get_varint(&zbytes) || version != kVersion || !qblock::valid_bound(eb) ||
-      count != n || nesc > n)
+  if (mode != kModeZstd || !r.get(&eb) || !r.get_varint(&count) || !r.get_varint(&nesc) ||
+      !r.get_varint(&zbytes) || !qblock::valid_bound(eb) || count != n || nesc > n)
     return kCodecCorrupt;
   const uint8_t* frame = r.take(zbytes);
   if (!frame) return kCodecCorrupt;
@@ -157,7 +181,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
 // Worst case: every value escaped and an outlier, zstd expanding slightly.
 size_t quant_zstd_max(size_t n) {
   const size_t plain = n / 4 / kBlock / 8 + 1 + n / 4 * 5;
-  return 1 + 8 + 4 * bits::kMaxVarint + ZSTD_compressBound(plain) + 3 * n;
+  return std::max(1 + 8 + 4 * bits::kMaxVarint + ZSTD_compressBound(plain) + 3 * n,
+                  1 + kQuantFastCodec.max_encoded(n));
 }
 
 long quant_zstd_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
