@@ -1,7 +1,9 @@
 // Error-bounded lossy codec for high ratio: qblock.h's quantisation and
 // per-block predictor (as quant_fast), then an entropy stage: one byte per
 // zigzag residual (255 escapes to a 32-bit value), compressed with zstd at
-// EncodeParams::zstd_level. The residuals of smooth fields are mostly 0-3;
+// EncodeParams::zstd_level but at least kMinLevel: zstd sees an eighth of
+// a double message, and level 3 gave 10% more ratio than level 1 at the
+// same speed on the heat fields. The residuals of smooth fields are mostly 0-3;
 // zstd's Huffman literals and matches over runs code them in about one
 // bit or less, where fixed-length packing needs the block's widest. This
 // is SZ's design (quantisation codes, Huffman, then zstd) with zstd doing
@@ -36,6 +38,7 @@ namespace {
 
 using simd::kBlock;
 constexpr uint8_t kModeZstd = 1, kModeFast = 2;
+constexpr int kMinLevel = 3;
 constexpr uint32_t kEscape = 255;
 
 // Quantises and writes the order bits, codes and escapes into plain
@@ -113,7 +116,7 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* ds
   // and move the frame down if the actual one is shorter.
   uint8_t* frame = q + bits::varint_size(zmax);
   size_t z = ZSTD_compressCCtx(zstd_thread_cctx(), frame, static_cast<size_t>(o + cap - frame),
-                               plain, plain_bytes, p.zstd_level);
+                               plain, plain_bytes, std::max(p.zstd_level, kMinLevel));
   // Fixed-length planes (plus their head bytes) smaller: the quant_fast form.
   if (!ZSTD_isError(z) && z > planes + nob * 8) return fast();
   if (ZSTD_isError(z)) return kCodecNoSpace;
