@@ -44,9 +44,11 @@ inline long by_float_kind(ElemKind k, long otherwise, F&& f) {
   }
 }
 
-// Same-width unsigned integer of a float type.
+// Same-width unsigned integer of a float type, and back.
 template <typename T>
 using uint_of = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <typename U>
+using float_of = std::conditional_t<sizeof(U) == 8, double, float>;
 
 // Float <-> same-width unsigned integer bit patterns.
 inline uint64_t to_bits(double d) { return load<uint64_t>(&d); }

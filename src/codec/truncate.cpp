@@ -30,7 +30,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 
 #include "codec/bits.h"
 #include "codec/codec.h"
@@ -78,7 +77,7 @@ size_t packed_bytes(size_t count, unsigned keep) { return (count * keep + 7) / 8
 // Every finite value's rounding error within eb, NaN and Inf bit-exact.
 template <typename U>
 bool trunc_fits(const U* in, size_t count, int n, double eb) {
-  using T = std::conditional_t<sizeof(U) == 8, double, float>;
+  using T = bits::float_of<U>;
   for (size_t i = 0; i < count; ++i) {
     const double x = bits::from_bits(in[i]);
     if (!std::isfinite(x)) {
@@ -96,7 +95,7 @@ bool trunc_fits(const U* in, size_t count, int n, double eb) {
 // significand bits. 0 when not even one bit fits.
 template <typename U>
 int trunc_bits_for(const U* in, size_t count, double eb) {
-  using T = std::conditional_t<sizeof(U) == 8, double, float>;
+  using T = bits::float_of<U>;
   constexpr int p = kMantBits<U> + 1;
   double big = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -180,20 +179,16 @@ long trunc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                   size_t cap) {
   if (p.lossy_inner == CodecId::truncate || p.lossy_inner == CodecId::to_f32)
     return kCodecUnsupported;
-  switch (p.kind) {
-    case ElemKind::f64: return trunc_encode_t<uint64_t>(p, src, n, dst, cap);
-    case ElemKind::f32: return trunc_encode_t<uint32_t>(p, src, n, dst, cap);
-    default: return kCodecUnsupported;
-  }
+  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
+    return trunc_encode_t<bits::uint_of<decltype(t)>>(p, src, n, dst, cap);
+  });
 }
 
 long trunc_decode(ElemKind kind, const void* src, size_t n, void* dst,
                   size_t dst_bytes) {
-  switch (kind) {
-    case ElemKind::f64: return trunc_decode_t<uint64_t>(kind, src, n, dst, dst_bytes);
-    case ElemKind::f32: return trunc_decode_t<uint32_t>(kind, src, n, dst, dst_bytes);
-    default: return kCodecCorrupt;
-  }
+  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
+    return trunc_decode_t<bits::uint_of<decltype(t)>>(kind, src, n, dst, dst_bytes);
+  });
 }
 
 size_t f32_max(size_t n) { return 1 + inner_max(n / 2); }
