@@ -163,33 +163,51 @@ struct Portable {
   static ADACOMP_INLINE void integrate(const U* z, unsigned order, Carry<U>& c, U* x) {
     simd::integrate<U>(z, order, c, x);
   }
-  // Writes the w low planes of v[32] to out (4w bytes).
+  // Bit of the planes (0..31) that holds value k.
+  template <typename U>
+  struct Position {
+    uint8_t of[kBlock];
+    constexpr Position() : of() {
+      for (unsigned p = 0; p < kBlock; ++p) of[plane_value<U>(p)] = static_cast<uint8_t>(p);
+    }
+  };
+
+  // Writes the w low planes of v[32] to out (4w bytes): bytes regrouped by
+  // position, then an 8x8 bit transpose per 8 values and byte.
   template <typename U>
   static ADACOMP_INLINE void pack(const U* v, unsigned w, uint8_t* out) {
-    uint8_t planes[8 * sizeof(U)][4];
-    for (unsigned b = 0; 8 * b < w; ++b)
+    static constexpr Position<U> kPos;
+    const unsigned nb = (w + 7) / 8;
+    uint8_t g[sizeof(U)][kBlock];  // g[b][p]: byte b of the value at bit p
+    for (unsigned k = 0; k < kBlock; ++k)
+      for (unsigned b = 0; b < nb; ++b) g[b][kPos.of[k]] = static_cast<uint8_t>(v[k] >> (8 * b));
+    for (unsigned b = 0; b < nb; ++b) {
+      const unsigned top = w - 8 * b < 8 ? w - 8 * b : 8;
       for (unsigned c = 0; c < 4; ++c) {
-        uint64_t g = 0;  // byte b of the 8 values at plane bits 8c..8c+7
-        for (unsigned k = 0; k < 8; ++k)
-          g |= uint64_t((v[plane_value<U>(8 * c + k)] >> (8 * b)) & 0xFF) << (8 * k);
-        g = transpose8(g);
-        for (unsigned i = 0; i < 8; ++i) planes[8 * b + i][c] = static_cast<uint8_t>(g >> (8 * i));
+        const uint64_t t = transpose8(bits::load<uint64_t>(&g[b][8 * c]));
+        for (unsigned i = 0; i < top; ++i) out[4 * (8 * b + i) + c] = static_cast<uint8_t>(t >> (8 * i));
       }
-    std::memcpy(out, planes, 4 * w);
+    }
   }
   // Reads w planes (4w bytes) into v[32]; planes above w are zero.
   template <typename U>
   static ADACOMP_INLINE void unpack(const uint8_t* in, unsigned w, U* v) {
-    for (unsigned k = 0; k < kBlock; ++k) v[k] = 0;
-    for (unsigned b = 0; 8 * b < w; ++b)
+    static constexpr Position<U> kPos;
+    const unsigned nb = (w + 7) / 8;
+    uint8_t g[sizeof(U)][kBlock];
+    for (unsigned b = 0; b < nb; ++b) {
+      const unsigned top = w - 8 * b < 8 ? w - 8 * b : 8;
       for (unsigned c = 0; c < 4; ++c) {
-        uint64_t g = 0;
-        for (unsigned i = 0; i < 8 && 8 * b + i < w; ++i)
-          g |= uint64_t(in[4 * (8 * b + i) + c]) << (8 * i);
-        g = transpose8(g);
-        for (unsigned k = 0; k < 8; ++k)
-          v[plane_value<U>(8 * c + k)] |= U((g >> (8 * k)) & 0xFF) << (8 * b);
+        uint64_t t = 0;
+        for (unsigned i = 0; i < top; ++i) t |= uint64_t(in[4 * (8 * b + i) + c]) << (8 * i);
+        bits::store(&g[b][8 * c], transpose8(t));
       }
+    }
+    for (unsigned k = 0; k < kBlock; ++k) {
+      U x = 0;
+      for (unsigned b = 0; b < nb; ++b) x |= U(g[b][kPos.of[k]]) << (8 * b);
+      v[k] = x;
+    }
   }
 };
 
