@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Exactly sized copies so that over-reads hit ASan redzones.
   std::vector<uint8_t> in(data + fuzz::kPrefix, data + size);
   std::vector<uint8_t> out(out_bytes);
+  adacomp::codec_force_portable(fuzz::portable_of(data[0]));
   long r = codec->decode(kind, in.data(), in.size(), out.data(), out.size());
   if (r >= 0 && static_cast<size_t>(r) != out_bytes) std::abort();
   return 0;

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
   if (!c) return 2;
   int written = 0;
-  for (int k = 0; k < 2; ++k)
+  for (int k = 0; k < 4; ++k)
     for (size_t n : {size_t(1), size_t(5), size_t(64), size_t(333), size_t(2000)})
       for (int shape = 0; shape < 3; ++shape)
         for (adacomp::CodecId inner : {adacomp::CodecId::stored, adacomp::CodecId::fpc}) {
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
             v[i] = shape == 0 ? std::sin(i * 0.01) : shape == 1 ? double(i % 7) : (i % 5 ? i * 1e-3 : NAN);
           std::vector<uint8_t> src(n * fuzz::elem_size(p.kind));
           for (size_t i = 0; i < n; ++i) {
-            if (k) {
+            if (k & 1) {
               float f = static_cast<float>(v[i]);
               std::memcpy(&src[4 * i], &f, 4);
             } else {

@@ -1,6 +1,6 @@
 // adacomp-bench-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
 //                      [--json] [--codecs a,b,...] [--min-time S]
-//                      [--fpc-bits N]
+//                      [--fpc-bits N] [--zstd-level N] [--portable]
 //
 // Runs every float-capable codec configuration on one raw little-endian
 // array, single-threaded, and reports the ratio, the compression and
@@ -8,7 +8,8 @@
 // MB = 1e6 bytes), the maximum absolute error, and memcpy throughput from
 // the same run for scale. Every round trip is verified: bit-exact for
 // lossless codecs, within the bound for error-bounded ones. Exits nonzero
-// if a verification fails.
+// if a verification fails. --portable runs the SIMD codecs' portable path
+// instead of AVX2.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,6 +33,9 @@ struct Config {
   int truncate_bits = 32;
   CodecId inner = CodecId::stored;
   bool f64_only = false;
+  // truncate / to_f32: run under the bound (as the lossy codec) or with
+  // their own relative error (fixed truncate_bits).
+  bool bounded = false;
 };
 
 const Config kConfigs[] = {
@@ -39,12 +43,18 @@ const Config kConfigs[] = {
     {"lz4", CodecId::lz4},
     {"blosc", CodecId::blosc},
     {"fpc", CodecId::fpc},
+    {"bitplane", CodecId::bitplane},
     {"quant", CodecId::quant},
+    {"quant_fast", CodecId::quant_fast},
+    {"quant_zstd", CodecId::quant_zstd},
     {"zfp", CodecId::zfp},
     {"truncate16", CodecId::truncate, 16},
     {"truncate16+blosc", CodecId::truncate, 16, CodecId::blosc},
     {"to_f32", CodecId::to_f32, 0, CodecId::stored, true},
     {"to_f32+fpc", CodecId::to_f32, 0, CodecId::fpc, true},
+    {"truncate(bound)", CodecId::truncate, 0, CodecId::stored, false, true},
+    {"truncate(bound)+blosc", CodecId::truncate, 0, CodecId::blosc, false, true},
+    {"to_f32(bound)", CodecId::to_f32, 0, CodecId::stored, true, true},
 };
 
 double now() {
@@ -83,7 +93,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: adacomp-bench-codecs FILE --type f64|f32 "
                "[--abs-bound X | --rel-bound X] [--json] [--codecs a,b] "
-               "[--min-time S] [--fpc-bits N]\n");
+               "[--min-time S] [--fpc-bits N] [--zstd-level N] [--portable]\n");
   return 2;
 }
 
@@ -93,6 +103,7 @@ int main(int argc, char** argv) {
   std::string file, type, only;
   double abs_bound = 0, rel_bound = 1e-4, min_time = 0.3;
   int fpc_bits = EncodeParams().fpc_table_bits;
+  int zstd_level = EncodeParams().zstd_level;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -105,6 +116,8 @@ int main(int argc, char** argv) {
     else if (a == "--codecs" && (v = next())) only = "," + std::string(v) + ",";
     else if (a == "--min-time" && (v = next())) min_time = std::atof(v);
     else if (a == "--fpc-bits" && (v = next())) fpc_bits = std::atoi(v);
+    else if (a == "--zstd-level" && (v = next())) zstd_level = std::atoi(v);
+    else if (a == "--portable") codec_force_portable(true);
     else if (a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -140,7 +153,7 @@ int main(int argc, char** argv) {
                 file.c_str(), n, type.c_str(), mb, range, abs_bound,
                 rel_bound > 0 ? " (from --rel-bound)" : "");
     std::printf("memcpy %.0f MB/s\n", memcpy_mbps);
-    std::printf("%-18s %8s %10s %10s %12s  %s\n", "codec", "ratio", "comp MB/s",
+    std::printf("%-22s %8s %10s %10s %12s  %s\n", "codec", "ratio", "comp MB/s",
                 "dec MB/s", "max_abs_err", "check");
   }
 
@@ -151,14 +164,16 @@ int main(int argc, char** argv) {
     const Codec* codec = find_codec(c.id);
     EncodeParams p;
     p.kind = kind;
-    p.abs_bound = abs_bound;
+    const bool truncation = c.id == CodecId::truncate || c.id == CodecId::to_f32;
+    p.abs_bound = truncation && !c.bounded ? 0 : abs_bound;
     p.truncate_bits = c.truncate_bits;
     p.lossy_inner = c.inner;
     p.fpc_table_bits = fpc_bits;
+    p.zstd_level = zstd_level;
     std::vector<uint8_t> enc(codec->max_encoded(src.size()));
     long size = codec->encode(p, src.data(), src.size(), enc.data(), enc.size());
     if (size < 0) {
-      std::printf("%-18s %s\n", c.label.c_str(), codec_status_string(size));
+      std::printf("%-22s %s\n", c.label.c_str(), codec_status_string(size));
       continue;
     }
     double enc_s = median_time([&] { codec->encode(p, src.data(), src.size(), enc.data(), enc.size()); }, min_time);
@@ -170,11 +185,11 @@ int main(int argc, char** argv) {
     // and bit-exact for NaN/Inf (truncation: no absolute bound to check).
     double max_err = 0;
     bool ok = r == static_cast<long>(src.size());
-    bool bounded = c.id == CodecId::quant || c.id == CodecId::zfp;
+    bool bounded = !truncation || c.bounded;
     for (size_t i = 0; ok && i < n; ++i) {
       double a = value(src, kind, i), b = value(dec, kind, i);
       if (!std::isfinite(a)) {
-        if (c.id == CodecId::to_f32 || c.id == CodecId::truncate)
+        if (truncation && !c.bounded)
           ok = std::isnan(a) ? std::isnan(b) : a == b;
         else
           ok = std::memcmp(&src[i * esize], &dec[i * esize], esize) == 0;
@@ -203,7 +218,7 @@ int main(int argc, char** argv) {
                   memcpy_mbps, ok ? "true" : "false", file.c_str(),
                   bounded ? abs_bound : 0.0);
     else
-      std::printf("%-18s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio,
+      std::printf("%-22s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio,
                   mb / enc_s, mb / dec_s, max_err, check);
   }
   return failures ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "codec/codec.h"
@@ -31,6 +32,23 @@ inline void store(void* p, T v) {
 inline size_t elem_size(ElemKind k) {
   return k == ElemKind::f64 ? 8 : k == ElemKind::f32 ? 4 : 1;
 }
+
+// The one f32/f64 dispatch: calls f(double{}) or f(float{}) by kind, and
+// returns `otherwise` for byte payloads.
+template <typename F>
+inline long by_float_kind(ElemKind k, long otherwise, F&& f) {
+  switch (k) {
+    case ElemKind::f64: return f(double{});
+    case ElemKind::f32: return f(float{});
+    default: return otherwise;
+  }
+}
+
+// Same-width unsigned integer of a float type, and back.
+template <typename T>
+using uint_of = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <typename U>
+using float_of = std::conditional_t<sizeof(U) == 8, double, float>;
 
 // Float <-> same-width unsigned integer bit patterns.
 inline uint64_t to_bits(double d) { return load<uint64_t>(&d); }

@@ -20,8 +20,11 @@ enum class CodecId : uint8_t {
   blosc = 4,     // lossless: byte shuffle + lz4 through libblosc
   quant = 5,     // lossy, error-bounded: prediction + quantisation
   zfp = 6,       // lossy, error-bounded: libzfp fixed accuracy
-  truncate = 7,  // lossy: drop low mantissa bits
-  to_f32 = 8,    // lossy: doubles sent as floats
+  truncate = 7,  // lossy: drop low mantissa bits (error-bounded under abs_bound)
+  to_f32 = 8,    // lossy: doubles sent as floats (error-bounded under abs_bound)
+  bitplane = 9,     // lossless float: integer differences + bit planes (SIMD)
+  quant_fast = 10,  // lossy, error-bounded: quantisation + bit planes (SIMD)
+  quant_zstd = 11,  // lossy, error-bounded: quantisation + 4-bit codes + zstd
 };
 
 // Negative return values of encode/decode.
@@ -35,11 +38,13 @@ enum CodecStatus : long {
 
 struct EncodeParams {
   ElemKind kind = ElemKind::bytes;
-  int zstd_level = 1;
+  int zstd_level = 1;  // zstd, and quant_zstd (at least 3)
   // Lossy codecs: guaranteed max |decoded - original| per element. Lossless
-  // codecs ignore it.
+  // codecs ignore it. truncate / to_f32 hold it when > 0 (else they have
+  // only their relative error).
   double abs_bound = 0.0;
-  // truncate: number of low mantissa bits dropped.
+  // truncate: number of low mantissa bits dropped (without abs_bound; under
+  // it the codec drops as many as the bound allows).
   int truncate_bits = 32;
   // fpc: log2 of each predictor table's entries (clamped to [6, 16]; small
   // messages use smaller tables). Stored in the payload.
@@ -69,5 +74,11 @@ struct Codec {
 const Codec* find_codec(CodecId id);
 const Codec* find_codec(std::string_view name);
 const char* codec_status_string(long status);
+
+// The SIMD codecs (bitplane, quant_fast, quant_zstd) pick AVX2 at run time
+// where the CPU has it; every path writes the same bytes. Forcing the
+// portable path is for tests and benchmarks (process-wide).
+void codec_force_portable(bool on);
+bool codec_simd_active();
 
 }  // namespace adacomp

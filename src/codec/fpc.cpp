@@ -31,6 +31,7 @@
 // the decoder work on both at once.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "codec/bits.h"
 #include "codec/codec.h"
@@ -65,6 +66,9 @@ struct F32 {
   static constexpr uint8_t kNibblesOfCode[16] = {8, 7, 6, 5, 4, 3, 2, 1, 0,
                                                  0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
 };
+
+template <typename T>
+using Traits = std::conditional_t<sizeof(T) == 8, F64, F32>;
 
 inline unsigned clz(uint64_t x) { return static_cast<unsigned>(__builtin_clzll(x)); }
 inline unsigned clz(uint32_t x) { return static_cast<unsigned>(__builtin_clz(x)); }
@@ -372,20 +376,16 @@ size_t fpc_max(size_t n) { return kHeader + bits::kMaxVarint + n + n / 4 + 16; }
 
 long fpc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                 size_t cap) {
-  switch (p.kind) {
-    case ElemKind::f64: return encode_t<F64>(p, src, n, dst, cap);
-    case ElemKind::f32: return encode_t<F32>(p, src, n, dst, cap);
-    default: return kCodecUnsupported;
-  }
+  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
+    return encode_t<Traits<decltype(t)>>(p, src, n, dst, cap);
+  });
 }
 
 long fpc_decode(ElemKind kind, const void* src, size_t n, void* dst,
                 size_t dst_bytes) {
-  switch (kind) {
-    case ElemKind::f64: return decode_t<F64>(src, n, dst, dst_bytes);
-    case ElemKind::f32: return decode_t<F32>(src, n, dst, dst_bytes);
-    default: return kCodecCorrupt;
-  }
+  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
+    return decode_t<Traits<decltype(t)>>(src, n, dst, dst_bytes);
+  });
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
+#include <atomic>
 #include <cstring>
 
 #include "codec/codec.h"
+#include "codec/simd.h"
 
 namespace adacomp {
 
@@ -14,6 +16,9 @@ extern const Codec kQuantCodec;
 extern const Codec kZfpCodec;
 extern const Codec kTruncateCodec;
 extern const Codec kToF32Codec;
+extern const Codec kBitplaneCodec;
+extern const Codec kQuantFastCodec;
+extern const Codec kQuantZstdCodec;
 
 namespace {
 const Codec* const kAllCodecs[] = {
@@ -26,7 +31,11 @@ const Codec* const kAllCodecs[] = {
     &kZfpCodec,
     &kTruncateCodec,
     &kToF32Codec,
+    &kBitplaneCodec,
+    &kQuantFastCodec,
+    &kQuantZstdCodec,
 };
+std::atomic<bool> g_force_portable{false};
 }  // namespace
 
 const Codec* find_codec(CodecId id) {
@@ -40,6 +49,20 @@ const Codec* find_codec(std::string_view name) {
     if (name == c->name) return c;
   return nullptr;
 }
+
+void codec_force_portable(bool on) { g_force_portable = on; }
+bool codec_simd_active() { return simd::use_avx2(); }
+
+namespace simd {
+bool use_avx2() {
+#if ADACOMP_HAVE_AVX2_PATH
+  static const bool cpu = __builtin_cpu_supports("avx2");
+  return cpu && !g_force_portable.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+}  // namespace simd
 
 const char* codec_status_string(long status) {
   switch (status) {

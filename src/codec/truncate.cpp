@@ -15,10 +15,21 @@
 //
 // The inner codec (EncodeParams::lossy_inner) must be lossless and not one
 // of these two.
+//
+// Under an absolute bound (EncodeParams::abs_bound > 0, as when the user
+// selects them as the lossy codec) both become error-bounded: truncate
+// drops as many bits as the bound allows for the message's largest
+// magnitude (truncate_bits is ignored), to_f32 applies only if every value
+// fits. Either way the encoder checks every element's actual error and
+// refuses the message (kCodecUnsupported: the frame sends it stored) when
+// the bound cannot hold, or a NaN's payload would change (NaN and Inf
+// pass bit-exactly under a bound). The payload is unchanged: decoders
+// need no mode.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/bits.h"
 #include "codec/codec.h"
@@ -63,10 +74,48 @@ inline U round_bits(U u, int n) {
 // Bit-packed body: the fields plus the bit stream's 8 bytes of slack.
 size_t packed_bytes(size_t count, unsigned keep) { return (count * keep + 7) / 8 + 8; }
 
+// Every finite value's rounding error within eb, NaN and Inf bit-exact.
+template <typename U>
+bool trunc_fits(const U* in, size_t count, int n, double eb) {
+  using T = bits::float_of<U>;
+  for (size_t i = 0; i < count; ++i) {
+    const double x = bits::from_bits(in[i]);
+    if (!std::isfinite(x)) {
+      if (round_bits<U>(in[i], n) != in[i]) return false;  // a NaN payload in the low bits
+      continue;
+    }
+    const double y = static_cast<T>(bits::from_bits(round_bits<U>(in[i], n)));
+    if (!(std::fabs(y - x) <= eb)) return false;
+  }
+  return true;
+}
+
+// The most low bits that can be rounded away within eb: rounding at bit N
+// of a value below 2^e errs by at most 2^(N-1) ulps of 2^(e-p), p the
+// significand bits. 0 when not even one bit fits.
+template <typename U>
+int trunc_bits_for(const U* in, size_t count, double eb) {
+  using T = bits::float_of<U>;
+  constexpr int p = kMantBits<U> + 1;
+  double big = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double a = std::fabs(static_cast<double>(bits::from_bits(in[i])));
+    if (a <= std::numeric_limits<T>::max()) big = std::max(big, a);  // skips NaN and Inf
+  }
+  int e = std::numeric_limits<T>::min_exponent;  // subnormals share the smallest ulp
+  if (big > 0) e = std::max(e, std::ilogb(big) + 1);
+  const int n = std::ilogb(eb) + 1 + p - e;  // 2^ilogb(eb) <= eb
+  for (int k = std::min(n, kMantBits<U> - 1); k >= 1; --k)
+    if (trunc_fits(in, count, k, eb)) return k;
+  return 0;
+}
+
 template <typename U>
 long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
                     void* dst, size_t cap) {
-  const int n = p.truncate_bits;
+  const int n = p.abs_bound > 0 ? trunc_bits_for(static_cast<const U*>(src), src_bytes / sizeof(U),
+                                                 p.abs_bound)
+                                : p.truncate_bits;
   const Codec* inner = inner_codec(p.lossy_inner);
   if (src_bytes % sizeof(U) || n < 1 || n >= kMantBits<U> || !inner)
     return kCodecUnsupported;
@@ -130,20 +179,16 @@ long trunc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                   size_t cap) {
   if (p.lossy_inner == CodecId::truncate || p.lossy_inner == CodecId::to_f32)
     return kCodecUnsupported;
-  switch (p.kind) {
-    case ElemKind::f64: return trunc_encode_t<uint64_t>(p, src, n, dst, cap);
-    case ElemKind::f32: return trunc_encode_t<uint32_t>(p, src, n, dst, cap);
-    default: return kCodecUnsupported;
-  }
+  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
+    return trunc_encode_t<bits::uint_of<decltype(t)>>(p, src, n, dst, cap);
+  });
 }
 
 long trunc_decode(ElemKind kind, const void* src, size_t n, void* dst,
                   size_t dst_bytes) {
-  switch (kind) {
-    case ElemKind::f64: return trunc_decode_t<uint64_t>(kind, src, n, dst, dst_bytes);
-    case ElemKind::f32: return trunc_decode_t<uint32_t>(kind, src, n, dst, dst_bytes);
-    default: return kCodecCorrupt;
-  }
+  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
+    return trunc_decode_t<bits::uint_of<decltype(t)>>(kind, src, n, dst, dst_bytes);
+  });
 }
 
 size_t f32_max(size_t n) { return 1 + inner_max(n / 2); }
@@ -177,6 +222,14 @@ long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
       f[i] = v;
   }
   if (!range_ok) return kCodecUnsupported;
+  if (p.abs_bound > 0)
+    for (size_t i = 0; i < count; ++i) {
+      const float v = stored ? bits::load<float>(o + 1 + 4 * i) : f[i];
+      const double back = v;
+      if (std::isfinite(in[i]) ? !(std::fabs(back - in[i]) <= p.abs_bound)
+                               : bits::to_bits(back) != bits::to_bits(in[i]))
+        return kCodecUnsupported;  // beyond the bound, or a NaN payload lost
+    }
   if (stored) return static_cast<long>(1 + 4 * count);
   EncodeParams q = p;
   q.kind = ElemKind::f32;

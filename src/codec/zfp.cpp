@@ -180,20 +180,16 @@ size_t zfp_max(size_t n) {
 
 long zfp_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                 size_t cap) {
-  switch (p.kind) {
-    case ElemKind::f64: return encode_t<double>(p, src, n, dst, cap);
-    case ElemKind::f32: return encode_t<float>(p, src, n, dst, cap);
-    default: return kCodecUnsupported;
-  }
+  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
+    return encode_t<decltype(t)>(p, src, n, dst, cap);
+  });
 }
 
 long zfp_decode(ElemKind kind, const void* src, size_t n, void* dst,
                 size_t dst_bytes) {
-  switch (kind) {
-    case ElemKind::f64: return decode_t<double>(src, n, dst, dst_bytes);
-    case ElemKind::f32: return decode_t<float>(src, n, dst, dst_bytes);
-    default: return kCodecCorrupt;
-  }
+  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
+    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
+  });
 }
 
 }  // namespace

@@ -2,13 +2,13 @@
 #include <zstd_errors.h>
 
 #include "codec/codec.h"
+#include "codec/zstd_ctx.h"
 
 namespace adacomp {
-namespace {
 
 // Contexts are reused per thread: creating one per call costs more than
 // compressing a small message.
-ZSTD_CCtx* thread_cctx() {
+ZSTD_CCtx* zstd_thread_cctx() {
   thread_local struct Holder {
     ZSTD_CCtx* ctx = ZSTD_createCCtx();
     ~Holder() { ZSTD_freeCCtx(ctx); }
@@ -16,7 +16,7 @@ ZSTD_CCtx* thread_cctx() {
   return h.ctx;
 }
 
-ZSTD_DCtx* thread_dctx() {
+ZSTD_DCtx* zstd_thread_dctx() {
   thread_local struct Holder {
     ZSTD_DCtx* ctx = ZSTD_createDCtx();
     ~Holder() { ZSTD_freeDCtx(ctx); }
@@ -24,11 +24,13 @@ ZSTD_DCtx* thread_dctx() {
   return h.ctx;
 }
 
+namespace {
+
 size_t zstd_max(size_t n) { return ZSTD_compressBound(n); }
 
 long zstd_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
                  size_t cap) {
-  size_t r = ZSTD_compressCCtx(thread_cctx(), dst, cap, src, n, p.zstd_level);
+  size_t r = ZSTD_compressCCtx(zstd_thread_cctx(), dst, cap, src, n, p.zstd_level);
   if (ZSTD_isError(r))
     return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? kCodecNoSpace
                                                                : kCodecInternal;
@@ -40,7 +42,7 @@ long zstd_decode(ElemKind, const void* src, size_t n, void* dst,
   // The frame must declare exactly the size we expect before we trust it.
   unsigned long long declared = ZSTD_getFrameContentSize(src, n);
   if (declared != dst_bytes) return kCodecCorrupt;
-  size_t r = ZSTD_decompressDCtx(thread_dctx(), dst, dst_bytes, src, n);
+  size_t r = ZSTD_decompressDCtx(zstd_thread_dctx(), dst, dst_bytes, src, n);
   if (ZSTD_isError(r) || r != dst_bytes) return kCodecCorrupt;
   return static_cast<long>(r);
 }

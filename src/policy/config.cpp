@@ -145,7 +145,7 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) {
        return parse_bytes(v, &c.pipeline_chunk_bytes) && c.pipeline_chunk_bytes >= 4096;
      }},
-    {"ADACOMP_LOSSLESS_CODEC", "auto|fpc|blosc|zstd|lz4",
+    {"ADACOMP_LOSSLESS_CODEC", "auto|fpc|bitplane|blosc|zstd|lz4",
      [](const std::string& v, Config& c) {
        c.lossless_auto = v == "auto";
        if (c.lossless_auto) return true;
@@ -154,10 +154,13 @@ const Setting kSettings[] = {
        c.lossless_codec = codec->id;
        return true;
      }},
-    {"ADACOMP_LOSSY_CODEC", "quant|zfp",
+    {"ADACOMP_LOSSY_CODEC", "quant|quant_fast|quant_zstd|zfp|truncate|to_f32",
      [](const std::string& v, Config& c) {
        int id;
-       if (!parse_choice(v, {{"quant", int(CodecId::quant)}, {"zfp", int(CodecId::zfp)}}, &id))
+       if (!parse_choice(v, {{"quant", int(CodecId::quant)}, {"quant_fast", int(CodecId::quant_fast)},
+                             {"quant_zstd", int(CodecId::quant_zstd)}, {"zfp", int(CodecId::zfp)},
+                             {"truncate", int(CodecId::truncate)}, {"to_f32", int(CodecId::to_f32)}},
+                         &id))
          return false;
        c.lossy_codec = static_cast<CodecId>(id);
        return true;

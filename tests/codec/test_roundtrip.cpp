@@ -12,7 +12,7 @@ using test::Bytes;
 
 namespace {
 
-const size_t kSizes[] = {0, 1, 2, 3, 7, 33, 1001, 100003};
+const size_t kSizes[] = {0, 1, 2, 3, 7, 31, 32, 33, 64, 1001, 100003};
 const char* const kSets[] = {"random_bits", "random", "smooth", "constant", "zeros", "special"};
 
 template <typename T>
@@ -34,6 +34,10 @@ void lossless(const char* name, int fpc_bits) {
       if (r.enc < 0) continue;
       CHECK(r.dec == static_cast<long>(src.size()), "%s/%s n=%zu decode %ld", name, set, n, r.dec);
       CHECK(r.out == src, "%s/%s n=%zu (%zu-byte values) not bit-exact", name, set, n, sizeof(T));
+      // Incompressible input: at most 1% larger (one head byte per block).
+      if (std::string(name) == "bitplane" && std::string(set) == "random_bits" && n >= 1001)
+        CHECK(r.enc <= static_cast<long>(src.size() * 1.01), "bitplane on random bits: %ld of %zu",
+              r.enc, src.size());
       // The frame layer gives capacity src-1 and sends stored on failure:
       // either a valid shorter payload or kCodecNoSpace, never an overrun.
       if (!src.empty()) {
@@ -179,14 +183,57 @@ void to_f32() {
         "to_f32 accepted f32 input");
 }
 
+// truncate and to_f32 under an absolute bound (selected as the lossy
+// codec): every element within eb, NaN and Inf bit-exact, or the message
+// refused (kCodecUnsupported, sent stored by the frame layer).
+template <typename T>
+void truncation_bounded(const char* name) {
+  const Codec* c = find_codec(name);
+  EncodeParams p;
+  p.kind = kind_of<T>();
+  p.truncate_bits = 3;  // ignored under a bound
+  int accepted = 0;
+  for (const char* set : kSets)
+    for (size_t n : {size_t(1), size_t(33), size_t(1001)})
+      for (double eb : {1e-1, 1e-4, 1e-9, 1e-300}) {
+        p.abs_bound = eb;
+        std::vector<T> v = test::make<T>(set, n);
+        if (n > 10) v[3] = std::numeric_limits<T>::quiet_NaN(), v[4] = -std::numeric_limits<T>::infinity();
+        Bytes src = test::to_bytes(v);
+        auto r = test::round_trip(*c, p, src);
+        CHECK(r.enc >= 0 || r.enc == kCodecUnsupported, "%s/%s eb=%g: %ld", name, set, eb, r.enc);
+        if (r.enc < 0) continue;
+        ++accepted;
+        CHECK(r.dec == static_cast<long>(src.size()), "%s decode %ld", name, r.dec);
+        std::string what = std::string(name) + "/bounded/" + set;
+        test::check_bound<T>(what.c_str(), src, r.out, eb);
+      }
+  CHECK(accepted > 10, "%s accepted only %d bounded messages", name, accepted);
+  // Smooth values of magnitude ~100 at eb = 1e-2: the bound allows dropping
+  // most of the mantissa, and the bit-packed payload shows it.
+  p.abs_bound = 1e-2;
+  p.lossy_inner = CodecId::stored;
+  Bytes src = test::to_bytes(test::make<T>("smooth", 1000));
+  auto r = test::round_trip(*c, p, src);
+  CHECK(r.enc > 0 && static_cast<size_t>(r.enc) < src.size() * 3 / 4, "%s bounded smooth: %ld of %zu",
+        name, r.enc, src.size());
+  // A NaN payload in the bits that would be dropped refuses the message.
+  std::vector<T> v = test::make<T>("smooth", 100);
+  v[50] = test::from_bits<T>(sizeof(T) == 8 ? 0x7FF8000000000001ull : 0x7FC00001u);
+  CHECK(test::round_trip(*c, p, test::to_bytes(v)).enc == kCodecUnsupported,
+        "%s dropped a NaN payload under a bound", name);
+}
+
 void registry() {
-  for (const char* name : {"stored", "zstd", "lz4", "fpc", "blosc", "quant", "zfp", "truncate", "to_f32"}) {
+  for (const char* name : {"stored", "zstd", "lz4", "fpc", "blosc", "quant", "zfp", "truncate",
+                           "to_f32", "bitplane", "quant_fast", "quant_zstd"}) {
     const Codec* c = find_codec(name);
     CHECK(c != nullptr, "codec %s not registered", name);
     if (c) CHECK(find_codec(c->id) == c, "codec %s id lookup", name);
   }
   // Float codecs refuse byte payloads; decoders refuse them too.
-  for (const char* name : {"fpc", "quant", "zfp", "truncate", "to_f32"}) {
+  for (const char* name : {"fpc", "quant", "zfp", "truncate", "to_f32", "bitplane", "quant_fast",
+                           "quant_zstd"}) {
     const Codec* c = find_codec(name);
     EncodeParams p;
     p.kind = ElemKind::bytes;
@@ -202,7 +249,7 @@ void registry() {
 
 int main() {
   registry();
-  for (const char* name : {"stored", "zstd", "lz4", "blosc", "fpc"}) {
+  for (const char* name : {"stored", "zstd", "lz4", "blosc", "fpc", "bitplane"}) {
     lossless<double>(name, 10);
     lossless<float>(name, 10);
   }
@@ -211,8 +258,15 @@ int main() {
   bounded<float>("quant");
   bounded<double>("zfp");
   bounded<float>("zfp");
+  for (const char* name : {"quant_fast", "quant_zstd"}) {
+    bounded<double>(name);
+    bounded<float>(name);
+  }
   truncation<double>();
   truncation<float>();
   to_f32();
+  truncation_bounded<double>("truncate");
+  truncation_bounded<float>("truncate");
+  truncation_bounded<double>("to_f32");
   return test::finish("codec_roundtrip");
 }
