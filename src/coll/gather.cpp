@@ -19,6 +19,7 @@
 #include "policy/model.h"
 #include "policy/tier.h"
 #include "runtime/comm_state.h"
+#include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
@@ -51,6 +52,17 @@ const CommState* gate(MPI_Comm comm, bool any_block_pays) {
 const CommState* rooted_gate(MPI_Comm comm, int root, bool any_block_pays) {
   const CommState* st = gate(comm, any_block_pays);
   return st && root >= 0 && root < st->size ? st : nullptr;
+}
+
+// Buffer arguments MPI rejects (negative count, null or uncommitted type):
+// the call then passes to PMPI, which reports them on the caller's
+// communicator. `bad_send` accepts MPI_IN_PLACE; a v variant's types are
+// checked as one element each.
+bool bad(MPI_Count count, MPI_Datatype type) {
+  return arg_error(MPI_COMM_NULL, count, type, MPI_PROC_NULL, Peer::none, 0) != MPI_SUCCESS;
+}
+bool bad_send(const void* sendbuf, MPI_Count count, MPI_Datatype type) {
+  return sendbuf != MPI_IN_PLACE && bad(count, type);
 }
 
 int rank_in(MPI_Comm comm) {
@@ -257,6 +269,7 @@ template <class Count, class Pass>
 int allgather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::allgather);
+  if (bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)) return pass();
   const CommState* st = gate(comm, pays(type_bytes(recvcount, recvtype)));
   if (!st) return pass();
   const MPI_Aint block = recvcount;
@@ -282,6 +295,7 @@ int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                     const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, Pass pass) {
   count_call(Op::allgatherv);
+  if (bad_send(sendbuf, sendcount, sendtype) || bad(1, recvtype)) return pass();
   const CommState* st = gate(comm, true);
   if (!st) return pass();
   const int me = st->rank;
@@ -308,6 +322,9 @@ int gather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, voi
   count_call(Op::gather);
   // The block size in bytes is the same on the root (recv) and the others (send).
   const bool is_root = rank_in(comm) == root;
+  if (is_root ? bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)
+              : bad(sendcount, sendtype))
+    return pass();
   size_t block_bytes = is_root ? type_bytes(recvcount, recvtype)
                                : type_bytes(sendcount, sendtype);
   const CommState* st = rooted_gate(comm, root, pays(block_bytes));
@@ -331,6 +348,9 @@ int gatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
                  const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, Pass pass) {
   count_call(Op::gatherv);
+  if (rank_in(comm) == root ? bad_send(sendbuf, sendcount, sendtype) || bad(1, recvtype)
+                            : bad(sendcount, sendtype))
+    return pass();
   const CommState* st = rooted_gate(comm, root, true);
   if (!st) return pass();
   Exchange x(comm, *st, Op::gatherv);
@@ -351,6 +371,9 @@ int scatter_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
                  Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatter);
   const bool is_root = rank_in(comm) == root;
+  if (is_root ? bad(sendcount, sendtype) || bad_send(recvbuf, recvcount, recvtype)
+              : bad(recvcount, recvtype))
+    return pass();
   size_t block_bytes = is_root ? type_bytes(sendcount, sendtype)
                                : type_bytes(recvcount, recvtype);
   const CommState* st = rooted_gate(comm, root, pays(block_bytes));
@@ -374,6 +397,9 @@ int scatterv_impl(const void* sendbuf, const Count sendcounts[], const Displ dis
                   MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatterv);
+  if (rank_in(comm) == root ? bad(1, sendtype) || bad_send(recvbuf, recvcount, recvtype)
+                            : bad(recvcount, recvtype))
+    return pass();
   const CommState* st = rooted_gate(comm, root, true);
   if (!st) return pass();
   Exchange x(comm, *st, Op::scatterv);
@@ -393,6 +419,7 @@ template <class Count, class Pass>
 int alltoall_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoall);
+  if (bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)) return pass();
   const CommState* st = gate(comm, pays(type_bytes(recvcount, recvtype)));
   if (!st) return pass();
   std::vector<char> copy;
@@ -422,6 +449,7 @@ int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sd
                    MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
                    const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoallv);
+  if (bad_send(sendbuf, 1, sendtype) || bad(1, recvtype)) return pass();
   const CommState* st = gate(comm, true);
   if (!st) return pass();
   std::vector<char> copy;

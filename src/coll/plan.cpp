@@ -1,5 +1,6 @@
 #include "coll/plan.h"
 
+#include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 
@@ -33,6 +34,8 @@ TierChoice tier_of(const Config& cfg, Override ov, size_t bytes, ElemKind kind,
 
 bool plan_common(MPI_Comm comm, int count, MPI_Datatype type, Plan* plan, bool* use_model) {
   if (!runtime_active() || count <= 0 || comm == MPI_COMM_NULL) return false;
+  // Bad arguments go to PMPI, which reports them (runtime/args.h).
+  if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   const Config& cfg = config();
   const Override ov = tier_override();
   if (ov == Override::raw || (ov == Override::none && cfg.mode == Mode::raw)) return false;

@@ -23,6 +23,7 @@
 #include "coll/datatype.h"
 #include "p2p/channel.h"
 #include "policy/tier.h"
+#include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
@@ -929,9 +930,12 @@ void p2p_attach(MPI_Comm comm) {
 
 // ---- sends ----------------------------------------------------------------
 
-#define ADACOMP_PASS_IF_NO_STATE(call) \
-  P2PState* st = state_of(comm);       \
-  if (!st || dest == MPI_PROC_NULL) return call;
+// Bad arguments go to PMPI too, which reports them (runtime/args.h).
+#define ADACOMP_PASS_IF_NO_STATE(call)                    \
+  P2PState* st = state_of(comm);                          \
+  if (!st || dest == MPI_PROC_NULL ||                     \
+      arg_error(comm, count, type, dest, Peer::dest, tag)) \
+    return call;
 
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Send(buf, count, type, dest, tag, comm))
@@ -1023,23 +1027,25 @@ int bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 
 // ---- receives -------------------------------------------------------------
 
-#define ADACOMP_PASS_IF_NO_STATE(call) \
-  P2PState* st = state_of(comm);       \
-  if (!st || source == MPI_PROC_NULL) return call;
+#define ADACOMP_PASS_IF_NO_STATE(call, count, type)             \
+  P2PState* st = state_of(comm);                                \
+  if (!st || source == MPI_PROC_NULL ||                         \
+      arg_error(comm, count, type, source, Peer::source, tag)) \
+    return call;
 
 int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
          MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv(buf, count, type, source, tag, comm, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv(buf, count, type, source, tag, comm, status), count, type)
   return do_recv(buf, count, type, source, tag, comm, status, st);
 }
 int irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* req) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Irecv(buf, count, type, source, tag, comm, req))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Irecv(buf, count, type, source, tag, comm, req), count, type)
   return do_irecv(buf, count, type, source, tag, comm, req, false, st);
 }
 int recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request* req) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv_init(buf, count, type, source, tag, comm, req))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv_init(buf, count, type, source, tag, comm, req), count, type)
   return do_irecv(buf, count, type, source, tag, comm, req, true, st);
 }
 
@@ -1086,12 +1092,12 @@ static int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag
 }
 
 int probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Probe(source, tag, comm, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Probe(source, tag, comm, status), 0, MPI_BYTE)
   int flag = 0;
   return iprobe_impl(source, tag, comm, true, &flag, status, st);
 }
 int iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Iprobe(source, tag, comm, flag, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Iprobe(source, tag, comm, flag, status), 0, MPI_BYTE)
   return iprobe_impl(source, tag, comm, false, flag, status, st);
 }
 
@@ -1113,13 +1119,13 @@ int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_M
 }  // namespace
 
 int mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Mprobe(source, tag, comm, msg, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Mprobe(source, tag, comm, msg, status), 0, MPI_BYTE)
   int flag = 0;
   return mprobe_impl(source, tag, comm, true, &flag, msg, status, st);
 }
 int improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
             MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Improbe(source, tag, comm, flag, msg, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Improbe(source, tag, comm, flag, msg, status), 0, MPI_BYTE)
   return mprobe_impl(source, tag, comm, false, flag, msg, status, st);
 }
 #undef ADACOMP_PASS_IF_NO_STATE
@@ -1130,6 +1136,7 @@ int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status*
   stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
+  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
   return deliver(*m, buf, count, type, status);
 }
 int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
@@ -1138,6 +1145,7 @@ int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Reques
   stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
+  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
   MPI_Status s;
   int rc = deliver(*m, buf, count, type, &s);
   if (rc != MPI_SUCCESS) return rc;
@@ -1147,7 +1155,9 @@ int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Reques
 int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
              int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (!state_of(comm))
+  if (!state_of(comm) ||
+      arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
+      arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                          recvtype, source, recvtag, comm, status);
   MPI_Request r;
@@ -1160,7 +1170,8 @@ int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
 
 int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                      int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (!state_of(comm))
+  if (!state_of(comm) || arg_error(comm, count, type, dest, Peer::dest, sendtag) ||
+      arg_error(comm, count, type, source, Peer::source, recvtag))
     return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
                                  status);
   // Send a copy: contiguous data keeps its datatype (and so its float codec).
@@ -1582,7 +1593,9 @@ int sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest, 
 int isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
               int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
               int recvtag, MPI_Comm comm, MPI_Request* req) {
-  if (!state_of(comm))
+  if (!state_of(comm) ||
+      arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
+      arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
     return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                           recvtype, source, recvtag, comm, req);
   MPI_Request s = MPI_REQUEST_NULL;
@@ -1620,7 +1633,8 @@ int isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 
 int isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                       int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
-  if (!state_of(comm))
+  if (!state_of(comm) || arg_error(comm, count, type, dest, Peer::dest, sendtag) ||
+      arg_error(comm, count, type, source, Peer::source, recvtag))
     return PMPI_Isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, req);
   // The data sent is packed first and kept with the request.
   int tsize = 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/stats.h"
 
@@ -82,6 +83,7 @@ void runtime_start() {
                         const_cast<char*>("AdaComp: a compressed frame arrived "
                                           "corrupt or truncated"));
   comm_state_init();
+  args_init();
   const CommState* world = comm_state(MPI_COMM_WORLD);
   if (!world) {
     std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
@@ -105,6 +107,7 @@ void runtime_stop() {
   report_stats(comm_state(MPI_COMM_WORLD)->coll, g_config.verbose,
                g_config.report_path.c_str());
   g_active = false;
+  args_finalize();
   comm_state_finalize();
 }
 
