@@ -9,6 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include <sys/stat.h>
+
 extern char** environ;
 
 namespace adacomp {
@@ -25,6 +27,12 @@ std::string trim(const std::string& s) {
 
 bool read_file(const std::string& path, bool must_exist, Settings* out,
                std::string* error) {
+  // A directory opens as an empty stream: it is no configuration.
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    *error = "ADACOMP_CONFIG: '" + path + "' is a directory";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     if (must_exist) *error = "ADACOMP_CONFIG: cannot open '" + path + "'";
@@ -44,8 +52,9 @@ bool read_file(const std::string& path, bool must_exist, Settings* out,
   return true;
 }
 
+// Digits first: strtoull would accept blanks and a sign ("-1" is 2^64 - 1).
 bool parse_bytes(const std::string& v, size_t* out) {
-  if (v.empty() || v[0] == '-') return false;
+  if (v.empty() || v[0] < '0' || v[0] > '9') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long n = std::strtoull(v.c_str(), &end, 10);
@@ -223,7 +232,7 @@ bool load_config(Config* out, std::string* error) {
       *error = "unknown environment variable " + key;
       return false;
     }
-    s[key] = eq ? eq + 1 : "";
+    s[key] = trim(eq ? eq + 1 : "");
   }
 
   for (const auto& [key, value] : s) {
@@ -257,8 +266,7 @@ std::string config_fingerprint(const Config& c) {
     << "," << c.pipeline_chunk_bytes << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
     << c.rel_error_bound << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
-    << c.link.bandwidth_Bps << "," << c.link.latency_s << ";xor=" << c.interstep << ","
-    << c.interstep_memory;
+    << c.link.bandwidth_Bps << "," << c.link.latency_s;
   return f.str();
 }
 

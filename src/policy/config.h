@@ -64,7 +64,9 @@ struct Config {
 // `error` with a message naming the variable and what it accepts.
 bool load_config(Config* out, std::string* error);
 
-// Canonical text of every setting that must agree across ranks.
+// Canonical text of every setting that must agree across ranks. Not
+// ADACOMP_XOR and ADACOMP_XOR_MEMORY: only a sender uses them, and receivers
+// apply whatever arrives (docs/p2p.md).
 std::string config_fingerprint(const Config& c);
 
 const char* mode_name(Mode m);
