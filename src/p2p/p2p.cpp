@@ -161,26 +161,42 @@ void stored_header(size_t bytes, uint8_t* dst) {
 // payload need not be a whole number of elements, and MPICH drops partial
 // elements). Non-contiguous datatypes: the whole frame into `staging`, then
 // unpacked.
+// `rc` is MPI_SUCCESS or why the datatype could not be made.
 struct RecvLayout {
   void* base;
   int count;
   MPI_Datatype type;
   bool derived;  // type is ours to free
+  int rc = MPI_SUCCESS;
 };
 RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
                        std::vector<uint8_t>* staging) {
   TypeInfo ti = type_info(type);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
   if (cap == 0 || ti.contiguous) {
-    MPI_Aint disp[2];
-    int bl[2] = {static_cast<int>(kFrameHeaderBytes), static_cast<int>(cap)};
-    MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
+    // The buffer as bytes in whole GiB then the rest: block lengths are ints,
+    // capacities need not be.
+    constexpr size_t kGiB = size_t{1} << 30;
+    MPI_Datatype gib = MPI_DATATYPE_NULL;
+    int rc = cap >= kGiB ? PMPI_Type_contiguous(static_cast<int>(kGiB), MPI_BYTE, &gib)
+                         : MPI_SUCCESS;
+    uint8_t* data = static_cast<uint8_t*>(buf) + ti.true_lb;
+    MPI_Aint disp[3];
+    int bl[3] = {static_cast<int>(kFrameHeaderBytes), static_cast<int>(cap / kGiB),
+                 static_cast<int>(cap % kGiB)};
+    MPI_Datatype types[3] = {MPI_BYTE, gib, MPI_BYTE};
     PMPI_Get_address(header, &disp[0]);
-    PMPI_Get_address(static_cast<uint8_t*>(buf) + ti.true_lb, &disp[1]);
-    MPI_Datatype t;
-    PMPI_Type_create_struct(cap > 0 ? 2 : 1, bl, disp, types, &t);
-    PMPI_Type_commit(&t);
-    return {MPI_BOTTOM, 1, t, true};
+    PMPI_Get_address(data, &disp[1]);
+    PMPI_Get_address(data + cap / kGiB * kGiB, &disp[2]);
+    int n = 0;  // the non-empty blocks, in order
+    for (int i = 0; i < 3; ++i)
+      if (bl[i] > 0) bl[n] = bl[i], disp[n] = disp[i], types[n++] = types[i];
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_create_struct(n, bl, disp, types, &t);
+    if (gib != MPI_DATATYPE_NULL) PMPI_Type_free(&gib);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS && t != MPI_DATATYPE_NULL) PMPI_Type_free(&t);
+    return {MPI_BOTTOM, 1, t, rc == MPI_SUCCESS, rc};
   }
   staging->resize(kFrameHeaderBytes + cap);
   return {staging->data(), static_cast<int>(staging->size()), MPI_BYTE, false};
@@ -241,8 +257,8 @@ bool compressible(size_t bytes) {
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
                     int tag, P2PState* st, std::vector<uint8_t>* heap, uint8_t** frame,
                     size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
   if (count <= 0 || !compressible(bytes)) return false;
   TypeInfo ti = type_info(type);
@@ -326,8 +342,8 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
       rc = m == SendMode::sync ? PMPI_Issend(frame, n, MPI_BYTE, dest, tag, st->p2p, req)
                                : PMPI_Isend(frame, n, MPI_BYTE, dest, tag, st->p2p, req);
   } else {
-    int tsize = 0;
-    PMPI_Type_size(type, &tsize);
+    MPI_Count tsize = 0;
+    PMPI_Type_size_x(type, &tsize);
     uint8_t stack_header[kFrameHeaderBytes];
     uint8_t* header = p ? p->header : stack_header;
     stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), header);
@@ -384,8 +400,8 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   std::unique_lock<std::mutex> order;  // held until the Isend below is posted
   if (!encode_message(buf, count, type, comm, dest, tag, st, &d.data, &frame, &frame_bytes,
                       &order)) {
-    int tsize = 0;
-    PMPI_Type_size(type, &tsize);
+    MPI_Count tsize = 0;
+    PMPI_Type_size_x(type, &tsize);
     const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
     d.data.resize(kFrameHeaderBytes + bytes);
     stored_header(bytes, d.data.data());
@@ -515,15 +531,15 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   const bool staged = !staging.empty();
   if (staged) header = staging.data();
   OpStats& stats = stats_for(Op::recv);
-  int got = 0;
-  PMPI_Get_count(s, MPI_BYTE, &got);
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count got = 0;  // may exceed an int: the whole frame, header included
+  PMPI_Get_elements_x(s, MPI_BYTE, &got);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
   // A cut frame's header says more than arrived, so its lengths are not
   // checked against what arrived.
   FrameHeader h;
-  if (!st || got < static_cast<int>(kFrameHeaderBytes) ||
+  if (!st || got < static_cast<MPI_Count>(kFrameHeaderBytes) ||
       !read_frame_header(header, kFrameHeaderBytes + kMaxFramePayload, &h)) {
     if (!st || !cut) return raise_failure(app, Failure::corrupt_frame, "Recv");
     // Nothing usable arrived (MPICH delivers no data): whichever channel
@@ -577,8 +593,8 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h) ||
       !wire_size_ok(h, m.frame.size()))
     return raise_failure(m.app, Failure::corrupt_frame, "Recv");
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
   const size_t raw = h.raw_bytes;
   if (raw > cap) {
@@ -757,6 +773,7 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> staging;
   RecvLayout l = recv_layout(header, buf, count, type, &staging);
+  if (l.rc != MPI_SUCCESS) return report(comm, l.rc);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Recv(l.base, l.count, l.type, source, tag, st->p2p, s);
@@ -785,15 +802,17 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   p->count = count;
   p->source = source;
   p->tag = tag;
-  int combiner = MPI_COMBINER_NAMED, ni, na, nt;
-  PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
-  if (combiner == MPI_COMBINER_NAMED) {
+  if (is_named(type)) {
     p->type = type;
   } else {
     PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
     p->type_owned = true;
   }
   RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
+  if (l.rc != MPI_SUCCESS) {
+    delete_pending(p);
+    return report(comm, l.rc);
+  }
   int rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
                       : PMPI_Irecv(l.base, l.count, l.type, source, tag, st->p2p, req);
   if (l.derived) PMPI_Type_free(&l.type);
@@ -846,9 +865,9 @@ void drive_receives(MPI_Comm app) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int got = 0;
-      PMPI_Get_count(&s, MPI_BYTE, &got);
-      if (got < static_cast<int>(kFrameHeaderBytes)) continue;  // inactive persistent
+      MPI_Count got = 0;
+      PMPI_Get_elements_x(&s, MPI_BYTE, &got);
+      if (got < static_cast<MPI_Count>(kFrameHeaderBytes)) continue;  // inactive persistent
       int rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &s, false);
       if (rc == kNotYourTurn) continue;
       p->status = s;
@@ -986,8 +1005,8 @@ int persistent_send(int (*init)(const void*, int, MPI_Datatype, int, int, MPI_Co
                     MPI_Comm comm, MPI_Request* req, P2PState* st) {
   auto* p = new Pending;
   p->persistent = true;
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), p->header);
   MPI_Datatype t = framed_type(p->header, buf, count, type);
   int rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
@@ -1637,8 +1656,8 @@ int isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sen
       arg_error(comm, count, type, source, Peer::source, recvtag))
     return PMPI_Isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, req);
   // The data sent is packed first and kept with the request.
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t bytes = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
   std::vector<uint8_t> copy(bytes);
   int pos = 0;

@@ -2,6 +2,8 @@
 
 #include <climits>
 
+#include "coll/datatype.h"
+
 namespace adacomp {
 namespace {
 
@@ -16,9 +18,7 @@ MPI_Comm g_self = MPI_COMM_NULL;
 // send does.
 int type_error(MPI_Datatype type, bool has_data) {
   if (type == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
-  int ni, na, nt, combiner = MPI_COMBINER_NAMED;
-  PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
-  if (combiner == MPI_COMBINER_NAMED || g_self == MPI_COMM_NULL) return MPI_SUCCESS;
+  if (is_named(type) || g_self == MPI_COMM_NULL) return MPI_SUCCESS;
   static char dummy;
   int rc = PMPI_Send(&dummy, has_data ? 1 : 0, type, MPI_PROC_NULL, 0, g_self);
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
