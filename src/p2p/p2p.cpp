@@ -22,6 +22,7 @@
 
 #include "coll/datatype.h"
 #include "p2p/channel.h"
+#include "p2p/framing.h"
 #include "policy/tier.h"
 #include "runtime/args.h"
 #include "runtime/runtime.h"
@@ -87,6 +88,8 @@ struct Pending {
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   bool type_owned = false;
+  // A framing type of the request's own (not cached), freed with it.
+  MPI_Datatype layout = MPI_DATATYPE_NULL;
   MPI_Status status;
 };
 
@@ -127,6 +130,7 @@ Pending* take_pending(MPI_Request req) {
 }
 void delete_pending(Pending* p) {
   if (p->type_owned) PMPI_Type_free(&p->type);
+  if (p->layout != MPI_DATATYPE_NULL) PMPI_Type_free(&p->layout);
   delete p;
 }
 
@@ -137,16 +141,14 @@ int report(MPI_Comm app, int rc) {
   return rc;
 }
 
-MPI_Datatype framed_type(const void* header, const void* buf, int count, MPI_Datatype type) {
-  MPI_Aint disp[2];
-  int bl[2] = {static_cast<int>(kFrameHeaderBytes), count};
-  MPI_Datatype types[2] = {MPI_BYTE, type};
-  PMPI_Get_address(header, &disp[0]);
-  PMPI_Get_address(buf, &disp[1]);
-  MPI_Datatype t;
-  PMPI_Type_create_struct(count > 0 ? 2 : 1, bl, disp, types, &t);
-  PMPI_Type_commit(&t);
-  return t;
+// A stored frame as one datatype: {header, (buf, count, type)}. Cached for
+// predefined types (p2p/framing.h) unless `persistent` (the request outlives
+// a cache slot); otherwise *owned: the caller frees it.
+int framed_type(const void* header, const void* buf, int count, MPI_Datatype type,
+                bool persistent, MPI_Datatype* t, bool* owned) {
+  *owned = persistent || !is_named(type);
+  return *owned ? make_framing_type(header, buf, count, type, t)
+                : cached_framing_type(header, buf, count, type, t);
 }
 
 void stored_header(size_t bytes, uint8_t* dst) {
@@ -170,33 +172,16 @@ struct RecvLayout {
   int rc = MPI_SUCCESS;
 };
 RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
-                       std::vector<uint8_t>* staging) {
+                       bool persistent, std::vector<uint8_t>* staging) {
   TypeInfo ti = type_info(type);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
   if (cap == 0 || ti.contiguous) {
-    // The buffer as bytes in whole GiB then the rest: block lengths are ints,
-    // capacities need not be.
-    constexpr size_t kGiB = size_t{1} << 30;
-    MPI_Datatype gib = MPI_DATATYPE_NULL;
-    int rc = cap >= kGiB ? PMPI_Type_contiguous(static_cast<int>(kGiB), MPI_BYTE, &gib)
-                         : MPI_SUCCESS;
     uint8_t* data = static_cast<uint8_t*>(buf) + ti.true_lb;
-    MPI_Aint disp[3];
-    int bl[3] = {static_cast<int>(kFrameHeaderBytes), static_cast<int>(cap / kGiB),
-                 static_cast<int>(cap % kGiB)};
-    MPI_Datatype types[3] = {MPI_BYTE, gib, MPI_BYTE};
-    PMPI_Get_address(header, &disp[0]);
-    PMPI_Get_address(data, &disp[1]);
-    PMPI_Get_address(data + cap / kGiB * kGiB, &disp[2]);
-    int n = 0;  // the non-empty blocks, in order
-    for (int i = 0; i < 3; ++i)
-      if (bl[i] > 0) bl[n] = bl[i], disp[n] = disp[i], types[n++] = types[i];
+    const MPI_Count n = static_cast<MPI_Count>(cap);
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    if (rc == MPI_SUCCESS) rc = PMPI_Type_create_struct(n, bl, disp, types, &t);
-    if (gib != MPI_DATATYPE_NULL) PMPI_Type_free(&gib);
-    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
-    if (rc != MPI_SUCCESS && t != MPI_DATATYPE_NULL) PMPI_Type_free(&t);
-    return {MPI_BOTTOM, 1, t, rc == MPI_SUCCESS, rc};
+    int rc = persistent ? make_framing_type(header, data, n, MPI_BYTE, &t)
+                        : cached_framing_type(header, data, n, MPI_BYTE, &t);
+    return {MPI_BOTTOM, 1, t, persistent && rc == MPI_SUCCESS, rc};
   }
   staging->resize(kFrameHeaderBytes + cap);
   return {staging->data(), static_cast<int>(staging->size()), MPI_BYTE, false};
@@ -347,14 +332,20 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     uint8_t stack_header[kFrameHeaderBytes];
     uint8_t* header = p ? p->header : stack_header;
     stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), header);
-    MPI_Datatype t = framed_type(header, buf, count, type);
-    if (!req)
+    MPI_Datatype t;
+    bool owned = false;
+    rc = framed_type(header, buf, count, type, false, &t, &owned);
+    if (rc == MPI_SUCCESS && !req)
       rc = m == SendMode::sync ? PMPI_Ssend(MPI_BOTTOM, 1, t, dest, tag, st->p2p)
                                : PMPI_Send(MPI_BOTTOM, 1, t, dest, tag, st->p2p);
-    else
+    else if (rc == MPI_SUCCESS)
       rc = m == SendMode::sync ? PMPI_Issend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req)
                                : PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
-    PMPI_Type_free(&t);
+    // A type of our own is freed when the request completes (p), or now.
+    if (owned && p)
+      p->layout = t;
+    else if (owned)
+      PMPI_Type_free(&t);
   }
   if (p) {
     // A send that completed at once may come back as an implementation's
@@ -365,7 +356,7 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     if (rc == MPI_SUCCESS && !done)
       put_pending(*req, p);
     else
-      delete p;
+      delete_pending(p);
   }
   return report(comm, rc);
 }
@@ -772,7 +763,7 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
   if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status);
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> staging;
-  RecvLayout l = recv_layout(header, buf, count, type, &staging);
+  RecvLayout l = recv_layout(header, buf, count, type, false, &staging);
   if (l.rc != MPI_SUCCESS) return report(comm, l.rc);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -808,14 +799,14 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
     p->type_owned = true;
   }
-  RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
+  RecvLayout l = recv_layout(p->header, buf, count, type, persistent, &p->staging);
   if (l.rc != MPI_SUCCESS) {
     delete_pending(p);
     return report(comm, l.rc);
   }
   int rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
                       : PMPI_Irecv(l.base, l.count, l.type, source, tag, st->p2p, req);
-  if (l.derived) PMPI_Type_free(&l.type);
+  if (l.derived) p->layout = l.type;
   if (rc != MPI_SUCCESS) {
     delete_pending(p);
     return report(comm, rc);
@@ -929,8 +920,9 @@ void p2p_finalize() {
   g_on.store(false, std::memory_order_release);
   PMPI_Comm_free_keyval(&g_key);
   std::lock_guard<std::mutex> g(g_mu);
-  for (Pending* p : g_orphans) delete p;
+  for (Pending* p : g_orphans) delete_pending(p);
   g_orphans.clear();
+  clear_framing_types();
 }
 
 void p2p_attach(MPI_Comm comm) {
@@ -1008,11 +1000,15 @@ int persistent_send(int (*init)(const void*, int, MPI_Datatype, int, int, MPI_Co
   MPI_Count tsize = 0;
   PMPI_Type_size_x(type, &tsize);
   stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), p->header);
-  MPI_Datatype t = framed_type(p->header, buf, count, type);
-  int rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
-  PMPI_Type_free(&t);
+  MPI_Datatype t;
+  bool owned = false;
+  int rc = framed_type(p->header, buf, count, type, true, &t, &owned);
+  if (rc == MPI_SUCCESS) {
+    p->layout = t;
+    rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
+  }
   if (rc != MPI_SUCCESS) {
-    delete p;
+    delete_pending(p);
     return report(comm, rc);
   }
   put_pending(*req, p);
