@@ -224,6 +224,68 @@ int completed_request(const MPI_Status* status, MPI_Request* req) {
   return PMPI_Grequest_complete(*req);
 }
 
+// ---- lost references: the receiver tells the sender ------------------------
+// A receiver that loses a channel's reference (a truncated or failed frame)
+// sends the channel id (0: unknown) to the sending process on g_control, a
+// private duplicate of MPI_COMM_WORLD; the sender reads such reports before
+// it codes a channel frame, and the channel's next frame goes without XOR,
+// which restarts it at the receiver. Frames already sent by then fail.
+constexpr int kTagLost = 1;
+MPI_Comm g_control = MPI_COMM_NULL;
+// Reports in flight. Not under g_mu, which drive_receives holds while it
+// finishes receives that may fail.
+std::mutex g_report_mu;
+std::vector<Detached> g_reports;
+
+void tell_sender(MPI_Comm app, int source, uint32_t id) {
+  MPI_Group group, world;
+  int to = MPI_UNDEFINED;
+  PMPI_Comm_group(app, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Group_translate_ranks(group, 1, &source, world, &to);
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  if (to == MPI_UNDEFINED || g_control == MPI_COMM_NULL) return;  // not in MPI_COMM_WORLD
+  Detached d;
+  d.data.resize(sizeof id);
+  std::memcpy(d.data.data(), &id, sizeof id);
+  std::lock_guard<std::mutex> g(g_report_mu);
+  for (size_t i = 0; i < g_reports.size();) {  // drop those delivered
+    int done = 0;
+    PMPI_Test(&g_reports[i].req, &done, MPI_STATUS_IGNORE);
+    if (done) {
+      g_reports[i] = std::move(g_reports.back());
+      g_reports.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  if (PMPI_Isend(d.data.data(), sizeof id, MPI_BYTE, to, kTagLost, g_control, &d.req) ==
+      MPI_SUCCESS)
+    g_reports.push_back(std::move(d));
+}
+
+void read_lost_reports() {
+  for (;;) {
+    int flag = 0;
+    MPI_Message msg;
+    if (PMPI_Improbe(MPI_ANY_SOURCE, kTagLost, g_control, &flag, &msg, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS ||
+        !flag)
+      return;
+    uint32_t id = 0;
+    PMPI_Mrecv(&id, sizeof id, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    report_lost_channel(id);
+  }
+}
+
+// The failure a frame of `wire` bytes gives when its sizes do not add up.
+Failure size_failure(const FrameHeader* h, size_t wire) {
+  return wire < kFrameHeaderBytes || (h && wire < kFrameHeaderBytes + h->payload_bytes)
+             ? Failure::truncated_frame
+             : Failure::corrupt_frame;
+}
+
 // Coded frames carry at least this many payload bytes on the wire (padded
 // if the codec did better), and messages smaller than this are never coded.
 // So a message whose wire payload is smaller is always a stored frame whose
@@ -275,6 +337,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   {
     ScopedTimer t(s.ns_compress);
     if (xor_enabled()) {
+      read_lost_reports();
       *order = std::unique_lock<std::mutex>(st->channel_mu);
       bool xor_used = false;
       n = encode_channel_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
@@ -474,18 +537,25 @@ int decode_payload(P2PState* st, MPI_Comm app, int source, const FrameHeader& h,
     body = copy;
   }
   OpStats& stats = stats_for(Op::recv);
-  bool ok;
+  RecvChannels::Outcome outcome;
   {
     ScopedTimer t(stats.ns_decompress);
-    ok = decode_body(h, body + record, h.payload_bytes - record, out) == kCodecOk;
+    const bool ok = decode_body(h, body + record, h.payload_bytes - record, out) == kCodecOk;
+    outcome = ok ? RecvChannels::Outcome::ok : RecvChannels::Outcome::corrupt;
     if (channel) {
       // Only this frame advances its channel, so the reference is stable
       // while it was decoded without the lock.
       std::lock_guard<std::mutex> g(st->channel_mu);
-      ok = st->receiving.finish(source, rec, ok, out, h.raw_bytes);
+      outcome = st->receiving.finish(source, rec, ok, out, h.raw_bytes);
     }
   }
-  if (!ok) return raise_failure(app, Failure::corrupt_frame, "Recv");
+  if (outcome != RecvChannels::Outcome::ok) {
+    if (channel) tell_sender(app, source, rec.id);
+    return raise_failure(app,
+                         outcome == RecvChannels::Outcome::corrupt ? Failure::corrupt_frame
+                                                                   : Failure::lost_reference,
+                         "Recv");
+  }
   if (rec.xor_prev) stats.xor_calls.fetch_add(1, std::memory_order_relaxed);
   *plain = out;
   return MPI_SUCCESS;
@@ -499,13 +569,19 @@ void skip_channel_frame(P2PState* st, MPI_Comm app, int source, const FrameHeade
   ChannelRecord rec;
   size_t record = 0;
   if (!read_channel_record(body, available, &rec, &record)) {
-    std::lock_guard<std::mutex> g(st->channel_mu);
-    st->receiving.lose_source(source);
+    {
+      std::lock_guard<std::mutex> g(st->channel_mu);
+      st->receiving.lose_source(source);
+    }
+    tell_sender(app, source, 0);
     return;
   }
   if (await_turn(st, app, source, rec, true) != MPI_SUCCESS) return;
-  std::lock_guard<std::mutex> g(st->channel_mu);
-  st->receiving.applied(source, rec, nullptr, h.raw_bytes);
+  {
+    std::lock_guard<std::mutex> g(st->channel_mu);
+    st->receiving.applied(source, rec, nullptr, h.raw_bytes);
+  }
+  tell_sender(app, source, rec.id);
 }
 
 // Turns a received frame into the application's data and status. The
@@ -532,21 +608,36 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   FrameHeader h;
   if (!st || got < static_cast<MPI_Count>(kFrameHeaderBytes) ||
       !read_frame_header(header, kFrameHeaderBytes + kMaxFramePayload, &h)) {
-    if (!st || !cut) return raise_failure(app, Failure::corrupt_frame, "Recv");
+    if (!st || !cut)
+      return raise_failure(app, size_failure(nullptr, static_cast<size_t>(got)), "Recv");
     // Nothing usable arrived (MPICH delivers no data): whichever channel
     // the frame was on, its later frames must not wait for it.
-    std::lock_guard<std::mutex> g(st->channel_mu);
-    st->receiving.lose_source(s->MPI_SOURCE);
+    {
+      std::lock_guard<std::mutex> g(st->channel_mu);
+      st->receiving.lose_source(s->MPI_SOURCE);
+    }
+    tell_sender(app, s->MPI_SOURCE, 0);
     s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(app, MPI_ERR_TRUNCATE);
   }
   const size_t arrived = static_cast<size_t>(got) - kFrameHeaderBytes;
   if (!cut && !wire_size_ok(h, static_cast<size_t>(got)))
-    return raise_failure(app, Failure::corrupt_frame, "Recv");
+    return raise_failure(app, size_failure(&h, static_cast<size_t>(got)), "Recv");
   const size_t raw = h.raw_bytes, payload = h.payload_bytes;
   TypeInfo ti = type_info(type);
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
   const uint8_t* body = staged ? staging.data() + kFrameHeaderBytes : dst;
+  if (raw > cap && !cut && h.codec != CodecId::stored) {
+    // The coded frame arrived whole, only the message is too long: decoded
+    // all the same (its channel keeps its reference), its first bytes given.
+    const uint8_t* plain = nullptr;
+    int rc = decode_payload(st, app, s->MPI_SOURCE, h, body, nullptr, may_wait, &plain);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!staged) std::memcpy(dst, plain, cap);
+    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(cap));
+    s->MPI_ERROR = MPI_ERR_TRUNCATE;
+    return report(app, MPI_ERR_TRUNCATE);
+  }
   if (raw > cap || cut) {
     skip_channel_frame(st, app, s->MPI_SOURCE, h, body, std::min(payload, arrived));
     PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(std::min(payload, arrived)));
@@ -581,9 +672,10 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   set_status(s, m.source, m.tag, 0);
   FrameHeader h;
-  if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h) ||
-      !wire_size_ok(h, m.frame.size()))
-    return raise_failure(m.app, Failure::corrupt_frame, "Recv");
+  if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h))
+    return raise_failure(m.app, size_failure(nullptr, m.frame.size()), "Recv");
+  if (!wire_size_ok(h, m.frame.size()))
+    return raise_failure(m.app, size_failure(&h, m.frame.size()), "Recv");
   MPI_Count tsize = 0;
   PMPI_Type_size_x(type, &tsize);
   const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
@@ -903,6 +995,8 @@ void restore(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
 void p2p_init() {
   if (!runtime_active() || config().mode == Mode::raw) return;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_key, nullptr);
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &g_control) == MPI_SUCCESS)
+    PMPI_Comm_set_errhandler(g_control, MPI_ERRORS_RETURN);
   g_on.store(true, std::memory_order_release);
   p2p_attach(MPI_COMM_WORLD);
   p2p_attach(MPI_COMM_SELF);
@@ -919,6 +1013,12 @@ void p2p_finalize() {
   }
   g_on.store(false, std::memory_order_release);
   PMPI_Comm_free_keyval(&g_key);
+  {
+    std::lock_guard<std::mutex> r(g_report_mu);
+    for (Detached& d : g_reports) PMPI_Wait(&d.req, MPI_STATUS_IGNORE);
+    g_reports.clear();
+  }
+  if (g_control != MPI_COMM_NULL) PMPI_Comm_free(&g_control);
   std::lock_guard<std::mutex> g(g_mu);
   for (Pending* p : g_orphans) delete_pending(p);
   g_orphans.clear();

@@ -17,7 +17,7 @@ Config g_config;
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_xor_override{-1};
-int g_err_corrupt = MPI_ERR_OTHER;
+int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost = MPI_ERR_OTHER;
 
 // Stops every rank the same way: after a collective agreement, each rank
 // finalizes MPI and exits non-zero, so that the messages are flushed (an
@@ -78,10 +78,21 @@ void runtime_start() {
 
   int err_class;
   PMPI_Add_error_class(&err_class);
-  PMPI_Add_error_code(err_class, &g_err_corrupt);
-  PMPI_Add_error_string(g_err_corrupt,
-                        const_cast<char*>("AdaComp: a compressed frame arrived "
-                                          "corrupt or truncated"));
+  const struct {
+    int* code;
+    const char* text;
+  } errors[] = {
+      {&g_err_corrupt, "AdaComp: a compressed frame arrived corrupt (its header, checksum or "
+                       "coded data do not verify)"},
+      {&g_err_truncated, "AdaComp: a compressed frame arrived truncated (fewer bytes than its "
+                         "header says)"},
+      {&g_err_lost, "AdaComp: an inter-step (XOR) frame arrived whose reference was lost (an "
+                    "earlier message of its channel was truncated or damaged)"},
+  };
+  for (const auto& e : errors) {
+    PMPI_Add_error_code(err_class, e.code);
+    PMPI_Add_error_string(*e.code, const_cast<char*>(e.text));
+  }
   comm_state_init();
   args_init();
   const CommState* world = comm_state(MPI_COMM_WORLD);
@@ -115,6 +126,8 @@ int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
   int code = MPI_ERR_OTHER;
   switch (f) {
     case Failure::corrupt_frame: code = g_err_corrupt; break;
+    case Failure::truncated_frame: code = g_err_truncated; break;
+    case Failure::lost_reference: code = g_err_lost; break;
   }
   char text[MPI_MAX_ERROR_STRING];
   int len = 0, rank = -1;

@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr int kCalls = 20000;
+constexpr int kCalls = 5000;
 
 size_t heap_in_use() { return mallinfo2().uordblks; }
 
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     MPI_Wait(&ps, MPI_STATUS_IGNORE);
     MPI_Wait(&pr, MPI_STATUS_IGNORE);
   };
-  for (int i = 0; i < 1000; ++i) round();
+  for (int i = 0; i < 500; ++i) round();
   const size_t before = heap_in_use();
   for (int i = 0; i < kCalls; ++i) round();
   const size_t after = heap_in_use();
