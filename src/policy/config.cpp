@@ -175,6 +175,10 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
     {"ADACOMP_XOR_MEMORY", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
+    {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
+     [](const std::string& v, Config& c) {
+       return parse_positive(v, &c.init_timeout_s) && c.init_timeout_s > 0;
+     }},
     {"ADACOMP_VERBOSE", "0, 1 or 2",
      [](const std::string& v, Config& c) { return parse_int(v, 0, 2, &c.verbose); }},
     {"ADACOMP_REPORT", "a file path",

@@ -51,6 +51,7 @@ struct Config {
   bool interstep = true;
   size_t interstep_memory = 64 * 1024 * 1024;
   int verbose = 0;
+  double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
   std::string source;       // where the settings came from, for messages
   // Test-only fault injection: corrupt outgoing frames so that the error

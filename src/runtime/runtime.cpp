@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <chrono>
+#include <thread>
 
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
@@ -60,6 +62,35 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   }
 }
 
+// Every rank must start the library: the collectives below would otherwise
+// wait forever for ranks that never call them (a rank started without it).
+// A nonblocking duplicate of MPI_COMM_WORLD first, waited for at most
+// `timeout` seconds, turns that wait into an error on the ranks that have it.
+void await_every_rank(double timeout) {
+  MPI_Comm probe;
+  MPI_Request req;
+  if (PMPI_Comm_idup(MPI_COMM_WORLD, &probe, &req) != MPI_SUCCESS) return;
+  const double start = PMPI_Wtime();
+  for (int done = 0, polls = 0; !done; ++polls) {
+    PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    if (PMPI_Wtime() - start > timeout) {
+      int rank = -1;
+      PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      std::fprintf(stderr,
+                   "adacomp: rank %d: not every rank started AdaComp within %g s of MPI_Init "
+                   "(ADACOMP_INIT_TIMEOUT): a rank runs without the library, or has not "
+                   "reached MPI_Init; every rank must load it (e.g. through the adacomp "
+                   "launcher)\n",
+                   rank, timeout);
+      std::fflush(stderr);
+      PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (polls > 1000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  PMPI_Comm_free(&probe);
+}
+
 }  // namespace
 
 bool runtime_active() { return g_active; }
@@ -75,6 +106,7 @@ void set_xor_override(int on) { g_xor_override.store(on < 0 ? -1 : on != 0, std:
 void runtime_start() {
   std::string error;
   const bool valid = load_config(&g_config, &error);
+  await_every_rank(g_config.init_timeout_s);
 
   int err_class;
   PMPI_Add_error_class(&err_class);
