@@ -2,8 +2,10 @@
 # The whole test suite: builds against Open MPI and MPICH, runs every ctest
 # on each, then mpi4py's own test suite with the library preloaded (1 and 2
 # ranks, each MPI; tools/mpi4py-suite.sh), then fuzzes each decoder for a
-# bounded time. Exits non-zero on any failure. FUZZ_SECONDS (default 60) sets
-# the fuzzing budget, 0 skips it; MPI4PY_SUITE=0 skips the mpi4py suite.
+# bounded time; the Open MPI suite also runs built with ASan + UBSan
+# (tools/sanitize.sh). Exits non-zero on any failure. FUZZ_SECONDS (default
+# 60) sets the fuzzing budget, 0 skips it; MPI4PY_SUITE=0 skips the mpi4py
+# suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" || exit 1
@@ -23,6 +25,14 @@ for mpi in openmpi mpich; do
   f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
 done
+if [ "${SANITIZE:-1}" != 0 ]; then
+  echo "=== openmpi: ASan + UBSan (tools/sanitize.sh)"
+  if "$root/tools/sanitize.sh"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); status=1
+  fi
+fi
 if [ "${MPI4PY_SUITE:-1}" != 0 ]; then
   for mpi in openmpi mpich; do
     echo "=== $mpi: mpi4py test suite with AdaComp"

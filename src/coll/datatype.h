@@ -19,6 +19,10 @@ struct TypeInfo {
 
 TypeInfo type_info(MPI_Datatype t);
 
+// A predefined datatype. MPI-4 asks large-count types with the _c query
+// (MPICH fails the classic one for them).
+bool is_named(MPI_Datatype t);
+
 // Reductions are compressed for contiguous predefined types only; elements
 // are then independent and blocks can be cut anywhere on element boundaries.
 inline bool reducible(const TypeInfo& t) { return t.named && t.contiguous && t.size > 0; }

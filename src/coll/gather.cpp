@@ -20,6 +20,7 @@
 #include "policy/model.h"
 #include "policy/tier.h"
 #include "runtime/comm_state.h"
+#include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
@@ -50,6 +51,17 @@ const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes,
   const CommState* st = gate(op, comm, block_bytes, any_block_pays, plan);
   if (st && (root < 0 || root >= st->coll.size)) plan->model = nullptr;  // untimed
   return st && root >= 0 && root < st->coll.size ? st : nullptr;
+}
+
+// Buffer arguments MPI rejects (negative count, null or uncommitted type):
+// the call then passes to PMPI, which reports them on the caller's
+// communicator. `bad_send` accepts MPI_IN_PLACE; a v variant's types are
+// checked as one element each.
+bool bad(MPI_Count count, MPI_Datatype type) {
+  return arg_error(MPI_COMM_NULL, count, type, MPI_PROC_NULL, Peer::none, 0) != MPI_SUCCESS;
+}
+bool bad_send(const void* sendbuf, MPI_Count count, MPI_Datatype type) {
+  return sendbuf != MPI_IN_PLACE && bad(count, type);
 }
 
 int rank_in(MPI_Comm comm) {
@@ -260,6 +272,7 @@ template <class Count, class Pass>
 int allgather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::allgather);
+  if (bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)) return pass();
   Plan plan;
   const size_t block_bytes = type_bytes(recvcount, recvtype);
   const CommState* st = gate(Op::allgather, comm, block_bytes, pays(block_bytes), &plan);
@@ -287,6 +300,7 @@ int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                     const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, Pass pass) {
   count_call(Op::allgatherv);
+  if (bad_send(sendbuf, sendcount, sendtype) || bad(1, recvtype)) return pass();
   Plan plan;
   const CommState* st = gate(Op::allgatherv, comm, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
@@ -314,6 +328,9 @@ int gather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, voi
   count_call(Op::gather);
   // The block size in bytes is the same on the root (recv) and the others (send).
   const bool is_root = rank_in(comm) == root;
+  if (is_root ? bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)
+              : bad(sendcount, sendtype))
+    return pass();
   size_t block_bytes = is_root ? type_bytes(recvcount, recvtype)
                                : type_bytes(sendcount, sendtype);
   Plan plan;
@@ -338,6 +355,9 @@ int gatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
                  const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, Pass pass) {
   count_call(Op::gatherv);
+  if (rank_in(comm) == root ? bad_send(sendbuf, sendcount, sendtype) || bad(1, recvtype)
+                            : bad(sendcount, sendtype))
+    return pass();
   Plan plan;
   const CommState* st = rooted_gate(Op::gatherv, comm, root, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
@@ -359,6 +379,9 @@ int scatter_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
                  Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatter);
   const bool is_root = rank_in(comm) == root;
+  if (is_root ? bad(sendcount, sendtype) || bad_send(recvbuf, recvcount, recvtype)
+              : bad(recvcount, recvtype))
+    return pass();
   size_t block_bytes = is_root ? type_bytes(sendcount, sendtype)
                                : type_bytes(recvcount, recvtype);
   Plan plan;
@@ -383,6 +406,9 @@ int scatterv_impl(const void* sendbuf, const Count sendcounts[], const Displ dis
                   MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, Pass pass) {
   count_call(Op::scatterv);
+  if (rank_in(comm) == root ? bad(1, sendtype) || bad_send(recvbuf, recvcount, recvtype)
+                            : bad(recvcount, recvtype))
+    return pass();
   Plan plan;
   const CommState* st = rooted_gate(Op::scatterv, comm, root, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
@@ -403,6 +429,7 @@ template <class Count, class Pass>
 int alltoall_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoall);
+  if (bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)) return pass();
   Plan plan;
   const size_t block_bytes = type_bytes(recvcount, recvtype);
   const CommState* st = gate(Op::alltoall, comm, block_bytes, pays(block_bytes), &plan);
@@ -434,6 +461,7 @@ int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sd
                    MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
                    const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
   count_call(Op::alltoallv);
+  if (bad_send(sendbuf, 1, sendtype) || bad(1, recvtype)) return pass();
   Plan plan;
   const CommState* st = gate(Op::alltoallv, comm, 0, true, &plan);
   if (!st) return pass_through(plan, pass);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 
@@ -76,7 +77,9 @@ bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
 
 bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, Plan* plan) {
-  if (count <= 0) return false;
+  if (count <= 0 || comm == MPI_COMM_NULL) return false;
+  // Bad arguments go to PMPI, which reports them (runtime/args.h).
+  if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   int size = 0;
   PMPI_Type_size(type, &size);
   plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "runtime/scratch.h"
 #include "wire/frame.h"
@@ -51,7 +52,20 @@ struct Meter {
 };
 Meter g_send, g_recv;
 
+std::atomic<uint32_t> g_next_id{1};
+// Reports of lost channels, in arrival order; each SendChannels applies the
+// ones it has not seen yet.
+std::mutex g_lost_mu;
+std::vector<uint32_t> g_lost;
+std::atomic<size_t> g_lost_count{0};
+
 }  // namespace
+
+void report_lost_channel(uint32_t id) {
+  std::lock_guard<std::mutex> g(g_lost_mu);
+  g_lost.push_back(id);
+  g_lost_count.store(g_lost.size(), std::memory_order_release);
+}
 
 size_t channel_record_bytes(const ChannelRecord& r) {
   return kRecordFixed + kRetiredBytes * r.retired.size();
@@ -128,8 +142,18 @@ void SendChannels::retire(std::map<Key, Channel>::iterator it) {
   c.ref.shrink_to_fit();
 }
 
+// Channels whose receiver lost the reference: the next frame goes without
+// XOR (the reference memory stays reserved).
+void SendChannels::restart_lost() {
+  std::lock_guard<std::mutex> g(g_lost_mu);
+  for (; lost_seen_ < g_lost.size(); ++lost_seen_)
+    for (auto& [k, c] : channels_)
+      if (c.id && (g_lost[lost_seen_] == 0 || g_lost[lost_seen_] == c.id)) c.ref.clear();
+}
+
 SendChannels::Channel* SendChannels::use(const Key& k, size_t budget) {
   ++clock_;
+  if (lost_seen_ < g_lost_count.load(std::memory_order_acquire)) restart_lost();
   auto it = channels_.find(k);
   if (it != channels_.end() && it->second.dormant > 0) {
     --it->second.dormant;
@@ -153,7 +177,7 @@ SendChannels::Channel* SendChannels::use(const Key& k, size_t budget) {
   }
   Channel& c = channels_[k];
   c = Channel{};
-  c.id = next_id_++;
+  c.id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   c.last_use = clock_;
   g_send.add(k.bytes);
   return &c;
@@ -262,28 +286,33 @@ RecvChannels::Turn RecvChannels::turn(int source, const ChannelRecord& r) const 
   auto it = channels_.find({source, r.id});
   const uint32_t next = it == channels_.end() ? 0 : it->second.next_seq;
   if (r.seq == next) return Turn::ready;
-  if (r.seq < next || std::count(lost_sources_.begin(), lost_sources_.end(), source))
-    return Turn::invalid;
-  return Turn::later;
+  if (r.seq < next) return Turn::invalid;
+  auto lost = lost_epoch_.find(source);
+  const uint32_t seen = it == channels_.end() ? 0 : it->second.epoch;
+  return lost != lost_epoch_.end() && seen < lost->second ? Turn::ready : Turn::later;
 }
 
 const std::vector<uint8_t>* RecvChannels::reference(int source, const ChannelRecord& r,
                                                     size_t bytes) const {
   auto it = channels_.find({source, r.id});
-  if (it == channels_.end() || it->second.lost || it->second.ref.size() != bytes) return nullptr;
+  if (it == channels_.end() || it->second.lost || it->second.next_seq != r.seq ||
+      it->second.ref.size() != bytes)
+    return nullptr;
   return &it->second.ref;
 }
 
-bool RecvChannels::finish(int source, const ChannelRecord& r, bool decoded, uint8_t* data,
-                          size_t bytes) {
-  bool ok = decoded;
-  if (ok && r.xor_prev) {
+RecvChannels::Outcome RecvChannels::finish(int source, const ChannelRecord& r, bool decoded,
+                                           uint8_t* data, size_t bytes) {
+  Outcome out = decoded ? Outcome::ok : Outcome::corrupt;
+  if (decoded && r.xor_prev) {
     const std::vector<uint8_t>* ref = reference(source, r, bytes);
-    ok = ref != nullptr;
-    if (ok) xor_bytes(data, data, ref->data(), bytes);
+    if (ref)
+      xor_bytes(data, data, ref->data(), bytes);
+    else
+      out = Outcome::no_reference;
   }
-  applied(source, r, ok ? data : nullptr, bytes);
-  return ok;
+  applied(source, r, out == Outcome::ok ? data : nullptr, bytes);
+  return out;
 }
 
 void RecvChannels::applied(int source, const ChannelRecord& r, const uint8_t* data,
@@ -311,6 +340,8 @@ void RecvChannels::applied(int source, const ChannelRecord& r, const uint8_t* da
     c.ref = {};
   g_recv.add(c.ref.size());
   c.lost = data == nullptr;
+  auto lost = lost_epoch_.find(source);
+  c.epoch = lost == lost_epoch_.end() ? 0 : lost->second;
   if (c.retire_after >= 0 && r.seq >= c.retire_after) drop(channels_, it);
 }
 

@@ -28,7 +28,7 @@ struct Retired {
 };
 
 struct ChannelRecord {
-  uint32_t id = 0;    // unique per (sender, receiver, communicator); never reused
+  uint32_t id = 0;    // unique in the sending process; never reused
   uint32_t seq = 0;   // 0 opens the channel
   bool xor_prev = false;  // the body codes (message XOR message seq - 1)
   std::vector<Retired> retired;
@@ -49,6 +49,11 @@ struct ChannelMemory {
   size_t send_bytes, recv_bytes, send_peak, recv_peak;
 };
 ChannelMemory channel_memory();
+
+// A receiver reported that it lost the reference of channel `id` (0: of a
+// channel it could not tell) of this process: the channel's next frame (every
+// channel's, for 0) goes without XOR, which restarts it at the receiver.
+void report_lost_channel(uint32_t id);
 
 // Sender side of one private communicator. Not thread-safe: the owner locks.
 class SendChannels {
@@ -91,10 +96,11 @@ class SendChannels {
 
  private:
   void retire(std::map<Key, Channel>::iterator it);
+  void restart_lost();
   std::map<Key, Channel> channels_;
   std::unordered_map<int, std::vector<Retired>> owed_;
-  uint32_t next_id_ = 1;
   uint64_t clock_ = 0;
+  size_t lost_seen_ = 0;  // reports of lost channels already applied
 };
 
 // Codes `data` (k.bytes) as a channel frame into `out` (capacity
@@ -118,17 +124,19 @@ class RecvChannels {
 
   // Whether frame `r` from `source` is next on its channel.
   Turn turn(int source, const ChannelRecord& r) const;
+  enum class Outcome { ok, corrupt, no_reference };
   // Frame `r`, its turn come, whose body was decoded into `data` (`decoded`
   // false: it failed): undoes an XOR against the reference and advances the
-  // channel. False when the message is unusable (decoding failed, or the
-  // reference is lost because an earlier frame of the channel failed).
-  bool finish(int source, const ChannelRecord& r, bool decoded, uint8_t* data, size_t bytes);
+  // channel. `no_reference`: an XOR frame whose reference is lost (an earlier
+  // frame of the channel failed or was truncated).
+  Outcome finish(int source, const ChannelRecord& r, bool decoded, uint8_t* data, size_t bytes);
   // Frame `r` advances its channel: `data` becomes the reference (nullptr:
   // the frame failed; the reference is lost until a frame that is not XOR).
   void applied(int source, const ChannelRecord& r, const uint8_t* data, size_t bytes);
-  // A frame from `source` whose record could not be read (truncated): its
-  // channels' later frames fail instead of waiting for it.
-  void lose_source(int source) { lost_sources_.push_back(source); }
+  // A frame from `source` whose record could not be read (truncated): on
+  // each channel of `source`, a frame after a gap is then taken at once (its
+  // reference lost) rather than waiting for a frame that never comes.
+  void lose_source(int source) { ++lost_epoch_[source]; }
 
  private:
   struct Channel {
@@ -136,11 +144,12 @@ class RecvChannels {
     std::vector<uint8_t> ref;
     bool lost = false;
     int64_t retire_after = -1;  // drop once this frame has been applied
+    uint32_t epoch = 0;         // the source's losses this channel has seen past
   };
   const std::vector<uint8_t>* reference(int source, const ChannelRecord& r, size_t bytes) const;
   using Id = std::pair<int, uint32_t>;  // (source, channel id)
   std::map<Id, Channel> channels_;
-  std::vector<int> lost_sources_;
+  std::map<int, uint32_t> lost_epoch_;  // source -> frames lost unseen
 };
 
 }  // namespace adacomp

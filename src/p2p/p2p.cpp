@@ -22,8 +22,10 @@
 
 #include "coll/datatype.h"
 #include "p2p/channel.h"
+#include "p2p/framing.h"
 #include "policy/model.h"
 #include "policy/tier.h"
+#include "runtime/args.h"
 #include "runtime/locality.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
@@ -105,6 +107,8 @@ struct Pending {
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   bool type_owned = false;
+  // A framing type of the request's own (not cached), freed with it.
+  MPI_Datatype layout = MPI_DATATYPE_NULL;
   MPI_Status status;
 };
 
@@ -146,6 +150,7 @@ Pending* take_pending(MPI_Request req) {
 void delete_pending(Pending* p) {
   if (p->twin != MPI_REQUEST_NULL) PMPI_Request_free(&p->twin);  // persistent, inactive
   if (p->type_owned) PMPI_Type_free(&p->type);
+  if (p->layout != MPI_DATATYPE_NULL) PMPI_Type_free(&p->layout);
   delete p;
 }
 
@@ -156,16 +161,14 @@ int report(MPI_Comm app, int rc) {
   return rc;
 }
 
-MPI_Datatype framed_type(const void* header, const void* buf, int count, MPI_Datatype type) {
-  MPI_Aint disp[2];
-  int bl[2] = {static_cast<int>(kFrameHeaderBytes), count};
-  MPI_Datatype types[2] = {MPI_BYTE, type};
-  PMPI_Get_address(header, &disp[0]);
-  PMPI_Get_address(buf, &disp[1]);
-  MPI_Datatype t;
-  PMPI_Type_create_struct(count > 0 ? 2 : 1, bl, disp, types, &t);
-  PMPI_Type_commit(&t);
-  return t;
+// A stored frame as one datatype: {header, (buf, count, type)}. Cached for
+// predefined types (p2p/framing.h) unless `persistent` (the request outlives
+// a cache slot); otherwise *owned: the caller frees it.
+int framed_type(const void* header, const void* buf, int count, MPI_Datatype type,
+                bool persistent, MPI_Datatype* t, bool* owned) {
+  *owned = persistent || !is_named(type);
+  return *owned ? make_framing_type(header, buf, count, type, t)
+                : cached_framing_type(header, buf, count, type, t);
 }
 
 void stored_header(size_t bytes, uint8_t* dst) {
@@ -180,26 +183,25 @@ void stored_header(size_t bytes, uint8_t* dst) {
 // payload need not be a whole number of elements, and MPICH drops partial
 // elements). Non-contiguous datatypes: the whole frame into `staging`, then
 // unpacked.
+// `rc` is MPI_SUCCESS or why the datatype could not be made.
 struct RecvLayout {
   void* base;
   int count;
   MPI_Datatype type;
   bool derived;  // type is ours to free
+  int rc = MPI_SUCCESS;
 };
 RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
-                       std::vector<uint8_t>* staging) {
+                       bool persistent, std::vector<uint8_t>* staging) {
   TypeInfo ti = type_info(type);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
   if (cap == 0 || ti.contiguous) {
-    MPI_Aint disp[2];
-    int bl[2] = {static_cast<int>(kFrameHeaderBytes), static_cast<int>(cap)};
-    MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
-    PMPI_Get_address(header, &disp[0]);
-    PMPI_Get_address(static_cast<uint8_t*>(buf) + ti.true_lb, &disp[1]);
-    MPI_Datatype t;
-    PMPI_Type_create_struct(cap > 0 ? 2 : 1, bl, disp, types, &t);
-    PMPI_Type_commit(&t);
-    return {MPI_BOTTOM, 1, t, true};
+    uint8_t* data = static_cast<uint8_t*>(buf) + ti.true_lb;
+    const MPI_Count n = static_cast<MPI_Count>(cap);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = persistent ? make_framing_type(header, data, n, MPI_BYTE, &t)
+                        : cached_framing_type(header, data, n, MPI_BYTE, &t);
+    return {MPI_BOTTOM, 1, t, persistent && rc == MPI_SUCCESS, rc};
   }
   staging->resize(kFrameHeaderBytes + cap);
   return {staging->data(), static_cast<int>(staging->size()), MPI_BYTE, false};
@@ -240,6 +242,68 @@ int completed_request(const MPI_Status* status, MPI_Request* req) {
     return rc;
   }
   return PMPI_Grequest_complete(*req);
+}
+
+// ---- lost references: the receiver tells the sender ------------------------
+// A receiver that loses a channel's reference (a truncated or failed frame)
+// sends the channel id (0: unknown) to the sending process on g_control, a
+// private duplicate of MPI_COMM_WORLD; the sender reads such reports before
+// it codes a channel frame, and the channel's next frame goes without XOR,
+// which restarts it at the receiver. Frames already sent by then fail.
+constexpr int kTagLost = 1;
+MPI_Comm g_control = MPI_COMM_NULL;
+// Reports in flight. Not under g_mu, which drive_receives holds while it
+// finishes receives that may fail.
+std::mutex g_report_mu;
+std::vector<Detached> g_reports;
+
+void tell_sender(MPI_Comm app, int source, uint32_t id) {
+  MPI_Group group, world;
+  int to = MPI_UNDEFINED;
+  PMPI_Comm_group(app, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Group_translate_ranks(group, 1, &source, world, &to);
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  if (to == MPI_UNDEFINED || g_control == MPI_COMM_NULL) return;  // not in MPI_COMM_WORLD
+  Detached d;
+  d.data.resize(sizeof id);
+  std::memcpy(d.data.data(), &id, sizeof id);
+  std::lock_guard<std::mutex> g(g_report_mu);
+  for (size_t i = 0; i < g_reports.size();) {  // drop those delivered
+    int done = 0;
+    PMPI_Test(&g_reports[i].req, &done, MPI_STATUS_IGNORE);
+    if (done) {
+      g_reports[i] = std::move(g_reports.back());
+      g_reports.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  if (PMPI_Isend(d.data.data(), sizeof id, MPI_BYTE, to, kTagLost, g_control, &d.req) ==
+      MPI_SUCCESS)
+    g_reports.push_back(std::move(d));
+}
+
+void read_lost_reports() {
+  for (;;) {
+    int flag = 0;
+    MPI_Message msg;
+    if (PMPI_Improbe(MPI_ANY_SOURCE, kTagLost, g_control, &flag, &msg, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS ||
+        !flag)
+      return;
+    uint32_t id = 0;
+    PMPI_Mrecv(&id, sizeof id, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    report_lost_channel(id);
+  }
+}
+
+// The failure a frame of `wire` bytes gives when its sizes do not add up.
+Failure size_failure(const FrameHeader* h, size_t wire) {
+  return wire < kFrameHeaderBytes || (h && wire < kFrameHeaderBytes + h->payload_bytes)
+             ? Failure::truncated_frame
+             : Failure::corrupt_frame;
 }
 
 // Coded frames carry at least this many payload bytes on the wire (padded
@@ -286,8 +350,8 @@ bool codes_to(const P2PState* st, int dest, size_t bytes, ElemKind kind) {
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
                     int tag, P2PState* st, std::vector<uint8_t>* heap, uint8_t** frame,
                     size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
   if (count <= 0 || !compressible(bytes)) return false;
   TypeInfo ti = type_info(type);
@@ -320,6 +384,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   {
     ScopedTimer t(s.ns_compress, &ns);
     if (xor_enabled()) {
+      read_lost_reports();
       *order = std::unique_lock<std::mutex>(st->channel_mu);
       bool xor_used = false;
       n = encode_channel_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
@@ -376,19 +441,25 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
       rc = m == SendMode::sync ? PMPI_Issend(frame, n, MPI_BYTE, dest, tag, st->p2p, req)
                                : PMPI_Isend(frame, n, MPI_BYTE, dest, tag, st->p2p, req);
   } else {
-    int tsize = 0;
-    PMPI_Type_size(type, &tsize);
+    MPI_Count tsize = 0;
+    PMPI_Type_size_x(type, &tsize);
     uint8_t stack_header[kFrameHeaderBytes];
     uint8_t* header = p ? p->header : stack_header;
     stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), header);
-    MPI_Datatype t = framed_type(header, buf, count, type);
-    if (!req)
+    MPI_Datatype t;
+    bool owned = false;
+    rc = framed_type(header, buf, count, type, false, &t, &owned);
+    if (rc == MPI_SUCCESS && !req)
       rc = m == SendMode::sync ? PMPI_Ssend(MPI_BOTTOM, 1, t, dest, tag, st->p2p)
                                : PMPI_Send(MPI_BOTTOM, 1, t, dest, tag, st->p2p);
-    else
+    else if (rc == MPI_SUCCESS)
       rc = m == SendMode::sync ? PMPI_Issend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req)
                                : PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
-    PMPI_Type_free(&t);
+    // A type of our own is freed when the request completes (p), or now.
+    if (owned && p)
+      p->layout = t;
+    else if (owned)
+      PMPI_Type_free(&t);
   }
   if (p) {
     // A send that completed at once may come back as an implementation's
@@ -399,7 +470,7 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     if (rc == MPI_SUCCESS && !done)
       put_pending(*req, p);
     else
-      delete p;
+      delete_pending(p);
   }
   return report(comm, rc);
 }
@@ -434,8 +505,8 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   std::unique_lock<std::mutex> order;  // held until the Isend below is posted
   if (!encode_message(buf, count, type, comm, dest, tag, st, &d.data, &frame, &frame_bytes,
                       &order)) {
-    int tsize = 0;
-    PMPI_Type_size(type, &tsize);
+    MPI_Count tsize = 0;
+    PMPI_Type_size_x(type, &tsize);
     const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(tsize);
     d.data.resize(kFrameHeaderBytes + bytes);
     stored_header(bytes, d.data.data());
@@ -517,18 +588,25 @@ int decode_payload(P2PState* st, MPI_Comm app, int source, const FrameHeader& h,
     body = copy;
   }
   OpStats& stats = stats_for(Op::recv);
-  bool ok;
+  RecvChannels::Outcome outcome;
   {
     ScopedTimer t(stats.ns_decompress);
-    ok = decode_body(h, body + record, h.payload_bytes - record, out) == kCodecOk;
+    const bool ok = decode_body(h, body + record, h.payload_bytes - record, out) == kCodecOk;
+    outcome = ok ? RecvChannels::Outcome::ok : RecvChannels::Outcome::corrupt;
     if (channel) {
       // Only this frame advances its channel, so the reference is stable
       // while it was decoded without the lock.
       std::lock_guard<std::mutex> g(st->channel_mu);
-      ok = st->receiving.finish(source, rec, ok, out, h.raw_bytes);
+      outcome = st->receiving.finish(source, rec, ok, out, h.raw_bytes);
     }
   }
-  if (!ok) return raise_failure(app, Failure::corrupt_frame, "Recv");
+  if (outcome != RecvChannels::Outcome::ok) {
+    if (channel) tell_sender(app, source, rec.id);
+    return raise_failure(app,
+                         outcome == RecvChannels::Outcome::corrupt ? Failure::corrupt_frame
+                                                                   : Failure::lost_reference,
+                         "Recv");
+  }
   if (rec.xor_prev) stats.xor_calls.fetch_add(1, std::memory_order_relaxed);
   *plain = out;
   return MPI_SUCCESS;
@@ -542,13 +620,19 @@ void skip_channel_frame(P2PState* st, MPI_Comm app, int source, const FrameHeade
   ChannelRecord rec;
   size_t record = 0;
   if (!read_channel_record(body, available, &rec, &record)) {
-    std::lock_guard<std::mutex> g(st->channel_mu);
-    st->receiving.lose_source(source);
+    {
+      std::lock_guard<std::mutex> g(st->channel_mu);
+      st->receiving.lose_source(source);
+    }
+    tell_sender(app, source, 0);
     return;
   }
   if (await_turn(st, app, source, rec, true) != MPI_SUCCESS) return;
-  std::lock_guard<std::mutex> g(st->channel_mu);
-  st->receiving.applied(source, rec, nullptr, h.raw_bytes);
+  {
+    std::lock_guard<std::mutex> g(st->channel_mu);
+    st->receiving.applied(source, rec, nullptr, h.raw_bytes);
+  }
+  tell_sender(app, source, rec.id);
 }
 
 // Turns a received frame into the application's data and status. The
@@ -565,31 +649,46 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   const bool staged = !staging.empty();
   if (staged) header = staging.data();
   OpStats& stats = stats_for(Op::recv);
-  int got = 0;
-  PMPI_Get_count(s, MPI_BYTE, &got);
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count got = 0;  // may exceed an int: the whole frame, header included
+  PMPI_Get_elements_x(s, MPI_BYTE, &got);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
   // A cut frame's header says more than arrived, so its lengths are not
   // checked against what arrived.
   FrameHeader h;
-  if (!st || got < static_cast<int>(kFrameHeaderBytes) ||
+  if (!st || got < static_cast<MPI_Count>(kFrameHeaderBytes) ||
       !read_frame_header(header, kFrameHeaderBytes + kMaxFramePayload, &h)) {
-    if (!st || !cut) return raise_failure(app, Failure::corrupt_frame, "Recv");
+    if (!st || !cut)
+      return raise_failure(app, size_failure(nullptr, static_cast<size_t>(got)), "Recv");
     // Nothing usable arrived (MPICH delivers no data): whichever channel
     // the frame was on, its later frames must not wait for it.
-    std::lock_guard<std::mutex> g(st->channel_mu);
-    st->receiving.lose_source(s->MPI_SOURCE);
+    {
+      std::lock_guard<std::mutex> g(st->channel_mu);
+      st->receiving.lose_source(s->MPI_SOURCE);
+    }
+    tell_sender(app, s->MPI_SOURCE, 0);
     s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(app, MPI_ERR_TRUNCATE);
   }
   const size_t arrived = static_cast<size_t>(got) - kFrameHeaderBytes;
   if (!cut && !wire_size_ok(h, static_cast<size_t>(got)))
-    return raise_failure(app, Failure::corrupt_frame, "Recv");
+    return raise_failure(app, size_failure(&h, static_cast<size_t>(got)), "Recv");
   const size_t raw = h.raw_bytes, payload = h.payload_bytes;
   TypeInfo ti = type_info(type);
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
   const uint8_t* body = staged ? staging.data() + kFrameHeaderBytes : dst;
+  if (raw > cap && !cut && h.codec != CodecId::stored) {
+    // The coded frame arrived whole, only the message is too long: decoded
+    // all the same (its channel keeps its reference), its first bytes given.
+    const uint8_t* plain = nullptr;
+    int rc = decode_payload(st, app, s->MPI_SOURCE, h, body, nullptr, may_wait, &plain);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!staged) std::memcpy(dst, plain, cap);
+    PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(cap));
+    s->MPI_ERROR = MPI_ERR_TRUNCATE;
+    return report(app, MPI_ERR_TRUNCATE);
+  }
   if (raw > cap || cut) {
     skip_channel_frame(st, app, s->MPI_SOURCE, h, body, std::min(payload, arrived));
     PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(std::min(payload, arrived)));
@@ -624,11 +723,12 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   set_status(s, m.source, m.tag, 0);
   FrameHeader h;
-  if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h) ||
-      !wire_size_ok(h, m.frame.size()))
-    return raise_failure(m.app, Failure::corrupt_frame, "Recv");
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h))
+    return raise_failure(m.app, size_failure(nullptr, m.frame.size()), "Recv");
+  if (!wire_size_ok(h, m.frame.size()))
+    return raise_failure(m.app, size_failure(&h, m.frame.size()), "Recv");
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
   const size_t raw = h.raw_bytes;
   if (raw > cap) {
@@ -813,7 +913,8 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
   if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status);
   uint8_t header[kFrameHeaderBytes];
   std::vector<uint8_t> staging;
-  RecvLayout l = recv_layout(header, buf, count, type, &staging);
+  RecvLayout l = recv_layout(header, buf, count, type, false, &staging);
+  if (l.rc != MPI_SUCCESS) return report(comm, l.rc);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Recv(l.base, l.count, l.type, source, tag, st->p2p, s);
@@ -843,9 +944,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   p->count = count;
   p->source = source;
   p->tag = tag;
-  int combiner = MPI_COMBINER_NAMED, ni, na, nt;
-  PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
-  if (combiner == MPI_COMBINER_NAMED) {
+  if (is_named(type)) {
     p->type = type;
   } else {
     PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
@@ -868,10 +967,14 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
       rc = persistent ? PMPI_Recv_init(buf, count, type, source, tag, comm, req)
                       : PMPI_Irecv(buf, count, type, source, tag, comm, req);
   } else {
-    RecvLayout l = recv_layout(p->header, buf, count, type, &p->staging);
+    RecvLayout l = recv_layout(p->header, buf, count, type, persistent, &p->staging);
+    if (l.rc != MPI_SUCCESS) {
+      delete_pending(p);
+      return report(comm, l.rc);
+    }
     rc = persistent ? PMPI_Recv_init(l.base, l.count, l.type, source, tag, st->p2p, req)
                     : PMPI_Irecv(l.base, l.count, l.type, source, tag, st->p2p, req);
-    if (l.derived) PMPI_Type_free(&l.type);
+    if (l.derived) p->layout = l.type;
   }
   if (rc != MPI_SUCCESS) {
     delete_pending(p);
@@ -1008,9 +1111,9 @@ void drive_receives(MPI_Comm app) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int got = 0;
-      PMPI_Get_count(&s, MPI_BYTE, &got);
-      if (got < static_cast<int>(kFrameHeaderBytes)) continue;  // inactive persistent
+      MPI_Count got = 0;
+      PMPI_Get_elements_x(&s, MPI_BYTE, &got);
+      if (got < static_cast<MPI_Count>(kFrameHeaderBytes)) continue;  // inactive persistent
       int rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &s, false);
       if (rc == kNotYourTurn) continue;
       p->status = s;
@@ -1072,6 +1175,8 @@ void restore(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
 void p2p_init() {
   if (!runtime_active() || config().mode == Mode::raw) return;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_key, nullptr);
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &g_control) == MPI_SUCCESS)
+    PMPI_Comm_set_errhandler(g_control, MPI_ERRORS_RETURN);
   g_on.store(true, std::memory_order_release);
   p2p_attach(MPI_COMM_WORLD);
   p2p_attach(MPI_COMM_SELF);
@@ -1088,9 +1193,16 @@ void p2p_finalize() {
   }
   g_on.store(false, std::memory_order_release);
   PMPI_Comm_free_keyval(&g_key);
+  {
+    std::lock_guard<std::mutex> r(g_report_mu);
+    for (Detached& d : g_reports) PMPI_Wait(&d.req, MPI_STATUS_IGNORE);
+    g_reports.clear();
+  }
+  if (g_control != MPI_COMM_NULL) PMPI_Comm_free(&g_control);
   std::lock_guard<std::mutex> g(g_mu);
-  for (Pending* p : g_orphans) delete p;
+  for (Pending* p : g_orphans) delete_pending(p);
   g_orphans.clear();
+  clear_framing_types();
 }
 
 void p2p_attach(MPI_Comm comm) {
@@ -1121,9 +1233,13 @@ void p2p_attach(MPI_Comm comm) {
 
 // ---- sends ----------------------------------------------------------------
 
-#define ADACOMP_PASS_IF_NO_STATE(call) \
-  P2PState* st = state_of(comm);       \
-  if (!st || dest == MPI_PROC_NULL || st->direct(dest)) return call;
+// Peers on this node, and bad arguments, go to PMPI (which reports those:
+// runtime/args.h).
+#define ADACOMP_PASS_IF_NO_STATE(call)                                       \
+  P2PState* st = state_of(comm);                                             \
+  if (!st || dest == MPI_PROC_NULL || st->direct(dest) ||                    \
+      arg_error(comm, count, type, dest, Peer::dest, tag))                   \
+    return call;
 
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   ADACOMP_PASS_IF_NO_STATE(PMPI_Send(buf, count, type, dest, tag, comm))
@@ -1174,14 +1290,18 @@ int persistent_send(int (*init)(const void*, int, MPI_Datatype, int, int, MPI_Co
                     MPI_Comm comm, MPI_Request* req, P2PState* st) {
   auto* p = new Pending;
   p->persistent = true;
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), p->header);
-  MPI_Datatype t = framed_type(p->header, buf, count, type);
-  int rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
-  PMPI_Type_free(&t);
+  MPI_Datatype t;
+  bool owned = false;
+  int rc = framed_type(p->header, buf, count, type, true, &t, &owned);
+  if (rc == MPI_SUCCESS) {
+    p->layout = t;
+    rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
+  }
   if (rc != MPI_SUCCESS) {
-    delete p;
+    delete_pending(p);
     return report(comm, rc);
   }
   put_pending(*req, p);
@@ -1211,21 +1331,24 @@ int rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 int bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                MPI_Comm comm, MPI_Request* req) {
   P2PState* st = state_of(comm);
-  if (!st || dest == MPI_PROC_NULL) return PMPI_Bsend_init(buf, count, type, dest, tag, comm, req);
-  if (st->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+  if (st && st->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+  if (!st || dest == MPI_PROC_NULL || arg_error(comm, count, type, dest, Peer::dest, tag))
+    return PMPI_Bsend_init(buf, count, type, dest, tag, comm, req);
   return persistent_send(PMPI_Send_init, buf, count, type, dest, tag, comm, req, st);
 }
 #undef ADACOMP_PASS_IF_NO_STATE
 
 // ---- receives -------------------------------------------------------------
 
-#define ADACOMP_PASS_IF_NO_STATE(call) \
-  P2PState* st = state_of(comm);       \
-  if (!st || source == MPI_PROC_NULL || st->direct(source)) return call;
+#define ADACOMP_PASS_IF_NO_STATE(call, count, type)                       \
+  P2PState* st = state_of(comm);                                          \
+  if (!st || source == MPI_PROC_NULL || st->direct(source) ||             \
+      arg_error(comm, count, type, source, Peer::source, tag))            \
+    return call;
 
 int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
          MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv(buf, count, type, source, tag, comm, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv(buf, count, type, source, tag, comm, status), count, type)
   if (st->dual(source)) {
     MPI_Request r;
     int rc = do_irecv(buf, count, type, source, tag, comm, &r, false, st);
@@ -1235,12 +1358,12 @@ int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm 
 }
 int irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* req) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Irecv(buf, count, type, source, tag, comm, req))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Irecv(buf, count, type, source, tag, comm, req), count, type)
   return do_irecv(buf, count, type, source, tag, comm, req, false, st);
 }
 int recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request* req) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv_init(buf, count, type, source, tag, comm, req))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Recv_init(buf, count, type, source, tag, comm, req), count, type)
   return do_irecv(buf, count, type, source, tag, comm, req, true, st);
 }
 
@@ -1289,7 +1412,7 @@ static int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag
 // A dual probe looks at the application's communicator, then at `p2p`,
 // until one has a match (blocking) or once (nonblocking).
 int probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Probe(source, tag, comm, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Probe(source, tag, comm, status), 0, MPI_BYTE)
   int flag = 0;
   if (!st->dual(source)) return iprobe_impl(source, tag, comm, true, &flag, status, st);
   for (;;) {
@@ -1299,7 +1422,7 @@ int probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   }
 }
 int iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Iprobe(source, tag, comm, flag, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Iprobe(source, tag, comm, flag, status), 0, MPI_BYTE)
   if (st->dual(source)) {
     int rc = PMPI_Iprobe(source, tag, comm, flag, status);
     if (rc != MPI_SUCCESS || *flag) return rc;
@@ -1327,7 +1450,7 @@ int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_M
 // A matched probe of the application's communicator gives MPI's own message
 // handle, which Mrecv and Imrecv pass to PMPI.
 int mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Mprobe(source, tag, comm, msg, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Mprobe(source, tag, comm, msg, status), 0, MPI_BYTE)
   int flag = 0;
   if (!st->dual(source)) return mprobe_impl(source, tag, comm, true, &flag, msg, status, st);
   for (;;) {
@@ -1338,7 +1461,7 @@ int mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* sta
 }
 int improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
             MPI_Status* status) {
-  ADACOMP_PASS_IF_NO_STATE(PMPI_Improbe(source, tag, comm, flag, msg, status))
+  ADACOMP_PASS_IF_NO_STATE(PMPI_Improbe(source, tag, comm, flag, msg, status), 0, MPI_BYTE)
   if (st->dual(source)) {
     int rc = PMPI_Improbe(source, tag, comm, flag, msg, status);
     if (rc != MPI_SUCCESS || *flag) return rc;
@@ -1353,6 +1476,7 @@ int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status*
   stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
+  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
   return deliver(*m, buf, count, type, status);
 }
 int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
@@ -1361,6 +1485,7 @@ int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Reques
   stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
+  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
   MPI_Status s;
   int rc = deliver(*m, buf, count, type, &s);
   if (rc != MPI_SUCCESS) return rc;
@@ -1371,7 +1496,9 @@ int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
              int recvtag, MPI_Comm comm, MPI_Status* status) {
   const P2PState* st = state_of(comm);
-  if (!st || (st->direct(dest) && st->direct(source)))
+  if (!st || (st->direct(dest) && st->direct(source)) ||
+      arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
+      arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
     return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                          recvtype, source, recvtag, comm, status);
   MPI_Request r;
@@ -1385,7 +1512,9 @@ int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
 int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                      int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   const P2PState* st = state_of(comm);
-  if (!st || (st->direct(dest) && st->direct(source)))
+  if (!st || (st->direct(dest) && st->direct(source)) ||
+      arg_error(comm, count, type, dest, Peer::dest, sendtag) ||
+      arg_error(comm, count, type, source, Peer::source, recvtag))
     return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
                                  status);
   // Send a copy: contiguous data keeps its datatype (and so its float codec).
@@ -1841,7 +1970,9 @@ int isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
               int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
               int recvtag, MPI_Comm comm, MPI_Request* req) {
   const P2PState* st = state_of(comm);
-  if (!st || (st->direct(dest) && st->direct(source)))
+  if (!st || (st->direct(dest) && st->direct(source)) ||
+      arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
+      arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
     return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                           recvtype, source, recvtag, comm, req);
   MPI_Request s = MPI_REQUEST_NULL;
@@ -1889,11 +2020,13 @@ int isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 int isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                       int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
   const P2PState* st = state_of(comm);
-  if (!st || (st->direct(dest) && st->direct(source)))
+  if (!st || (st->direct(dest) && st->direct(source)) ||
+      arg_error(comm, count, type, dest, Peer::dest, sendtag) ||
+      arg_error(comm, count, type, source, Peer::source, recvtag))
     return PMPI_Isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, req);
   // The data sent is packed first and kept with the request.
-  int tsize = 0;
-  PMPI_Type_size(type, &tsize);
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
   const size_t bytes = static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
   std::vector<uint8_t> copy(bytes);
   int pos = 0;

@@ -9,6 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include <sys/stat.h>
+
 extern char** environ;
 
 namespace adacomp {
@@ -25,6 +27,12 @@ std::string trim(const std::string& s) {
 
 bool read_file(const std::string& path, bool must_exist, Settings* out,
                std::string* error) {
+  // A directory opens as an empty stream: it is no configuration.
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    *error = "ADACOMP_CONFIG: '" + path + "' is a directory";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     if (must_exist) *error = "ADACOMP_CONFIG: cannot open '" + path + "'";
@@ -44,8 +52,9 @@ bool read_file(const std::string& path, bool must_exist, Settings* out,
   return true;
 }
 
+// Digits first: strtoull would accept blanks and a sign ("-1" is 2^64 - 1).
 bool parse_bytes(const std::string& v, size_t* out) {
-  if (v.empty() || v[0] == '-') return false;
+  if (v.empty() || v[0] < '0' || v[0] > '9') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long n = std::strtoull(v.c_str(), &end, 10);
@@ -202,6 +211,10 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
     {"ADACOMP_XOR_MEMORY", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
+    {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
+     [](const std::string& v, Config& c) {
+       return parse_positive(v, &c.init_timeout_s) && c.init_timeout_s > 0;
+     }},
     {"ADACOMP_VERBOSE", "0, 1 or 2",
      [](const std::string& v, Config& c) { return parse_int(v, 0, 2, &c.verbose); }},
     {"ADACOMP_REPORT", "a file path",
@@ -259,7 +272,7 @@ bool load_config(Config* out, std::string* error) {
       *error = "unknown environment variable " + key;
       return false;
     }
-    s[key] = eq ? eq + 1 : "";
+    s[key] = trim(eq ? eq + 1 : "");
   }
 
   for (const auto& [key, value] : s) {
@@ -296,8 +309,6 @@ std::string config_fingerprint(const Config& c) {
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
     << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy) << ";nodes=";
   for (int n : c.node_map) f << n << ",";
-  f << ";xor=" << c.interstep << ","
-    << c.interstep_memory;
   return f.str();
 }
 

@@ -65,6 +65,7 @@ struct Config {
   bool interstep = true;
   size_t interstep_memory = 64 * 1024 * 1024;
   int verbose = 0;
+  double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
   std::string source;       // where the settings came from, for messages
   // Test-only fault injection: corrupt outgoing frames so that the error
@@ -81,7 +82,9 @@ struct Config {
 // `error` with a message naming the variable and what it accepts.
 bool load_config(Config* out, std::string* error);
 
-// Canonical text of every setting that must agree across ranks.
+// Canonical text of every setting that must agree across ranks. Not
+// ADACOMP_XOR and ADACOMP_XOR_MEMORY: only a sender uses them, and receivers
+// apply whatever arrives (docs/p2p.md).
 std::string config_fingerprint(const Config& c);
 
 const char* mode_name(Mode m);

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <chrono>
+#include <thread>
 
+#include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"
@@ -20,7 +23,7 @@ bool g_spans_nodes = false;
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_xor_override{-1};
-int g_err_corrupt = MPI_ERR_OTHER;
+int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost = MPI_ERR_OTHER;
 
 // Stops every rank the same way: after a collective agreement, each rank
 // finalizes MPI and exits non-zero, so that the messages are flushed (an
@@ -63,6 +66,35 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   }
 }
 
+// Every rank must start the library: the collectives below would otherwise
+// wait forever for ranks that never call them (a rank started without it).
+// A nonblocking duplicate of MPI_COMM_WORLD first, waited for at most
+// `timeout` seconds, turns that wait into an error on the ranks that have it.
+void await_every_rank(double timeout) {
+  MPI_Comm probe;
+  MPI_Request req;
+  if (PMPI_Comm_idup(MPI_COMM_WORLD, &probe, &req) != MPI_SUCCESS) return;
+  const double start = PMPI_Wtime();
+  for (int done = 0, polls = 0; !done; ++polls) {
+    PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    if (PMPI_Wtime() - start > timeout) {
+      int rank = -1;
+      PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      std::fprintf(stderr,
+                   "adacomp: rank %d: not every rank started AdaComp within %g s of MPI_Init "
+                   "(ADACOMP_INIT_TIMEOUT): a rank runs without the library, or has not "
+                   "reached MPI_Init; every rank must load it (e.g. through the adacomp "
+                   "launcher)\n",
+                   rank, timeout);
+      std::fflush(stderr);
+      PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (polls > 1000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  PMPI_Comm_free(&probe);
+}
+
 }  // namespace
 
 bool runtime_active() { return g_active; }
@@ -81,14 +113,27 @@ void set_xor_override(int on) { g_xor_override.store(on < 0 ? -1 : on != 0, std:
 void runtime_start() {
   std::string error;
   const bool valid = load_config(&g_config, &error);
+  await_every_rank(g_config.init_timeout_s);
 
   int err_class;
   PMPI_Add_error_class(&err_class);
-  PMPI_Add_error_code(err_class, &g_err_corrupt);
-  PMPI_Add_error_string(g_err_corrupt,
-                        const_cast<char*>("AdaComp: a compressed frame arrived "
-                                          "corrupt or truncated"));
+  const struct {
+    int* code;
+    const char* text;
+  } errors[] = {
+      {&g_err_corrupt, "AdaComp: a compressed frame arrived corrupt (its header, checksum or "
+                       "coded data do not verify)"},
+      {&g_err_truncated, "AdaComp: a compressed frame arrived truncated (fewer bytes than its "
+                         "header says)"},
+      {&g_err_lost, "AdaComp: an inter-step (XOR) frame arrived whose reference was lost (an "
+                    "earlier message of its channel was truncated or damaged)"},
+  };
+  for (const auto& e : errors) {
+    PMPI_Add_error_code(err_class, e.code);
+    PMPI_Add_error_string(*e.code, const_cast<char*>(e.text));
+  }
   comm_state_init();
+  args_init();
   locality_init(valid ? g_config.node_map : std::vector<int>{});
   const CommState* world = comm_state(MPI_COMM_WORLD);
   if (!world) {
@@ -122,6 +167,7 @@ void runtime_stop() {
   report_stats(comm_state(MPI_COMM_WORLD)->coll.comm, g_config.verbose,
                g_config.report_path.c_str());
   g_active = false;
+  args_finalize();
   comm_state_finalize();
 }
 
@@ -129,6 +175,8 @@ int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
   int code = MPI_ERR_OTHER;
   switch (f) {
     case Failure::corrupt_frame: code = g_err_corrupt; break;
+    case Failure::truncated_frame: code = g_err_truncated; break;
+    case Failure::lost_reference: code = g_err_lost; break;
   }
   char text[MPI_MAX_ERROR_STRING];
   int len = 0, rank = -1;

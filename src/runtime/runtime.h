@@ -37,7 +37,13 @@ void runtime_start();
 // Called right before PMPI_Finalize: statistics, then private communicators.
 void runtime_stop();
 
-enum class Failure { corrupt_frame };
+// What went wrong with a frame; each has its own error code (one AdaComp
+// class) and message.
+enum class Failure {
+  corrupt_frame,    // header, checksum or coded data do not verify
+  truncated_frame,  // fewer bytes arrived than the frame says it has
+  lost_reference,   // an XOR frame whose channel lost its reference
+};
 
 // Raises an AdaComp error on the application's communicator through its
 // error handler (fatal by default) and returns the MPI error code to return

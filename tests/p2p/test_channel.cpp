@@ -71,7 +71,7 @@ bool receive(RecvChannels& rx, const Frame& f, std::vector<double>* out) {
   out->resize(h.raw_bytes / sizeof(double));
   auto* dst = reinterpret_cast<uint8_t*>(out->data());
   const bool decoded = decode_body(h, body + record, h.payload_bytes - record, dst) == kCodecOk;
-  return rx.finish(0, rec, decoded, dst, h.raw_bytes);
+  return rx.finish(0, rec, decoded, dst, h.raw_bytes) == RecvChannels::Outcome::ok;
 }
 
 std::vector<double> drift(int channel, int step, size_t n) {
@@ -170,14 +170,33 @@ void turns() {
   uint8_t data[16] = {1, 2, 3};
   rx.applied(0, r0, data, sizeof data);
   CHECK(rx.turn(0, r0) == RecvChannels::Turn::invalid, "a frame applied twice");
+  // Frame 1 lost unseen (no record): frame 2 is taken at once, and an XOR
+  // frame then has no reference, while a plain one restarts the channel.
   rx.lose_source(0);
-  CHECK(rx.turn(0, r2) == RecvChannels::Turn::invalid, "waits for a frame known lost");
-  ChannelRecord r1 = r0;
-  r1.seq = 1;
-  r1.xor_prev = true;
-  rx.applied(0, r1, nullptr, sizeof data);  // the frame failed: reference lost
+  CHECK(rx.turn(0, r2) == RecvChannels::Turn::ready, "waits for a frame known lost");
   r2.xor_prev = true;
-  CHECK(!rx.finish(0, r2, true, data, sizeof data), "XOR against a lost reference accepted");
+  CHECK(rx.finish(0, r2, true, data, sizeof data) == RecvChannels::Outcome::no_reference,
+        "XOR across a lost frame accepted");
+  ChannelRecord r3 = r0;
+  r3.seq = 3;
+  CHECK(rx.turn(0, r3) == RecvChannels::Turn::ready, "next frame after the loss not ready");
+  CHECK(rx.finish(0, r3, true, data, sizeof data) == RecvChannels::Outcome::ok,
+        "a plain frame does not restart the channel");
+  ChannelRecord r5 = r0;
+  r5.seq = 5;
+  CHECK(rx.turn(0, r5) == RecvChannels::Turn::later, "after recovery a gap waits again");
+  ChannelRecord r4 = r0;
+  r4.seq = 4;
+  r4.xor_prev = true;
+  CHECK(rx.finish(0, r4, true, data, sizeof data) == RecvChannels::Outcome::ok,
+        "XOR against the restarted reference refused");
+  // A frame that failed (truncated with its record): the reference is lost.
+  ChannelRecord r6 = r4;
+  r6.seq = 5;
+  rx.applied(0, r6, nullptr, sizeof data);
+  r6.seq = 6;
+  CHECK(rx.finish(0, r6, true, data, sizeof data) == RecvChannels::Outcome::no_reference,
+        "XOR against a lost reference accepted");
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+#!/bin/bash
+# ASan + UBSan: builds the library and its MPI and unit tests with both
+# sanitizers against Open MPI (BUILD_DIR, default build/asan-openmpi) and runs
+# the Open MPI test suite on 1-2 ranks (the 3+ rank, tool, launcher and
+# configuration tests are left out: they run the same code, only longer).
+# Any sanitizer report fails: UBSan does not recover, ASan stops at its first
+# error, and the output is also searched for reports.
+#
+# ASAN_OPTIONS (set here; use the same by hand with mpirun -x or env):
+#   detect_leaks=0            Open MPI keeps its allocations to exit (thousands
+#                             of reports, none ours); no leak check
+#   verify_asan_link_order=0  ASan is not first in a process that mpirun or the
+#                             adacomp launcher starts through LD_PRELOAD
+#   abort_on_error=1, halt_on_error=1
+# UBSAN_OPTIONS: print_stacktrace=1:halt_on_error=1
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/asan-openmpi}
+flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=None \
+  -DMPI_C_COMPILER=mpicc.openmpi -DMPI_CXX_COMPILER=mpicxx.openmpi \
+  -DMPI_Fortran_COMPILER=mpif90.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_Fortran_FLAGS="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >"$build/cmake.log" 2>&1 ||
+  { cat "$build/cmake.log"; exit 1; }
+# The library and the tests' executables (not the Fortran ones, tools or benchmarks).
+targets=$(cmake --build "$build" --target help | grep -Eo '(test_[a-z0-9_]+|[a-z0-9_]+_test|fake_cuda)$' |
+          grep -v fortran | sort -u)
+cmake --build "$build" -j"$(nproc)" --target adacomp $targets >"$build/build.log" 2>&1 ||
+  { tail -40 "$build/build.log"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+log="$build/ctest.log"
+(cd "$build" && ctest --output-on-failure -j1 \
+   -E 'np[3-8]|_raw_|recv_leak|calibrate|launcher|fortran|invalid_config|mismatched|sender_settings|fatal') \
+  2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+if grep -Eq 'ERROR: AddressSanitizer|runtime error:' "$log"; then
+  echo "=== sanitizer reports:"; grep -E 'ERROR: AddressSanitizer|runtime error:' "$log" | sort | uniq -c
+  status=1
+fi
+exit "$status"
