@@ -10,7 +10,7 @@ dir=$(mktemp -d /tmp/adacomp-tools.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$@" "$build/tools/calibrate/adacomp-calibrate" --max 64K --budget 0.005 \
+"$@" "$build"/tools/calibrate/adacomp-calibrate-* --allow-one-host --max 64K --budget 0.005 \
   --out "$dir/a.conf" --csv "$dir/a.csv" || fail "calibrate exited $?"
 for key in ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS ADACOMP_THRESHOLD_LOSSY \
            ADACOMP_THRESHOLD_PIPELINE ADACOMP_LINK_BANDWIDTH ADACOMP_LINK_LATENCY; do

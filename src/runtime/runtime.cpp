@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/comm_state.h"
+#include "runtime/mpi_library.h"
 #include "runtime/stats.h"
 
 namespace adacomp {
@@ -42,12 +43,14 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   PMPI_Comm_rank(world, &rank);
   std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
   uint64_t h = fnv1a(fp);
-  uint64_t mine[3] = {valid ? 0u : 1u, h, ~h}, maxes[3];
+  // First field: the lowest invalid rank wins the MAX, so its error is
+  // printed once (ranks usually share their settings and so their error).
+  uint64_t mine[3] = {valid ? 0u : UINT64_MAX - static_cast<uint64_t>(rank), h, ~h}, maxes[3];
   PMPI_Allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX, world);
   if (maxes[0] != 0) {
-    if (!valid) std::fprintf(stderr, "adacomp: rank %d: configuration error: %s\n", rank, error.c_str());
-    else if (rank == 0)
-      std::fprintf(stderr, "adacomp: stopping: another rank has an invalid configuration\n");
+    if (maxes[0] == mine[0])
+      std::fprintf(stderr, "adacomp: configuration error%s: %s\n",
+                   rank == 0 ? "" : (" on rank " + std::to_string(rank)).c_str(), error.c_str());
     stop_job(world);
   }
   if (maxes[1] != h || maxes[2] != ~h) {
@@ -57,6 +60,25 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
                  rank, fp.c_str());
     stop_job(world);
   }
+}
+
+std::string threshold_text(size_t bytes) {
+  return bytes == kNever ? "never" : std::to_string(bytes);
+}
+
+// ADACOMP_VERBOSE >= 1: the library is active, for which MPI, with which
+// settings, read from which sources.
+void print_banner() {
+  const Config& c = g_config;
+  std::fprintf(stderr,
+               "adacomp %s (for %s): mode=%s, thresholds lossless=%s lossy=%s pipeline=%s "
+               "bytes, lossless codec=%s, lossy=%s\nadacomp: settings from %s\n",
+               ADACOMP_VERSION, ADACOMP_MPI_BUILT_FOR, mode_name(c.mode),
+               threshold_text(c.threshold_lossless).c_str(),
+               threshold_text(c.threshold_lossy).c_str(),
+               threshold_text(c.threshold_pipeline).c_str(),
+               c.lossless_auto ? "auto" : find_codec(c.lossless_codec)->name,
+               c.lossy_enabled() ? find_codec(c.lossy_codec)->name : "off", c.source.c_str());
 }
 
 }  // namespace
@@ -71,7 +93,23 @@ bool xor_enabled() {
 }
 void set_xor_override(int on) { g_xor_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
 
+// Before any handle is used: with the other MPI's library underneath, every
+// handle this build knows is wrong. Each rank stops alike; the launcher's
+// rank-0 variable (MPI not usable for it) keeps the message to one copy.
+void check_mpi_library() {
+  const std::string mismatch = mpi_library_mismatch();
+  if (mismatch.empty()) return;
+  const char* rank = nullptr;
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (!rank) rank = std::getenv(var);
+  if (!rank || std::string(rank) == "0") std::fprintf(stderr, "adacomp: %s\n", mismatch.c_str());
+  std::fflush(stderr);
+  PMPI_Finalize();
+  std::exit(1);
+}
+
 void runtime_start() {
+  check_mpi_library();
   std::string error;
   const bool valid = load_config(&g_config, &error);
 
@@ -89,15 +127,7 @@ void runtime_start() {
   }
   check_agreement(world->coll, valid, error);
   g_active = true;
-  if (g_config.verbose && world->rank == 0)
-    std::fprintf(stderr,
-                 "adacomp %s: mode=%s, thresholds lossless=%zu lossy=%zu pipeline=%zu bytes, "
-                 "lossless codec=%s, lossy=%s (%s)\n",
-                 ADACOMP_VERSION, mode_name(g_config.mode), g_config.threshold_lossless,
-                 g_config.threshold_lossy, g_config.threshold_pipeline,
-                 g_config.lossless_auto ? "auto" : find_codec(g_config.lossless_codec)->name,
-                 g_config.lossy_enabled() ? find_codec(g_config.lossy_codec)->name : "off",
-                 g_config.source.c_str());
+  if (g_config.verbose && world->rank == 0) print_banner();
 }
 
 void runtime_stop() {
