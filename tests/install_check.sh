@@ -8,7 +8,7 @@
 # BUILD_DIR into PREFIX first. Used by ctest (one flavour, its own prefix)
 # and by tools/run-tests.sh (both flavours in one prefix).
 set -u
-flavor=$1 prefix=$2 build=$3
+flavor=$1 prefix=$2 build=$(cd "$3" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 if [ "${4-}" = --install ]; then
   rm -rf "$prefix"
