@@ -2,7 +2,9 @@
 # usage: wrong_mpi_check.sh BUILD_DIR FLAVOR
 # A program of the other MPI (both are installed here) run with this build
 # must stop with one message naming both MPIs and the build to use: from the
-# launcher (ldd), and at MPI_Init when the library is preloaded by hand.
+# launcher (ldd), at MPI_Init when the library is preloaded by hand, and at
+# MPI_Init when the program loads its MPI itself later (as python/mpi4py
+# does: then this build's MPI is initialised, and the program's found loaded).
 set -u
 build=$1 flavor=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -28,5 +30,25 @@ timeout 60 "${run[@]}" "${preload[@]}" "$dir/plain" >"$dir/init.out" 2>&1 && fai
 grep -q "adacomp: built for $mine [0-9.]*, this program uses $other_name [0-9.]*: use adacomp-$other" "$dir/init.out" ||
   { cat "$dir/init.out"; fail "MPI_Init message"; }
 [ "$(grep -c 'built for' "$dir/init.out")" -eq 1 ] || fail "MPI_Init message not printed once"
+cat >"$dir/module.c" <<'C'
+#include <mpi.h>
+void run(void) { MPI_Init(0, 0); MPI_Finalize(); }
+C
+cat >"$dir/host.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  void* m = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+  if (!m) { fprintf(stderr, "%s\n", dlerror()); return 2; }
+  ((void (*)(void))dlsym(m, "run"))();
+  return 0;
+}
+C
+mpicc.$other -shared -fPIC "$dir/module.c" -o "$dir/module.so" && cc "$dir/host.c" -o "$dir/host" ||
+  fail "cannot build the dlopen case"
+timeout 60 "${run[@]}" "$build/adacomp" "$dir/host" "$dir/module.so" >"$dir/dlopen.out" 2>&1 &&
+  fail "MPI_Init accepted $other_name loaded later"
+grep -q "adacomp: built for $mine [0-9.]*, this program uses $other_name [0-9.]*: use adacomp-$other" "$dir/dlopen.out" ||
+  { cat "$dir/dlopen.out"; fail "MPI_Init message (MPI loaded later)"; }
 echo "ok: $(grep 'built for' "$dir/launcher.out")"
 echo "ok: $(grep 'built for' "$dir/init.out")"

@@ -15,8 +15,9 @@ struct MpiLibrary {
 };
 MpiLibrary parse_mpi_library(const std::string& version_text);
 
-// Empty when the running MPI is the one this build is for; otherwise the
-// message that says which build to use.
+// Empty when the running MPI, and every MPI library loaded in the process,
+// is the one this build is for; otherwise the message that says which
+// build to use.
 std::string mpi_library_mismatch();
 
 }  // namespace adacomp
