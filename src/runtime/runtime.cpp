@@ -8,12 +8,14 @@
 
 #include "runtime/comm_state.h"
 #include "runtime/mpi_library.h"
+#include "runtime/report.h"
 #include "runtime/stats.h"
 
 namespace adacomp {
 namespace {
 
 Config g_config;
+std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_xor_override{-1};
@@ -110,8 +112,9 @@ void check_mpi_library() {
 
 void runtime_start() {
   check_mpi_library();
+  report_begin();
   std::string error;
-  const bool valid = load_config(&g_config, &error);
+  bool valid = load_config(&g_config, &error);
 
   int err_class;
   PMPI_Add_error_class(&err_class);
@@ -125,15 +128,17 @@ void runtime_start() {
     std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
+  if (valid && !g_config.report_path.empty() && world->rank == 0)
+    valid = expand_report_path(g_config.report_path, &g_report_path, &error);
   check_agreement(world->coll, valid, error);
+  set_call_timing(g_config.verbose > 0 || !g_config.report_path.empty());
   g_active = true;
   if (g_config.verbose && world->rank == 0) print_banner();
 }
 
 void runtime_stop() {
   if (!g_active) return;
-  report_stats(comm_state(MPI_COMM_WORLD)->coll, g_config.verbose,
-               g_config.report_path.c_str());
+  report_stats(comm_state(MPI_COMM_WORLD)->coll, g_config.verbose, g_report_path);
   g_active = false;
   comm_state_finalize();
 }

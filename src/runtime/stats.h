@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include <mpi.h>
 
@@ -56,8 +57,53 @@ class ScopedTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Collective over `world`: sums every rank's counters; rank 0 prints the
-// table when verbose and writes JSON when report_path is non-empty.
-void report_stats(MPI_Comm world, int verbose, const char* report_path);
+// Time inside each intercepted C entry point (mpiP's "MPI time"), by call.
+// Measured only when a report or the table is asked for (set_call_timing),
+// so the default path pays one relaxed load.
+enum CallId : int {
+#define ADACOMP_C_CALL(Name, impl, params, args) call_##Name,
+#include "interpose/c_calls.def"
+#if MPI_VERSION >= 4
+#include "interpose/c_calls_mpi4.def"
+#endif
+#undef ADACOMP_C_CALL
+  kCallCount
+};
+const char* call_name(CallId id);  // "Allreduce", as in MPI_Allreduce
+
+struct CallTimes {
+  std::atomic<bool> on{false};
+  std::atomic<uint64_t> calls[kCallCount] = {};
+  std::atomic<uint64_t> ns[kCallCount] = {};
+};
+extern CallTimes g_call_times;
+inline void set_call_timing(bool on) { g_call_times.on.store(on, std::memory_order_relaxed); }
+
+class CallClock {
+ public:
+  explicit CallClock(CallId id) : id_(id), on_(g_call_times.on.load(std::memory_order_relaxed)) {
+    if (on_) start_ = std::chrono::steady_clock::now();
+  }
+  ~CallClock() {
+    if (!on_) return;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start_).count();
+    g_call_times.calls[id_].fetch_add(1, std::memory_order_relaxed);
+    g_call_times.ns[id_].fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+  }
+  CallClock(const CallClock&) = delete;
+  CallClock& operator=(const CallClock&) = delete;
+
+ private:
+  CallId id_;
+  bool on_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Collective over world at MPI_Finalize: reduces every rank's counters (sum,
+// min, max) to rank 0, which prints the table when verbose and writes the
+// JSON report (runtime/report.h) to report_path, already expanded, when it
+// is non-empty.
+void report_stats(MPI_Comm world, int verbose, const std::string& report_path);
 
 }  // namespace adacomp
