@@ -282,22 +282,26 @@ bool load_config(Config* out, std::string* error) {
   // Files in order, later ones overriding earlier ones key by key: the
   // site's, then ADACOMP_CONFIG (which must exist) or ./adacomp.conf.
   const char* file_env = std::getenv("ADACOMP_CONFIG");
-  const std::pair<std::string, std::string> files[] = {
-      {"site " , site_config_path()},
-      {file_env ? "ADACOMP_CONFIG " : "", file_env ? file_env : "adacomp.conf"}};
-  for (const auto& [label, path] : files) {
-    if (path.empty()) continue;
+  struct File {
+    std::string label, path;
+    bool must_exist;
+  };
+  const File files[] = {{"site ", site_config_path(), false},
+                        {file_env ? "ADACOMP_CONFIG " : "", file_env ? file_env : "adacomp.conf",
+                         file_env != nullptr}};
+  for (const File& file : files) {
+    if (file.path.empty()) continue;
     Settings f;
     bool found = false;
-    if (!read_file(path, !label.empty() && label != "site ", &f, &found, error)) return false;
+    if (!read_file(file.path, file.must_exist, &f, &found, error)) return false;
     if (!found) continue;
     for (const auto& kv : f)
       if (!find_setting(kv.first)) {
-        *error = path + ": " + unknown_key("setting", kv.first);
+        *error = file.path + ": " + unknown_key("setting", kv.first);
         return false;
       }
     for (const auto& kv : f) s[kv.first] = kv.second;
-    sources.push_back(describe(label + path, f));
+    sources.push_back(describe(file.label + file.path, f));
   }
 
   // Environment overrides the files key by key; a misspelt ADACOMP_ variable
