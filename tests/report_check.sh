@@ -3,7 +3,7 @@
 # Runs the demo through the `adacomp` launcher (LD_PRELOAD mode) and checks
 # the JSON report (schema 1, docs/report.md): the header, allreduce
 # compressed with fewer bytes on the wire than in, per-rank ranges, time in
-# the intercepted calls, %p/%j/%h expanded; then adacomp-report's summary and
+# the intercepted calls and its size histogram, %p/%j/%h expanded; then adacomp-report's summary and
 # plot of it; and that an unwritable report path stops the job at MPI_Init.
 set -u
 dir=$(mktemp -d /tmp/adacomp-report.XXXXXX)
@@ -39,6 +39,8 @@ p = a["per_rank"]["calls"]
 assert p["min"] == p["max"] == 4, p
 c = r["mpi_calls"]["Allreduce"]
 assert c["calls"] == 8 and 0 < c["per_rank_seconds"]["min"] <= c["per_rank_seconds"]["max"], c
+# 1 MB of doubles: every call in the [1M, 2M) class.
+assert [(z["bytes_from"], z["calls"]) for z in c["sizes"]] == [(1 << 20, 8)], c["sizes"]
 assert set(r["operations"]) >= {"allreduce", "bcast", "reduce"}, r["operations"].keys()
 print("report ok:", a)
 PY
@@ -46,7 +48,7 @@ PY
   { cat "$dir/summary.txt"; echo "FAIL: adacomp-report"; exit 1; }
 cat "$dir/summary.txt"
 for line in "^  command: .*adacomp-demo" "^  ranks: +2" "^Allreduce +8 " "^allreduce +8 +8 " \
-            "calibration missing"; do
+            "^Allreduce +1M\.\.<2M +8 " "calibration missing"; do
   grep -Eq -- "$line" "$dir/summary.txt" || { echo "FAIL: summary lacks /$line/"; exit 1; }
 done
 [ -s "$dir/plots/report.png" ] || { echo "FAIL: no plot"; exit 1; }

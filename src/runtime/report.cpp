@@ -170,9 +170,20 @@ bool write_report(const std::string& path, const ReportData& d, std::string* err
   std::fprintf(f, "  },\n  \"mpi_calls\": {\n");
   for (size_t i = 0; i < d.calls.size(); ++i) {
     const CallRow& r = d.calls[i];
-    std::fprintf(f, "    \"%s\": {\"calls\": %llu, \"seconds\": %.9f, \"per_rank_seconds\": %s}%s\n",
+    std::string sizes;
+    for (const SizeRow& z : r.sizes) {
+      char row[128];
+      std::snprintf(row, sizeof row, "%s{\"bytes_from\": %llu, \"calls\": %llu, \"seconds\": %.9f}",
+                    sizes.empty() ? "" : ", ", (unsigned long long)z.bytes_from,
+                    (unsigned long long)z.calls, z.seconds);
+      sizes += row;
+    }
+    std::fprintf(f,
+                 "    \"%s\": {\"calls\": %llu, \"seconds\": %.9f, \"per_rank_seconds\": %s,\n"
+                 "      \"sizes\": [%s]}%s\n",
                  r.name, (unsigned long long)r.calls, r.seconds,
-                 range_json(r.seconds_per_rank).c_str(), i + 1 < d.calls.size() ? "," : "");
+                 range_json(r.seconds_per_rank).c_str(), sizes.c_str(),
+                 i + 1 < d.calls.size() ? "," : "");
   }
   std::fprintf(f, "  }\n}\n");
   if (std::fclose(f) != 0) {

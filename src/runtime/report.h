@@ -33,12 +33,20 @@ struct OpRow {
   RankRange calls_per_rank, bytes_wire_per_rank, codec_seconds_per_rank;
 };
 
-// One row per intercepted MPI call that was made.
+// Calls of one size class: payloads from `bytes_from` to twice that.
+struct SizeRow {
+  uint64_t bytes_from, calls;
+  double seconds;
+};
+
+// One row per intercepted MPI call that was made; sizes: a histogram of
+// those with a single payload (count and datatype), summed over ranks.
 struct CallRow {
   const char* name;
   uint64_t calls;
   double seconds;
   RankRange seconds_per_rank;
+  std::vector<SizeRow> sizes;
 };
 
 struct ReportData {

@@ -47,7 +47,9 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   uint64_t h = fnv1a(fp);
   // First field: the lowest invalid rank wins the MAX, so its error is
   // printed once (ranks usually share their settings and so their error).
-  uint64_t mine[3] = {valid ? 0u : UINT64_MAX - static_cast<uint64_t>(rank), h, ~h}, maxes[3];
+  // Below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T compares as signed.
+  const uint64_t invalid = (uint64_t{1} << 62) - static_cast<uint64_t>(rank);
+  uint64_t mine[3] = {valid ? 0u : invalid, h, ~h}, maxes[3];
   PMPI_Allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX, world);
   if (maxes[0] != 0) {
     if (maxes[0] == mine[0])

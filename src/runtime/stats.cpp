@@ -44,8 +44,15 @@ static_assert(sizeof(kCallNames) / sizeof(kCallNames[0]) == kCallCount, "a name 
 enum OpField { f_calls, f_compressed, f_lossy, f_pipelined, f_xor, f_in, f_wire, f_ns_comp,
                f_ns_decomp, f_ns_codec, kOpFields };
 constexpr int kCallBase = kOps * kOpFields;
-constexpr int kRankBase = kCallBase + 2 * kCallCount;
+constexpr int kSizeBase = kCallBase + 2 * kCallCount;
+constexpr int kRankBase = kSizeBase + 2 * kCallCount * kSizeClasses;
 constexpr int kValues = kRankBase + 2;
+
+int size_class(long long bytes) {
+  int k = 0;
+  while (bytes > 0 && k + 1 < kSizeClasses) bytes >>= 1, ++k;
+  return k;
+}
 
 std::vector<uint64_t> local_values() {
   std::vector<uint64_t> v(kValues);
@@ -62,6 +69,10 @@ std::vector<uint64_t> local_values() {
     v[kCallBase + 2 * c] = g_call_times.calls[c];
     v[kCallBase + 2 * c + 1] = g_call_times.ns[c];
     mpi_ns += g_call_times.ns[c];
+    for (int k = 0; k < kSizeClasses; ++k) {
+      v[kSizeBase + 2 * (c * kSizeClasses + k)] = g_call_times.sized_calls[c][k];
+      v[kSizeBase + 2 * (c * kSizeClasses + k) + 1] = g_call_times.sized_ns[c][k];
+    }
   }
   v[kRankBase] = static_cast<uint64_t>((PMPI_Wtime() - report_start_wtime()) * 1e9);
   v[kRankBase + 1] = mpi_ns;
@@ -94,6 +105,15 @@ void print_table(const ReportData& d) {
 }  // namespace
 
 CallTimes g_call_times;
+
+void record_call(CallId id, uint64_t ns, long long bytes) {
+  g_call_times.calls[id].fetch_add(1, std::memory_order_relaxed);
+  g_call_times.ns[id].fetch_add(ns, std::memory_order_relaxed);
+  if (bytes < 0) return;
+  const int k = size_class(bytes);
+  g_call_times.sized_calls[id][k].fetch_add(1, std::memory_order_relaxed);
+  g_call_times.sized_ns[id][k].fetch_add(ns, std::memory_order_relaxed);
+}
 
 const char* op_name(Op op) { return kOpNames[static_cast<int>(op)].key; }
 const char* op_display_name(Op op) { return kOpNames[static_cast<int>(op)].display; }
@@ -136,7 +156,12 @@ void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
   for (int c = 0; c < kCallCount; ++c) {
     const int b = kCallBase + 2 * c;
     if (sum[b] == 0) continue;
-    d.calls.push_back({kCallNames[c], sum[b], sum[b + 1] * 1e-9, range(b + 1, 1e-9)});
+    CallRow row{kCallNames[c], sum[b], sum[b + 1] * 1e-9, range(b + 1, 1e-9), {}};
+    for (int k = 0; k < kSizeClasses; ++k) {
+      const int z = kSizeBase + 2 * (c * kSizeClasses + k);
+      if (sum[z]) row.sizes.push_back({k == 0 ? 0 : 1ull << (k - 1), sum[z], sum[z + 1] * 1e-9});
+    }
+    d.calls.push_back(row);
   }
   if (verbose) print_table(d);
   std::string error;

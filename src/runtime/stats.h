@@ -71,25 +71,35 @@ enum CallId : int {
 };
 const char* call_name(CallId id);  // "Allreduce", as in MPI_Allreduce
 
+// Message-size classes of the call histograms: 0 bytes, then [2^(k-1), 2^k).
+constexpr int kSizeClasses = 42;
+
 struct CallTimes {
   std::atomic<bool> on{false};
   std::atomic<uint64_t> calls[kCallCount] = {};
   std::atomic<uint64_t> ns[kCallCount] = {};
+  // By size class, for calls with one payload (count and datatype).
+  std::atomic<uint64_t> sized_calls[kCallCount][kSizeClasses] = {};
+  std::atomic<uint64_t> sized_ns[kCallCount][kSizeClasses] = {};
 };
 extern CallTimes g_call_times;
 inline void set_call_timing(bool on) { g_call_times.on.store(on, std::memory_order_relaxed); }
+// Adds one call of `ns`; bytes < 0: no single payload size.
+void record_call(CallId id, uint64_t ns, long long bytes);
 
 class CallClock {
  public:
   explicit CallClock(CallId id) : id_(id), on_(g_call_times.on.load(std::memory_order_relaxed)) {
     if (on_) start_ = std::chrono::steady_clock::now();
   }
-  ~CallClock() {
+  // bytes() gives the call's payload size or -1; asked only when timing,
+  // and only after the call succeeded, so its arguments are known valid.
+  template <typename Bytes>
+  void stop(int rc, Bytes&& bytes) {
     if (!on_) return;
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - start_).count();
-    g_call_times.calls[id_].fetch_add(1, std::memory_order_relaxed);
-    g_call_times.ns[id_].fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+    record_call(id_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1);
   }
   CallClock(const CallClock&) = delete;
   CallClock& operator=(const CallClock&) = delete;
