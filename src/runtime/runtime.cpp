@@ -48,6 +48,8 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   // First field: the lowest invalid rank wins the MAX, so its error is
   // printed once (ranks usually share their settings and so their error).
   // Below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T compares as signed.
+  // (h and ~h stay correct either way: a rank holds the maximum of both only
+  // when all ranks hold the same h, so a difference stops every rank.)
   const uint64_t invalid = (uint64_t{1} << 62) - static_cast<uint64_t>(rank);
   uint64_t mine[3] = {valid ? 0u : invalid, h, ~h}, maxes[3];
   PMPI_Allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX, world);
@@ -57,11 +59,17 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
                    rank == 0 ? "" : (" on rank " + std::to_string(rank)).c_str(), error.c_str());
     stop_job(world);
   }
-  if (maxes[1] != h || maxes[2] != ~h) {
-    std::fprintf(stderr,
-                 "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
-                 "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
-                 rank, fp.c_str());
+  if (maxes[1] != h || maxes[2] != ~h) {  // then on every rank: see the note above
+    // Once, not per rank: rank 0's settings and the first rank that differs.
+    uint64_t h0 = h;
+    PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, world);
+    int mine_differs = h != h0 ? rank : INT32_MAX, first = 0;
+    PMPI_Allreduce(&mine_differs, &first, 1, MPI_INT, MPI_MIN, world);
+    if (rank == 0 || rank == first)
+      std::fprintf(stderr,
+                   "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
+                   "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
+                   rank, fp.c_str());
     stop_job(world);
   }
 }
