@@ -19,8 +19,8 @@ for rate in 1gbit 10gbit; do
   trap 'netns_down $ns' EXIT
   netns_up "$ns" "$rate"
   # Thresholds for the policy modes come from calibrating this very link.
-  (cd "$out" && mpirun_in_ns "$ns" "$flavor" 2 "$build/tools/calibrate/adacomp-calibrate" \
-      --max "$max" --out "calibration-$rate.conf" --csv "calibration-$rate.csv")
+  (cd "$out" && mpirun_in_ns "$ns" "$flavor" 2 "$build/tools/calibrate/adacomp-calibrate-$flavor" \
+      --allow-one-host --max "$max" --out "calibration-$rate.conf")  # one host: a shaped loopback
   ADACOMP_CONFIG=$out/calibration-$rate.conf mpirun_in_ns "$ns" "$flavor" 2 \
     "$build/bench/adacomp-bench" --max "$max" --label "$rate" --csv "$out/$rate.csv" |
     tee "$out/$rate.txt"

@@ -14,7 +14,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 bad = []
 for op in sys.argv[2:]:
-    s = r.get(op, {})
+    s = r["operations"].get(op, {})
     ok = s.get("compressed_calls", 0) > 0 and 0 < s.get("bytes_wire", 0) < s.get("bytes_in", 0)
     print(f"{op}: {s}")
     if not ok:

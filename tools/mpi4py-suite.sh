@@ -48,7 +48,7 @@ work=${3:-$root/build/mpi4py-$flavor}
 version=${MPI4PY_VERSION:-4.1.2}
 python=${MPI4PY_PYTHON:-/usr/bin/python3}
 timeout_s=${MPI4PY_SUITE_TIMEOUT:-900}
-lib=$build/libadacomp.so
+lib=$build/libadacomp-$flavor.so
 [ -f "$lib" ] || { echo "no $lib: run tools/build.sh $flavor first" >&2; exit 1; }
 if [ "$flavor" = mpich ]; then
   default_exclude="test_util_sync.TestMutexBasicWorld. test_util_sync.TestMutexRecursiveWorld.

@@ -1,11 +1,12 @@
 #!/bin/bash
 # The whole test suite: builds against Open MPI and MPICH, runs every ctest
-# on each, then mpi4py's own test suite with the library preloaded (1 and 2
-# ranks, each MPI; tools/mpi4py-suite.sh), then fuzzes each decoder for a
-# bounded time; the Open MPI suite also runs built with ASan + UBSan
-# (tools/sanitize.sh). Exits non-zero on any failure. FUZZ_SECONDS (default
-# 60) sets the fuzzing budget, 0 skips it; MPI4PY_SUITE=0 skips the mpi4py
-# suite; SANITIZE=0 skips the sanitizer build.
+# on each, installs both builds side by side in one prefix and checks them
+# and the packaging files, then runs mpi4py's own test suite with the library
+# preloaded (1 and 2 ranks, each MPI; tools/mpi4py-suite.sh), then fuzzes
+# each decoder for a bounded time; the Open MPI suite also runs built with
+# ASan + UBSan (tools/sanitize.sh). Exits non-zero on any failure.
+# FUZZ_SECONDS (default 60) sets the fuzzing budget, 0 skips it;
+# MPI4PY_SUITE=0 skips the mpi4py suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" || exit 1
@@ -32,6 +33,27 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   else
     failed=$((failed + 1)); status=1
   fi
+fi
+# Both builds installed side by side in one prefix (tools/install.sh): each
+# works there, the plain names belong to Open MPI, MPICH is found by its
+# component and pkg-config name.
+echo "=== side-by-side install (openmpi + mpich in one prefix)"
+prefix=$(mktemp -d /tmp/adacomp-prefix.XXXXXX)
+if "$root/tools/install.sh" "$prefix" openmpi mpich &&
+   "$root/tests/install_check.sh" openmpi "$prefix" "$root/build/openmpi" &&
+   "$root/tests/install_check.sh" mpich "$prefix" "$root/build/mpich" &&
+   "$prefix/bin/adacomp" --version | grep -q "Open MPI"; then
+  passed=$((passed + 1))
+else
+  echo "=== side-by-side install FAILED"; failed=$((failed + 1)); status=1
+fi
+rm -rf "$prefix"
+# The Spack recipe and module templates, checked without Spack.
+echo "=== packaging metadata"
+if python3 "$root/packaging/check.py"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); status=1
 fi
 if [ "${MPI4PY_SUITE:-1}" != 0 ]; then
   for mpi in openmpi mpich; do

@@ -1,6 +1,6 @@
-// adacomp-bench-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
-//                      [--json] [--codecs a,b,...] [--min-time S]
-//                      [--fpc-bits N] [--zstd-level N] [--portable]
+// adacomp-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
+//                [--json] [--codecs a,b,...] [--min-time S]
+//                [--fpc-bits N] [--zstd-level N] [--portable]
 //
 // Runs every float-capable codec configuration on one raw little-endian
 // array, single-threaded, and reports the ratio, the compression and
@@ -89,11 +89,29 @@ double value(const std::vector<uint8_t>& b, ElemKind k, size_t i) {
   return f;
 }
 
+const char kHelp[] =
+    "usage: adacomp-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X] [--json]\n"
+    "                      [--codecs a,b] [--min-time S] [--fpc-bits N] [--zstd-level N]\n"
+    "                      [--portable]\n"
+    "\n"
+    "Does my data compress? Runs every codec AdaComp has on FILE, raw little-endian\n"
+    "doubles (f64) or floats (f32), on one core, and prints ratio, compression and\n"
+    "decompression speed (MB/s), and the largest error; every round trip is checked\n"
+    "(bit-exact for lossless codecs, within the bound for lossy ones).\n"
+    "\n"
+    "  --type f64|f32      element type of FILE\n"
+    "  --rel-bound X       lossy bound relative to the value range (default 1e-4)\n"
+    "  --abs-bound X       absolute lossy bound instead\n"
+    "  --codecs a,b        only these (zstd lz4 blosc fpc quant zfp truncate16 ...)\n"
+    "  --min-time S        seconds of repeats per measurement (default 0.3)\n"
+    "  --fpc-bits N        fpc predictor table bits\n"
+    "  --zstd-level N      zstd level for the zstd-based codecs\n"
+    "  --portable          the portable (non-SIMD) paths of the SIMD codecs\n"
+    "  --json              one JSON object per codec instead of the table\n"
+    "  -h, --help          this text;  -V, --version  version\n";
+
 int usage() {
-  std::fprintf(stderr,
-               "usage: adacomp-bench-codecs FILE --type f64|f32 "
-               "[--abs-bound X | --rel-bound X] [--json] [--codecs a,b] "
-               "[--min-time S] [--fpc-bits N] [--zstd-level N] [--portable]\n");
+  std::fputs(kHelp, stderr);
   return 2;
 }
 
@@ -109,6 +127,11 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
+    if (a == "-h" || a == "--help") return std::fputs(kHelp, stdout), 0;
+    if (a == "-V" || a == "--version") {
+      std::printf("adacomp-codecs %s (codecs only, no MPI)\n", ADACOMP_VERSION);
+      return 0;
+    }
     if (a == "--json") json = true;
     else if (a == "--type" && (v = next())) type = v;
     else if (a == "--abs-bound" && (v = next())) abs_bound = std::atof(v), rel_bound = 0;

@@ -1,5 +1,10 @@
 #include "policy/config.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -8,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -25,7 +31,9 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-bool read_file(const std::string& path, bool must_exist, Settings* out,
+// Reads KEY=VALUE lines into *out; false with *error on a malformed line or
+// when a file that must exist cannot be opened. *found: it existed.
+bool read_file(const std::string& path, bool must_exist, Settings* out, bool* found,
                std::string* error) {
   // A directory opens as an empty stream: it is no configuration.
   struct stat info;
@@ -34,8 +42,10 @@ bool read_file(const std::string& path, bool must_exist, Settings* out,
     return false;
   }
   std::ifstream in(path);
+  *found = static_cast<bool>(in);
   if (!in) {
-    if (must_exist) *error = "ADACOMP_CONFIG: cannot open '" + path + "'";
+    if (must_exist)
+      *error = "ADACOMP_CONFIG: cannot open '" + path + "': " + std::strerror(errno);
     return !must_exist;
   }
   std::string line;
@@ -69,6 +79,16 @@ bool parse_bytes(const std::string& v, size_t* out) {
   if (n > (~0ull) / mult) return false;
   *out = static_cast<size_t>(n * mult);
   return true;
+}
+
+// A tier threshold: a byte count, or `never` (as adacomp-calibrate writes
+// for a tier that does not pay).
+bool parse_threshold(const std::string& v, size_t* out) {
+  if (v == "never") {
+    *out = kNever;
+    return true;
+  }
+  return parse_bytes(v, out);
 }
 
 bool parse_int(const std::string& v, long lo, long hi, int* out) {
@@ -139,12 +159,12 @@ const Setting kSettings[] = {
        c.mode = static_cast<Mode>(m);
        return true;
      }},
-    {"ADACOMP_THRESHOLD_LOSSLESS", "a byte count with optional K, M or G suffix",
-     [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_lossless); }},
-    {"ADACOMP_THRESHOLD_LOSSY", "a byte count with optional K, M or G suffix",
-     [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_lossy); }},
-    {"ADACOMP_THRESHOLD_PIPELINE", "a byte count with optional K, M or G suffix",
-     [](const std::string& v, Config& c) { return parse_bytes(v, &c.threshold_pipeline); }},
+    {"ADACOMP_THRESHOLD_LOSSLESS", "a byte count with optional K, M or G suffix, or never",
+     [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossless); }},
+    {"ADACOMP_THRESHOLD_LOSSY", "a byte count with optional K, M or G suffix, or never",
+     [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossy); }},
+    {"ADACOMP_THRESHOLD_PIPELINE", "a byte count with optional K, M or G suffix, or never",
+     [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_pipeline); }},
     {"ADACOMP_PIPELINE_CHUNKS", "an integer from 1 to 1024",
      [](const std::string& v, Config& c) {
        c.pipeline_chunk_bytes = 0;  // a count replaces the default chunk size
@@ -235,6 +255,62 @@ const Setting* find_setting(const std::string& key) {
   return nullptr;
 }
 
+// Set by module systems for every package ({name}_ROOT, _DIR, _HOME), or
+// read by the library itself: not settings, never an error.
+bool ignored_variable(const std::string& key) {
+  return key == "ADACOMP_CONFIG" || key == "ADACOMP_ROOT" || key == "ADACOMP_DIR" ||
+         key == "ADACOMP_HOME";
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown ... KEY; did you mean ADACOMP_X?" (the closest setting, if close).
+std::string unknown_key(const std::string& what, const std::string& key) {
+  const Setting* best = nullptr;
+  size_t best_d = 0;
+  for (const Setting& s : kSettings) {
+    size_t d = edit_distance(key, s.key);
+    if (!best || d < best_d) best = &s, best_d = d;
+  }
+  std::string msg = "unknown " + what + " " + key;
+  if (best && best_d <= std::max<size_t>(3, key.size() / 3))
+    msg += "; did you mean " + std::string(best->key) + "?";
+  return msg + " (every setting: man adacomp.conf)";
+}
+
+// PREFIX/etc/adacomp.conf, found from where this library is installed.
+std::string site_config_path() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void*>(&site_config_path), &info) || !info.dli_fname) return "";
+  std::string lib = info.dli_fname;
+  size_t slash = lib.rfind('/');
+  if (slash == std::string::npos) return "";
+  std::string path = lib.substr(0, slash + 1) + ADACOMP_SITE_CONFIG_FROM_LIB;
+  // Named canonically in the banner (the launcher preloads bin/../lib/...).
+  char real[PATH_MAX];
+  return realpath(path.c_str(), real) ? real : path;
+}
+
+// One source's keys, for the banner: "ADACOMP_CONFIG a.conf: ADACOMP_MODE ...".
+std::string describe(const std::string& source, const Settings& s) {
+  std::string out = source + ":";
+  for (const auto& kv : s) out += " " + kv.first;
+  return out;
+}
+
 }  // namespace
 
 const char* mode_name(Mode m) {
@@ -251,29 +327,50 @@ const char* mode_name(Mode m) {
 bool load_config(Config* out, std::string* error) {
   Config c;
   Settings s;
+  std::vector<std::string> sources;
+  // Files in order, later ones overriding earlier ones key by key: the
+  // site's, then ADACOMP_CONFIG (which must exist) or ./adacomp.conf.
   const char* file_env = std::getenv("ADACOMP_CONFIG");
-  std::string path = file_env ? file_env : "adacomp.conf";
-  if (!read_file(path, file_env != nullptr, &s, error)) return false;
-  for (const auto& [key, value] : s)
-    if (!find_setting(key)) {
-      *error = path + ": unknown setting '" + key + "'";
-      return false;
-    }
-  c.source = s.empty() ? "environment" : path + " + environment";
+  struct File {
+    std::string label, path;
+    bool must_exist;
+  };
+  const File files[] = {{"site ", site_config_path(), false},
+                        {file_env ? "ADACOMP_CONFIG " : "", file_env ? file_env : "adacomp.conf",
+                         file_env != nullptr}};
+  for (const File& file : files) {
+    if (file.path.empty()) continue;
+    Settings f;
+    bool found = false;
+    if (!read_file(file.path, file.must_exist, &f, &found, error)) return false;
+    if (!found) continue;
+    for (const auto& kv : f)
+      if (!find_setting(kv.first)) {
+        *error = file.path + ": " + unknown_key("setting", kv.first);
+        return false;
+      }
+    for (const auto& kv : f) s[kv.first] = kv.second;
+    sources.push_back(describe(file.label + file.path, f));
+  }
 
-  // Environment overrides the file key by key; a misspelt ADACOMP_ variable
+  // Environment overrides the files key by key; a misspelt ADACOMP_ variable
   // is an error rather than a setting silently ignored.
+  Settings env;
   for (char** e = environ; *e; ++e) {
     if (std::strncmp(*e, "ADACOMP_", 8) != 0) continue;
     const char* eq = std::strchr(*e, '=');
     std::string key(*e, eq ? eq - *e : std::strlen(*e));
-    if (key == "ADACOMP_CONFIG") continue;
+    if (ignored_variable(key)) continue;
     if (!find_setting(key)) {
-      *error = "unknown environment variable " + key;
+      *error = unknown_key("environment variable", key);
       return false;
     }
-    s[key] = trim(eq ? eq + 1 : "");
+    env[key] = trim(eq ? eq + 1 : "");
   }
+  for (const auto& kv : env) s[kv.first] = kv.second;
+  if (!env.empty()) sources.push_back(describe("environment", env));
+  c.source = sources.empty() ? "defaults" : "";
+  for (const std::string& src : sources) c.source += (c.source.empty() ? "" : "; ") + src;
 
   for (const auto& [key, value] : s) {
     const Setting* setting = find_setting(key);

@@ -1,17 +1,23 @@
-// Run-time configuration: read once at MPI_Init from ADACOMP_* environment
-// variables, which override a key=value file (ADACOMP_CONFIG, default
-// ./adacomp.conf, as written by adacomp-calibrate). Every value is
-// validated; nothing falls back silently.
+// Run-time configuration: read once at MPI_Init from the site file
+// (PREFIX/etc/adacomp.conf, next to the installed library), then a key=value
+// file (ADACOMP_CONFIG, default ./adacomp.conf, as written by
+// adacomp-calibrate), then ADACOMP_* environment variables, later ones
+// overriding earlier ones key by key. Every value is validated; nothing
+// falls back silently.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "codec/codec.h"
 
 namespace adacomp {
+
+// A tier threshold no message reaches (`never` in settings).
+constexpr size_t kNever = SIZE_MAX;
 
 enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, pipelined = 4 };
 
@@ -67,7 +73,7 @@ struct Config {
   int verbose = 0;
   double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
-  std::string source;       // where the settings came from, for messages
+  std::string source;       // each source read and its keys, for the banner
   // Test-only fault injection: corrupt outgoing frames so that the error
   // path can be exercised end to end. Not part of the agreed configuration.
   bool fault_corrupt_frames = false;

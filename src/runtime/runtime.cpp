@@ -12,6 +12,8 @@
 #include "runtime/comm_state.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"
+#include "runtime/mpi_library.h"
+#include "runtime/report.h"
 #include "runtime/stats.h"
 
 namespace adacomp {
@@ -20,6 +22,7 @@ namespace {
 Config g_config;
 LinkModel g_inter_link;
 bool g_spans_nodes = false;
+std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_xor_override{-1};
@@ -49,19 +52,31 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   PMPI_Comm_rank(world, &rank);
   std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
   uint64_t h = fnv1a(fp);
-  uint64_t mine[3] = {valid ? 0u : 1u, h, ~h}, maxes[3];
+  // First field: the lowest invalid rank wins the MAX, so its error is
+  // printed once (ranks usually share their settings and so their error).
+  // Below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T compares as signed.
+  // (h and ~h stay correct either way: a rank holds the maximum of both only
+  // when all ranks hold the same h, so a difference stops every rank.)
+  const uint64_t invalid = (uint64_t{1} << 62) - static_cast<uint64_t>(rank);
+  uint64_t mine[3] = {valid ? 0u : invalid, h, ~h}, maxes[3];
   PMPI_Allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX, world);
   if (maxes[0] != 0) {
-    if (!valid) std::fprintf(stderr, "adacomp: rank %d: configuration error: %s\n", rank, error.c_str());
-    else if (rank == 0)
-      std::fprintf(stderr, "adacomp: stopping: another rank has an invalid configuration\n");
+    if (maxes[0] == mine[0])
+      std::fprintf(stderr, "adacomp: configuration error%s: %s\n",
+                   rank == 0 ? "" : (" on rank " + std::to_string(rank)).c_str(), error.c_str());
     stop_job(world);
   }
-  if (maxes[1] != h || maxes[2] != ~h) {
-    std::fprintf(stderr,
-                 "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
-                 "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
-                 rank, fp.c_str());
+  if (maxes[1] != h || maxes[2] != ~h) {  // then on every rank: see the note above
+    // Once, not per rank: rank 0's settings and the first rank that differs.
+    uint64_t h0 = h;
+    PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, world);
+    int mine_differs = h != h0 ? rank : INT32_MAX, first = 0;
+    PMPI_Allreduce(&mine_differs, &first, 1, MPI_INT, MPI_MIN, world);
+    if (rank == 0 || rank == first)
+      std::fprintf(stderr,
+                   "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
+                   "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
+                   rank, fp.c_str());
     stop_job(world);
   }
 }
@@ -95,6 +110,25 @@ void await_every_rank(double timeout) {
   PMPI_Comm_free(&probe);
 }
 
+std::string threshold_text(size_t bytes) {
+  return bytes == kNever ? "never" : std::to_string(bytes);
+}
+
+// ADACOMP_VERBOSE >= 1: the library is active, for which MPI, with which
+// settings, read from which sources.
+void print_banner() {
+  const Config& c = g_config;
+  std::fprintf(stderr,
+               "adacomp %s (for %s): mode=%s, thresholds lossless=%s lossy=%s pipeline=%s "
+               "bytes, lossless codec=%s, lossy=%s\nadacomp: settings from %s\n",
+               ADACOMP_VERSION, ADACOMP_MPI_BUILT_FOR, mode_name(c.mode),
+               threshold_text(c.threshold_lossless).c_str(),
+               threshold_text(c.threshold_lossy).c_str(),
+               threshold_text(c.threshold_pipeline).c_str(),
+               c.lossless_auto ? "auto" : find_codec(c.lossless_codec)->name,
+               c.lossy_enabled() ? find_codec(c.lossy_codec)->name : "off", c.source.c_str());
+}
+
 }  // namespace
 
 bool runtime_active() { return g_active; }
@@ -110,9 +144,26 @@ bool xor_enabled() {
 }
 void set_xor_override(int on) { g_xor_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
 
+// Before any handle is used: with the other MPI's library underneath, every
+// handle this build knows is wrong. Each rank stops alike; the launcher's
+// rank-0 variable (MPI not usable for it) keeps the message to one copy.
+void check_mpi_library() {
+  const std::string mismatch = mpi_library_mismatch();
+  if (mismatch.empty()) return;
+  const char* rank = nullptr;
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (!rank) rank = std::getenv(var);
+  if (!rank || std::string(rank) == "0") std::fprintf(stderr, "adacomp: %s\n", mismatch.c_str());
+  std::fflush(stderr);
+  PMPI_Finalize();
+  std::exit(1);
+}
+
 void runtime_start() {
+  check_mpi_library();
+  report_begin();
   std::string error;
-  const bool valid = load_config(&g_config, &error);
+  bool valid = load_config(&g_config, &error);
   await_every_rank(g_config.init_timeout_s);
 
   int err_class;
@@ -140,32 +191,28 @@ void runtime_start() {
     std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
+  if (valid && !g_config.report_path.empty() && world->coll.rank == 0)
+    valid = expand_report_path(g_config.report_path, &g_report_path, &error);
   check_agreement(world->coll.comm, valid, error);
   g_spans_nodes = world->spans_nodes();
   g_inter_link = g_config.link;
   if (!g_inter_link.known() && g_config.adaptive() && g_config.mode != Mode::raw &&
       world->spans_nodes())
     g_inter_link = probe_inter_node_link(*world);
+  set_call_timing(g_config.verbose > 0 || !g_config.report_path.empty());
   g_active = true;
-  if (g_config.verbose && world->coll.rank == 0 && world->spans_nodes())
-    std::fprintf(stderr, "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s)\n",
-                 world->coll.size, world->loc.nodes, g_inter_link.bandwidth_Bps / 1e6,
-                 g_inter_link.latency_s * 1e6, g_config.link.known() ? "calibrated" : "measured");
-  if (g_config.verbose && world->coll.rank == 0)
-    std::fprintf(stderr,
-                 "adacomp %s: mode=%s, thresholds lossless=%zu lossy=%zu pipeline=%zu bytes, "
-                 "lossless codec=%s, lossy=%s (%s)\n",
-                 ADACOMP_VERSION, mode_name(g_config.mode), g_config.threshold_lossless,
-                 g_config.threshold_lossy, g_config.threshold_pipeline,
-                 g_config.lossless_auto ? "auto" : find_codec(g_config.lossless_codec)->name,
-                 g_config.lossy_enabled() ? find_codec(g_config.lossy_codec)->name : "off",
-                 g_config.source.c_str());
+  if (g_config.verbose && world->coll.rank == 0) {
+    print_banner();
+    if (world->spans_nodes())
+      std::fprintf(stderr, "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s)\n",
+                   world->coll.size, world->loc.nodes, g_inter_link.bandwidth_Bps / 1e6,
+                   g_inter_link.latency_s * 1e6, g_config.link.known() ? "calibrated" : "measured");
+  }
 }
 
 void runtime_stop() {
   if (!g_active) return;
-  report_stats(comm_state(MPI_COMM_WORLD)->coll.comm, g_config.verbose,
-               g_config.report_path.c_str());
+  report_stats(comm_state(MPI_COMM_WORLD)->coll.comm, g_config.verbose, g_report_path);
   g_active = false;
   args_finalize();
   comm_state_finalize();

@@ -2,7 +2,7 @@
 // the tier thresholds that fit them.
 //
 //   mpirun -np N adacomp-calibrate [--data FILE] [--out adacomp.conf]
-//       [--csv adacomp-calibration.csv] [--min 1K] [--max 64M] [--budget S]
+//       [--csv FILE] [--min 1K] [--max 64M] [--budget S] [--allow-one-host]
 //
 // Links: when the ranks span nodes it times the link between two nodes
 // (ADACOMP_LINK_*) and, where a node holds two ranks, the link inside a node
@@ -35,14 +35,71 @@ using namespace harness;
 namespace {
 
 constexpr double kMustWinBy = 1.03;
-constexpr size_t kNever = size_t{1} << 40;
 const char* const kTiers[] = {"raw", "lossless", "lossy", "pipelined"};
 constexpr int kNumTiers = 4;
+
+const char kHelp[] =
+    "usage: mpirun -np N [--map-by node] adacomp-calibrate [--out adacomp.conf] [--csv FILE]\n"
+    "                    [--data FILE] [--min 1K] [--max 64M] [--budget S] [--allow-one-host]\n"
+    "\n"
+    "Measures the network between ranks 0 and 1 and every AdaComp tier for Allreduce,\n"
+    "Bcast and Reduce at power-of-two sizes, checks every result, and writes the tier\n"
+    "thresholds and link model that fit this machine to --out (default adacomp.conf),\n"
+    "every measurement to --csv (default: next to --out, .csv). Put ranks on two\n"
+    "different nodes: a calibration on one host measures shared memory, not the network.\n"
+    "\n"
+    "  --data FILE        raw doubles to measure on (default: a built-in heat field)\n"
+    "  --min/--max BYTES  size range (K/M/G suffixes; default 1K..64M)\n"
+    "  --budget S         seconds per measurement (default 0.3)\n"
+    "  --allow-one-host   calibrate although every rank runs on one host\n"
+    "  -h, --help         this text;  -V, --version  version and MPI\n";
+
+// Answered before MPI_Init, so they work without mpirun.
+void help_or_version(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") std::fputs(kHelp, stdout), std::exit(0);
+    if (a == "-V" || a == "--version")
+      std::printf("adacomp-calibrate %s for %s\n", ADACOMP_VERSION, ADACOMP_MPI_BUILT_FOR),
+          std::exit(0);
+  }
+}
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr, "adacomp-calibrate: %s\n", why);
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
+}
+
+struct Hosts {
+  std::string list;      // "node1 (ranks 0,2), node2 (ranks 1,3)"
+  std::string rank0;     // rank 0's host
+  int distinct = 0;
+};
+
+// Every rank's host name, gathered on every rank.
+Hosts gather_hosts() {
+  int size, len;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+  MPI_Get_processor_name(mine, &len);
+  std::vector<char> all(size_t(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                MPI_CHAR, MPI_COMM_WORLD);
+  auto name = [&](int r) { return std::string(&all[size_t(r) * MPI_MAX_PROCESSOR_NAME]); };
+  Hosts h;
+  h.rank0 = name(0);
+  std::vector<std::pair<std::string, std::string>> groups;  // host, its ranks
+  for (int r = 0; r < size; ++r) {
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const auto& p) { return p.first == name(r); });
+    if (g == groups.end()) groups.push_back({name(r), std::to_string(r)});
+    else g->second += "," + std::to_string(r);
+  }
+  h.distinct = static_cast<int>(groups.size());
+  for (const auto& [host, ranks] : groups)
+    h.list += (h.list.empty() ? "" : ", ") + host + " (ranks " + ranks + ")";
+  return h;
 }
 
 // Half the median round trip between ranks a and b (PMPI: never compressed).
@@ -117,11 +174,13 @@ void codec_speed(adacomp::CodecId id, const std::vector<double>& data, double bo
 }  // namespace
 
 int main(int argc, char** argv) {
+  help_or_version(argc, argv);
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::string data_file, out_path = "adacomp.conf", csv_path = "adacomp-calibration.csv";
+  std::string data_file, out_path = "adacomp.conf", csv_path;
+  bool allow_one_host = false;
   size_t min_bytes = 1024, max_bytes = 64u << 20;
   double budget = 0.3;
   for (int i = 1; i < argc; ++i) {
@@ -136,9 +195,31 @@ int main(int argc, char** argv) {
     else if (a == "--min") { if (!parse_size(value(), &min_bytes)) usage("bad --min"); }
     else if (a == "--max") { if (!parse_size(value(), &max_bytes)) usage("bad --max"); }
     else if (a == "--budget") budget = std::atof(value().c_str());
+    else if (a == "--allow-one-host") allow_one_host = true;
     else usage(("unknown argument " + a).c_str());
   }
   if (size < 2) usage("needs at least 2 ranks to measure a network");
+  // The CSV goes next to the conf: a.conf -> a.csv.
+  if (csv_path.empty()) {
+    size_t dot = out_path.rfind('.'), slash = out_path.rfind('/');
+    csv_path = (dot != std::string::npos && (slash == std::string::npos || dot > slash)
+                    ? out_path.substr(0, dot)
+                    : out_path) + ".csv";
+  }
+  const Hosts hosts = gather_hosts();
+  if (rank == 0 && hosts.distinct == 1)
+    std::fprintf(stderr,
+                 "[calibrate] %s: all %d ranks run on one host (%s): this measures shared\n"
+                 "[calibrate] memory, not the network, and would switch compression off for the\n"
+                 "[calibrate] whole cluster. Put ranks on two nodes (mpirun --map-by node, or\n"
+                 "[calibrate] srun -N 2 --ntasks-per-node 1)%s.\n",
+                 allow_one_host ? "WARNING" : "refusing", size, hosts.rank0.c_str(),
+                 allow_one_host ? "; continuing because of --allow-one-host"
+                                : ", or pass --allow-one-host to calibrate this host alone");
+  if (hosts.distinct == 1 && !allow_one_host) {
+    MPI_Finalize();
+    return 3;
+  }
 
   // Where the ranks are: the two nodes' first ranks for the network, the
   // first node with two ranks for the link inside a node.
@@ -160,12 +241,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "[calibrate] link inside a node (ranks %d, %d): latency %.1f us, "
                    "bandwidth %.1f MB/s\n", intra_a, intra_b, intra.latency * 1e6,
                    intra.bandwidth / 1e6);
-    if (inter_b < 0)
-      std::fprintf(stderr,
-                   "[calibrate] WARNING: all %d ranks share one node. This measures the link "
-                   "inside a node only\n[calibrate] WARNING: (written as ADACOMP_INTRA_*), not "
-                   "the network: run with ranks on two nodes\n[calibrate] WARNING: (e.g. mpirun "
-                   "--map-by node) to calibrate the network.\n", size);
   }
 
   std::vector<size_t> sizes;
@@ -180,9 +255,13 @@ int main(int argc, char** argv) {
   if (rank == 0 && !csv) usage("cannot write the CSV file");
   if (csv) std::fprintf(csv, "op,tier,bytes,median_s,max_abs_err,ok\n");
   bool all_ok = true, have_bound = false;
+  const size_t steps = kNumOps * ns;
+  size_t step = 0;
+  const double started = MPI_Wtime();
   for (int o = 0; o < kNumOps; ++o) {
     const Coll op = kOps[o];
     for (size_t s = 0; s < ns; ++s) {
+      ++step;
       std::vector<double> data = sample_field(sizes[s] / sizeof(double), rank, data_file);
       const double bound = configured_bound(data, MPI_COMM_WORLD);
       have_bound = bound > 0;
@@ -204,29 +283,38 @@ int main(int argc, char** argv) {
                       m.ok ? "" : " WRONG");
         line += cell;
       }
-      if (rank == 0)
-        std::fprintf(stderr, "[calibrate] %-9s %6s:%s\n", coll_name(op), size_label(sizes[s]).c_str(),
-                     line.c_str());
+      if (rank == 0) {
+        // Time left from the time per byte so far (sizes double each step).
+        double elapsed = MPI_Wtime() - started, done = 0, total = 0;
+        for (size_t i = 0; i < steps; ++i) {
+          total += sizes[i % ns];
+          if (i < step) done += sizes[i % ns];
+        }
+        std::fprintf(stderr, "[calibrate] %zu of %zu, %.0f s, about %.0f s left: %-9s %6s:%s\n",
+                     step, steps, elapsed, elapsed * (total - done) / done, coll_name(op),
+                     size_label(sizes[s]).c_str(), line.c_str());
+      }
     }
   }
   // Tier t covers sizes [start[t], start[t+1]) of each op; the configuration
   // takes each tier's earliest start over the ops.
   size_t best_i[3] = {ns, ns, ns};
-  auto threshold = [&](size_t i) { return i < ns ? sizes[i] : kNever; };
+  auto label = [&](size_t i) { return i < ns ? size_label(sizes[i]) : std::string("never"); };
+  auto threshold_text = [&](size_t i) { return i < ns ? std::to_string(sizes[i]) : std::string("never"); };
   std::string per_op;
   for (int o = 0; o < kNumOps; ++o) {
     if (!have_bound) rel[o][2] = rel[o][1];
     size_t starts[3];
     best_starts(rel[o], ns, starts);
     for (int t = 0; t < 3; ++t) best_i[t] = std::min(best_i[t], starts[t]);
-    char line[160];
-    std::snprintf(line, sizeof line, "#   %-9s lossless from %s, lossy from %s, pipelined from %s\n",
-                  coll_name(kOps[o]), size_label(threshold(starts[0])).c_str(),
-                  size_label(threshold(starts[1])).c_str(), size_label(threshold(starts[2])).c_str());
-    per_op += line;
+    per_op += "#   " + std::string(coll_name(kOps[o])) + ": lossless from " + label(starts[0]) +
+              ", lossy from " + label(starts[1]) + ", pipelined from " + label(starts[2]) + "\n";
   }
   best_i[1] = std::max(best_i[1], best_i[0]);
   best_i[2] = std::max(best_i[2], best_i[1]);
+  std::string bound_used = "none: lossy tiers measured as lossless";
+  for (const char* var : {"ADACOMP_ERROR_BOUND", "ADACOMP_REL_ERROR_BOUND"})
+    if (const char* v = std::getenv(var)) bound_used = std::string(var) + "=" + v;
 
   if (rank == 0) {
     std::vector<double> field = sample_field(1 << 19, 0, data_file);
@@ -244,19 +332,25 @@ int main(int argc, char** argv) {
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
     std::fprintf(out,
-                 "# Written by adacomp-calibrate on %s: %d ranks on %d node(s), data %s, %s.\n"
+                 "# Written by adacomp-calibrate %s (%s) on %s: %d ranks on %d node(s), data %s, %s.\n"
+                 "# Hosts: %s%s\n"
+                 "# Error bound used: %s\n"
                  "# Environment variables override these settings.\n"
                  "ADACOMP_MODE = %s\n"
-                 "ADACOMP_THRESHOLD_LOSSLESS = %zu\n"
-                 "ADACOMP_THRESHOLD_LOSSY = %zu\n"
-                 "ADACOMP_THRESHOLD_PIPELINE = %zu\n"
+                 "ADACOMP_THRESHOLD_LOSSLESS = %s\n"
+                 "ADACOMP_THRESHOLD_LOSSY = %s\n"
+                 "ADACOMP_THRESHOLD_PIPELINE = %s\n"
                  "# Where each operation alone would start each tier:\n%s",
-                 when, size, *std::max_element(node.begin(), node.end()) + 1,
+                 ADACOMP_VERSION, ADACOMP_MPI_BUILT_FOR, when, size,
+                 *std::max_element(node.begin(), node.end()) + 1,
                  data_file.empty() ? "built-in heat field" : data_file.c_str(),
                  have_bound ? "lossy tiers measured with the configured bound"
                             : "no error bound set, so lossy tiers measured as lossless",
-                 threshold(best_i[2]) < kNever ? "pipelined" : "adaptive", threshold(best_i[0]),
-                 threshold(best_i[1]), threshold(best_i[2]), per_op.c_str());
+                 hosts.list.c_str(),
+                 hosts.distinct == 1 ? " -- ONE HOST: shared memory, not the network" : "",
+                 bound_used.c_str(), best_i[2] < ns ? "pipelined" : "adaptive",
+                 threshold_text(best_i[0]).c_str(), threshold_text(best_i[1]).c_str(),
+                 threshold_text(best_i[2]).c_str(), per_op.c_str());
     if (inter_b >= 0)
       std::fprintf(out, "ADACOMP_LINK_BANDWIDTH = %.6g\nADACOMP_LINK_LATENCY = %.6g\n",
                    inter.bandwidth, inter.latency);
@@ -271,10 +365,9 @@ int main(int argc, char** argv) {
                  fc, fd, fr, qc, qd, qr, csv_path.c_str());
     std::fclose(out);
     std::fprintf(stderr,
-                 "[calibrate] thresholds: lossless from %s, lossy from %s, pipelined from %s "
-                 "(\"never\" = %s); wrote %s and %s\n",
-                 size_label(threshold(best_i[0])).c_str(), size_label(threshold(best_i[1])).c_str(),
-                 size_label(threshold(best_i[2])).c_str(), size_label(kNever).c_str(),
+                 "[calibrate] thresholds: lossless from %s, lossy from %s, pipelined from %s; "
+                 "wrote %s and %s\n",
+                 label(best_i[0]).c_str(), label(best_i[1]).c_str(), label(best_i[2]).c_str(),
                  out_path.c_str(), csv_path.c_str());
   }
   if (csv) std::fclose(csv);

@@ -1,0 +1,32 @@
+#!/bin/bash
+# usage: config_check.sh BUILD_DIR MPIEXEC_AND_FLAGS...
+# Settings sources and their order, as the ADACOMP_VERBOSE banner names
+# them: ./adacomp.conf, or ADACOMP_CONFIG instead of it, then the
+# environment key by key; ADACOMP_ROOT/DIR/HOME (module systems) ignored;
+# `never` accepted for thresholds. (The site file: install_check.sh.)
+set -u
+build=$1
+shift
+dir=$(mktemp -d /tmp/adacomp-config.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$dir/out" ] && cat "$dir/out"; exit 1; }
+run() { (cd "$dir" && env "$@" ADACOMP_VERBOSE=1 "${mpiexec[@]}" "$build/adacomp" \
+           "$build/demo/adacomp-demo" 0.1 1 >"$dir/out" 2>&1) || fail "run failed: $*"; }
+mpiexec=("$@")
+banner() { grep -q -- "$1" "$dir/out" || fail "banner lacks '$1'"; }
+
+printf 'ADACOMP_MODE = lossless\nADACOMP_THRESHOLD_LOSSLESS = 8K\n' >"$dir/adacomp.conf"
+printf 'ADACOMP_MODE = raw\n' >"$dir/other.conf"
+run ADACOMP_THRESHOLD_LOSSLESS=4K
+banner "mode=lossless, thresholds lossless=4096 "
+banner "settings from adacomp.conf: ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS; environment: ADACOMP_THRESHOLD_LOSSLESS ADACOMP_VERBOSE$"
+run ADACOMP_CONFIG="$dir/other.conf"
+banner "mode=raw, thresholds lossless=65536 "
+banner "settings from ADACOMP_CONFIG $dir/other.conf: ADACOMP_MODE; environment: ADACOMP_VERBOSE$"
+rm "$dir/adacomp.conf"
+run ADACOMP_ROOT=/opt/adacomp ADACOMP_DIR=/opt/adacomp ADACOMP_HOME=/opt/adacomp \
+    ADACOMP_THRESHOLD_LOSSY=never ADACOMP_THRESHOLD_PIPELINE=never
+banner "thresholds lossless=65536 lossy=never pipeline=never bytes"
+banner "settings from environment: ADACOMP_THRESHOLD_LOSSY ADACOMP_THRESHOLD_PIPELINE ADACOMP_VERBOSE$"
+[ "$(grep -c '^adacomp .* (for ' "$dir/out")" -eq 1 ] || fail "banner not printed once"
+echo "ok: settings sources, order, ignored variables and never"

@@ -1,0 +1,94 @@
+#!/bin/bash
+# usage: install_check.sh FLAVOR PREFIX BUILD_DIR [--install]
+# The installed tree works on its own: every tool answers --help and
+# --version (also through a symlink elsewhere), the installed calibrator and
+# launcher find the library, a consumer builds with find_package(AdaComp)
+# and with pkg-config and runs, the site configuration is read first, and
+# adacomp-report reads the report of a real run. With --install, installs
+# BUILD_DIR into PREFIX first. Used by ctest (one flavour, its own prefix)
+# and by tools/run-tests.sh (both flavours in one prefix).
+set -u
+flavor=$1 prefix=$2 build=$(cd "$3" && pwd)
+fail() { echo "FAIL: $*"; exit 1; }
+if [ "${4-}" = --install ]; then
+  rm -rf "$prefix"
+  cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
+fi
+case $flavor in
+  openmpi) run=(mpirun.openmpi --oversubscribe --allow-run-as-root -np) mpi="Open MPI" ;;
+  mpich) run=(mpirun.mpich -np) mpi=MPICH ;;
+esac
+dir=$(mktemp -d /tmp/adacomp-install.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+bin=$prefix/bin
+
+for f in include/adacomp.h lib/libadacomp-$flavor.so lib/libadacomp-$flavor.so.0 \
+         lib/pkgconfig/adacomp-$flavor.pc lib/cmake/AdaComp/AdaCompConfig.cmake \
+         lib/cmake/AdaComp/AdaCompTargets-$flavor.cmake share/man/man1/adacomp.1 \
+         share/man/man5/adacomp.conf.5 share/doc/adacomp/LICENSE share/doc/adacomp/CHANGELOG.md \
+         share/adacomp/modulefiles/adacomp-$flavor.lua; do
+  [ -e "$prefix/$f" ] || fail "$f not installed"
+done
+[ "$(readelf -d "$prefix/lib/libadacomp-$flavor.so" | grep -o 'soname: \[.*\]')" = \
+  "soname: [libadacomp-$flavor.so.0]" ] || fail "SONAME"
+
+# Every installed command: --help (exit 0, usage on stdout), --version
+# (naming the MPI for the MPI-specific ones), also from a symlink.
+mkdir "$dir/links"
+for tool in "adacomp-$flavor" "adacomp-calibrate-$flavor" adacomp-codecs adacomp-report; do
+  [ -x "$bin/$tool" ] || fail "$tool not installed"
+  ln -s "$bin/$tool" "$dir/links/$tool"
+  for t in "$bin/$tool" "$dir/links/$tool"; do
+    "$t" --help </dev/null | grep -q "usage" || fail "$t --help"
+    v=$("$t" --version) || fail "$t --version"
+    case $tool in *-$flavor) echo "$v" | grep -q "for $mpi [0-9]" || fail "$t --version: $v" ;; esac
+  done
+done
+# Man pages (plain roff: no man-db needed to check them).
+for page in man1/adacomp.1 man1/adacomp-calibrate.1 man1/adacomp-codecs.1 man1/adacomp-report.1 \
+            man5/adacomp.conf.5; do
+  head -1 "$prefix/share/man/$page" | grep -q '^\.TH ' || fail "man page $page"
+done
+grep -qx ".so man1/adacomp.1" "$prefix/share/man/man1/adacomp-$flavor.1" || fail "man page adacomp-$flavor.1"
+
+# The installed calibrator starts (it used to miss its library) and writes
+# a conf that names its hosts, bound and date.
+(cd "$dir" && "${run[@]}" 2 "$bin/adacomp-calibrate-$flavor" --allow-one-host --min 1K --max 2K \
+   --budget 0.001 --out "$dir/cal.conf" >"$dir/cal.out" 2>&1) ||
+  { cat "$dir/cal.out"; fail "installed adacomp-calibrate-$flavor"; }
+[ -s "$dir/cal.csv" ] || fail "calibration CSV not next to --out"
+
+# Consumers: CMake package and pkg-config, each run on 2 ranks.
+comp=()
+[ -e "$prefix/lib/cmake/AdaComp/AdaCompDefault.cmake" ] &&
+  grep -q "$flavor" "$prefix/lib/cmake/AdaComp/AdaCompDefault.cmake" || comp=(-DCOMPONENT=$flavor)
+cmake -S "$(dirname "$0")/install" -B "$dir/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DMPI_C_COMPILER=mpicc.$flavor "${comp[@]}" >"$dir/cmake.out" 2>&1 &&
+  cmake --build "$dir/consumer" >>"$dir/cmake.out" 2>&1 || { cat "$dir/cmake.out"; fail "find_package consumer"; }
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig mpicc.$flavor "$(dirname "$0")/install/consumer.c" \
+  $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs adacomp-$flavor) \
+  -o "$dir/consumer-pc" || fail "pkg-config consumer"
+for c in "$dir/consumer/consumer" "$dir/consumer-pc"; do
+  out=$(ADACOMP_MODE=lossless ADACOMP_THRESHOLD_LOSSLESS=0 "${run[@]}" 2 "$c") || fail "$c: $out"
+  echo "$out" | grep -q "allreduce correct, [1-9][0-9]* of [1-9][0-9]* calls compressed" || fail "$c: $out"
+done
+
+# The installed launcher preloads the installed library into a plain MPI
+# program; the site file is read first and the banner names it; the report
+# of the run is read by adacomp-report.
+mkdir -p "$prefix/etc"
+site=$prefix/etc/adacomp.conf
+had_site=0; [ -e "$site" ] && had_site=1 && cp "$site" "$dir/site.bak"
+printf 'ADACOMP_MODE = lossless\nADACOMP_THRESHOLD_LOSSLESS = 4K\n' >"$site"
+(cd "$dir" && ADACOMP_VERBOSE=1 ADACOMP_ROOT=$prefix ADACOMP_REPORT=$dir/run.json \
+  "${run[@]}" 2 "$bin/adacomp-$flavor" "$build/demo/adacomp-demo" 1 2 >"$dir/run.out" 2>&1)
+rc=$?
+if [ $had_site = 1 ]; then cp "$dir/site.bak" "$site"; else rm -f "$site"; fi
+[ $rc = 0 ] || { cat "$dir/run.out"; fail "installed launcher run"; }
+grep -q "settings from site $site: ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS; environment: ADACOMP_REPORT ADACOMP_VERBOSE" \
+  "$dir/run.out" || { cat "$dir/run.out"; fail "banner does not name the site file"; }
+"$bin/adacomp-report" --plot "$dir/plots" "$dir/run.json" >"$dir/report.out" ||
+  { cat "$dir/report.out"; fail "adacomp-report"; }
+grep -Eq "^allreduce +[0-9]+ +[1-9]" "$dir/report.out" || { cat "$dir/report.out"; fail "report summary"; }
+[ -s "$dir/plots/report.png" ] || fail "no plot"
+echo "ok: $flavor install in $prefix complete and working"
