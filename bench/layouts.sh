@@ -25,12 +25,12 @@ for run in ${BENCH_LAYOUTS:-1x2:shm 1x4:shm 2x2:1gbit 2x2:10gbit 4x1:1gbit 4x1:1
   name=layout-$layout-$rate
   echo "=== $layout, $rate ($flavor)"
   if [ "$rate" = shm ]; then
-    # One node: every size up to 64M; no lossy run (nothing is coded by
-    # default, and forcing a codec onto shared memory only shows its cost).
+    # One node: every size up to 64M, plain against default only (nothing is
+    # coded by default; forcing a codec onto shared memory only shows its cost).
     np=${layout#1x}
     launch=(mpirun.$flavor -np "$np")
     [ "$flavor" = openmpi ] && launch+=(--allow-run-as-root --oversubscribe --bind-to none)
-    "${launch[@]}" "$bench" --ops "$ops" --modes plain,default,lossless --max 64M \
+    "${launch[@]}" "$bench" --ops "$ops" --modes plain,default --max 64M \
       --budget 0.3 --label "$layout-shm" --csv "$out/$name.csv" | tee "$out/$name.txt"
     continue
   fi
