@@ -9,6 +9,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   iproute2 python3 python3-numpy python3-matplotlib
   python3-dev python3-venv  # mpi4py's suite: built from its sdist in a virtualenv
+  libsimgrid-dev simgrid    # the library under SMPI (tools/build.sh smpi, docs/scale.md)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -38,8 +38,10 @@ def main():
 </platform>
 """)
     with open(hosts, "w") as f:
+        # One line per rank (smpirun would otherwise unroll "host:n" lines
+        # into a file it leaves in the working directory).
         for n in range(nodes):
-            f.write(f"node-{n}:{per_node}\n")
+            f.write(f"node-{n}\n" * per_node)
     print(xml, hosts)
 
 if __name__ == "__main__":

@@ -163,20 +163,12 @@ int report(MPI_Comm app, int rc) {
   return rc;
 }
 
-// Frame types are relative to the header (used as the buffer), not absolute
-// with MPI_BOTTOM: SimGrid's SMPI defines MPI_BOTTOM as (void*)-111 and does
-// not translate it.
-MPI_Aint offset_from(const void* base, const void* p) {
-  MPI_Aint a, b;
-  PMPI_Get_address(base, &a);
-  PMPI_Get_address(p, &b);
-  return b - a;
-}
-
 MPI_Datatype framed_type(const void* header, const void* buf, int count, MPI_Datatype type) {
-  MPI_Aint disp[2] = {0, offset_from(header, buf)};
+  MPI_Aint disp[2];
   int bl[2] = {static_cast<int>(kFrameHeaderBytes), count};
   MPI_Datatype types[2] = {MPI_BYTE, type};
+  PMPI_Get_address(header, &disp[0]);
+  PMPI_Get_address(buf, &disp[1]);
   MPI_Datatype t;
   PMPI_Type_create_struct(count > 0 ? 2 : 1, bl, disp, types, &t);
   PMPI_Type_commit(&t);
@@ -206,13 +198,15 @@ RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
   TypeInfo ti = type_info(type);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
   if (cap == 0 || ti.contiguous) {
-    MPI_Aint disp[2] = {0, offset_from(header, static_cast<uint8_t*>(buf) + ti.true_lb)};
+    MPI_Aint disp[2];
     int bl[2] = {static_cast<int>(kFrameHeaderBytes), static_cast<int>(cap)};
     MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
+    PMPI_Get_address(header, &disp[0]);
+    PMPI_Get_address(static_cast<uint8_t*>(buf) + ti.true_lb, &disp[1]);
     MPI_Datatype t;
     PMPI_Type_create_struct(cap > 0 ? 2 : 1, bl, disp, types, &t);
     PMPI_Type_commit(&t);
-    return {header, 1, t, true};
+    return {MPI_BOTTOM, 1, t, true};
   }
   staging->resize(kFrameHeaderBytes + cap);
   return {staging->data(), static_cast<int>(staging->size()), MPI_BYTE, false};
@@ -396,11 +390,11 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), header);
     MPI_Datatype t = framed_type(header, buf, count, type);
     if (!req)
-      rc = m == SendMode::sync ? PMPI_Ssend(header, 1, t, dest, tag, st->p2p)
-                               : PMPI_Send(header, 1, t, dest, tag, st->p2p);
+      rc = m == SendMode::sync ? PMPI_Ssend(MPI_BOTTOM, 1, t, dest, tag, st->p2p)
+                               : PMPI_Send(MPI_BOTTOM, 1, t, dest, tag, st->p2p);
     else
-      rc = m == SendMode::sync ? PMPI_Issend(header, 1, t, dest, tag, st->p2p, req)
-                               : PMPI_Isend(header, 1, t, dest, tag, st->p2p, req);
+      rc = m == SendMode::sync ? PMPI_Issend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req)
+                               : PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
     PMPI_Type_free(&t);
   }
   if (p) {
@@ -1117,7 +1111,7 @@ int persistent_send(int (*init)(const void*, int, MPI_Datatype, int, int, MPI_Co
   PMPI_Type_size(type, &tsize);
   stored_header(static_cast<size_t>(count) * static_cast<size_t>(tsize), p->header);
   MPI_Datatype t = framed_type(p->header, buf, count, type);
-  int rc = init(p->header, 1, t, dest, tag, st->p2p, req);
+  int rc = init(MPI_BOTTOM, 1, t, dest, tag, st->p2p, req);
   PMPI_Type_free(&t);
   if (rc != MPI_SUCCESS) {
     delete p;
