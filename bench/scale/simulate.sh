@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs one simulated job: bench/scale/simulate.sh NODES RANKS_PER_NODE GBITS PROGRAM [ARGS...]
-# on the fat tree of platform.py (written to $SMPI_PLATFORM_DIR, default
+# on the fat tree of make_platform.py (written to $SMPI_PLATFORM_DIR, default
 # /tmp/adacomp-smpi-platforms), one rank per core, NODES*RANKS_PER_NODE ranks.
 # The simulation settings live here only:
 #  - host-speed equals the hosts' 1 Gflop/s: SMPI times each stretch of
@@ -14,7 +14,7 @@ set -euo pipefail
 nodes=$1 per_node=$2 gbits=$3
 shift 3
 dir=${SMPI_PLATFORM_DIR:-/tmp/adacomp-smpi-platforms}
-read -r platform hosts < <(python3 "$(dirname "$0")/platform.py" "$nodes" "$per_node" "$gbits" "$dir")
+read -r platform hosts < <(python3 "$(dirname "$0")/make_platform.py" "$nodes" "$per_node" "$gbits" "$dir")
 exec smpirun -np $((nodes * per_node)) -platform "$platform" -hostfile "$hosts" \
   --cfg=smpi/host-speed:1Gf --cfg=smpi/bw-factor:0:0.97 --cfg=smpi/lat-factor:0:1 \
   --cfg=network/crosstraffic:0 --log=xbt_cfg.thresh:warning --log=smpi_mpi.thresh:error \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a SimGrid platform and hostfile for the scale study.
 
-  platform.py NODES RANKS_PER_NODE GBITS OUTDIR
+  make_platform.py NODES RANKS_PER_NODE GBITS OUTDIR
 
 A two-level non-blocking fat tree (SimGrid FAT_TREE cluster): leaf switches
 of up to 16 nodes, as many spine switches as a leaf has nodes, every link
