@@ -46,14 +46,18 @@ def key(r):
 def main():
     rows, out = load(sys.argv[1]), sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    plain = {key(r): r["seconds"] for r in rows if r["config"] == "plain"}
+    # Speedups are over the faster of SMPI's MPICH and Open MPI selectors.
+    plain = {}
+    for r in rows:
+        if r["config"] in ("plain", "plain-ompi"):
+            plain[key(r)] = min(plain.get(key(r), r["seconds"]), r["seconds"])
     print("| layout | Gbit/s | op | MB/rank | config | ms | speedup | error/bound | ratio | coded/ideal | ok |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    order = ["plain"] + CONFIGS
+    order = ["plain", "plain-ompi"] + CONFIGS
     for r in sorted(rows, key=lambda r: (r["op"], r["ranks"], r["per_node"], r["gbits"], r["bytes"],
                                          order.index(r["config"]))):
         base = plain.get(key(r))
-        sp = f"{base / r['seconds']:.2f}x" if base and r["config"] != "plain" else ""
+        sp = f"{base / r['seconds']:.2f}x" if base and not r["config"].startswith("plain") else ""
         eb = f"{r['max_err'] / r['bound']:.2f}" if r["bound"] > 0 else ""
         ratio = f"{r['coded_in_max'] / r['wire_max']:.1f}" if r["wire_max"] > 0 else ""
         ideal = (f"{r['coded_in_max'] / ring_ideal(r):.2f}"
@@ -74,7 +78,7 @@ def main():
         if logx:
             plt.xscale("log", base=2)
         plt.xlabel(xlabel)
-        plt.ylabel("speedup over plain SMPI")
+        plt.ylabel("speedup over plain SMPI (faster selector)")
         plt.legend(fontsize=6)
         plt.tight_layout()
         plt.savefig(os.path.join(out, fname), dpi=120)
