@@ -8,7 +8,8 @@ of up to 16 nodes, as many spine switches as a leaf has nodes, every link
 GBITS Gbit/s and 0.5 us (1 us node to node under one leaf, 2 us across the
 spine). Each node is one host with RANKS_PER_NODE cores; ranks on the same
 host talk through the host's loopback link, which models shared memory
-(10 GB/s, 0.3 us: a node-local MPI copy, not the network). Hosts run at
+(10 GB/s, 0.3 us: a node-local MPI copy, not the network; SimGrid makes
+a cluster's loopback a fat pipe, so every flow gets 10 GB/s). Hosts run at
 1 Gflop/s and runs pass --cfg=smpi/host-speed:1Gf, so every measured second
 of computation (codecs included) costs one simulated second.
 Prints the platform and hostfile paths."""
