@@ -87,8 +87,8 @@ def main():
     mb8 = 8 << 20
     speedup_plot("ranks", lambda r: r["op"] == "allreduce" and r["bytes"] == mb8 and r["gbits"] == 25,
                  "speedup_ranks.png", "ranks (Allreduce, 8 MB, 25 Gbit/s)", True)
-    speedup_plot("gbits", lambda r: r["op"] == "allreduce" and r["bytes"] == mb8 and r["ranks"] == 16,
-                 "speedup_link.png", "Gbit/s per node (Allreduce, 8 MB, 16 ranks)", True)
+    speedup_plot("gbits", lambda r: r["op"] == "allreduce" and r["bytes"] == mb8 and r["ranks"] in (16, 64),
+                 "speedup_link.png", "Gbit/s per node (Allreduce, 8 MB, 16 and 64 ranks)", True)
 
     plt.figure(figsize=(6, 4))
     for c in ("flat-lossless", "hier-lossless", "flat-lossy", "hier-lossy"):
