@@ -90,9 +90,8 @@ int main(int argc, char** argv) {
       Sample probe = measure(op, data, "raw", 1, bound, MPI_COMM_WORLD);
       const int iters = iterations_for(probe.median_s, budget, 5, 1000);
       std::map<std::string, Sample> results;
-      for (const auto& mode : modes) {
-        results[mode] = measure(op, data, mode.c_str(), iters, bound, MPI_COMM_WORLD);
-      }
+      const std::vector<Sample> samples = measure_modes(op, data, modes, iters, bound, MPI_COMM_WORLD);
+      for (size_t m = 0; m < modes.size(); ++m) results[modes[m]] = samples[m];
       const double raw_s = results.count("plain") ? results["plain"].median_s
                            : results.count("raw") ? results["raw"].median_s
                                                   : probe.median_s;

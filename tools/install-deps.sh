@@ -10,6 +10,7 @@ packages=(
   iproute2 python3 python3-numpy python3-matplotlib
   libucx-dev  # tools/cluster.sh builds its MPICH finalize fix against UCX
   python3-dev python3-venv  # mpi4py's suite: built from its sdist in a virtualenv
+  libsimgrid-dev simgrid    # the library under SMPI (tools/build.sh smpi, docs/scale.md)
 )
 missing=()
 for p in "${packages[@]}"; do

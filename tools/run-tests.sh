@@ -1,10 +1,11 @@
 #!/bin/bash
 # The whole test suite: builds against Open MPI and MPICH, runs every ctest
 # on each, installs both builds side by side in one prefix and checks them
-# and the packaging files, then runs mpi4py's own test suite with the library
-# preloaded (1 and 2 ranks, each MPI; tools/mpi4py-suite.sh), then fuzzes
-# each decoder for a bounded time; the Open MPI suite also runs built with
-# ASan + UBSan (tools/sanitize.sh). Exits non-zero on any failure.
+# and the packaging files, runs the SMPI build's simulated tests (8 ranks on 2
+# simulated hosts; SMPI_TESTS=0 skips them), then mpi4py's own test suite with
+# the library preloaded (1 and 2 ranks, each MPI; tools/mpi4py-suite.sh), then
+# fuzzes each decoder for a bounded time; the Open MPI suite also runs built
+# with ASan + UBSan (tools/sanitize.sh). Exits non-zero on any failure.
 # FUZZ_SECONDS (default 60) sets the fuzzing budget, 0 skips it;
 # MPI4PY_SUITE=0 skips the mpi4py suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail
@@ -54,6 +55,19 @@ if python3 "$root/packaging/check.py"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1)); status=1
+fi
+if [ "${SMPI_TESTS:-1}" != 0 ]; then
+  echo "=== smpi: build and simulated tests"
+  log="$root/build/smpi-ctest.log"
+  if "$root/tools/build.sh" smpi; then
+    (cd "$root/build/smpi" && ctest --output-on-failure -j1) 2>&1 | tee "$log"
+    if [ "${PIPESTATUS[0]}" -ne 0 ]; then status=1; fi
+    p=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $6-$1}')
+    f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
+    passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
+  else
+    echo "=== smpi: BUILD FAILED"; status=1; failed=$((failed + 1))
+  fi
 fi
 if [ "${MPI4PY_SUITE:-1}" != 0 ]; then
   for mpi in openmpi mpich; do

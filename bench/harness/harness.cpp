@@ -141,57 +141,83 @@ size_t result_elements(Coll c, size_t n, int size) {
 
 }  // namespace
 
-Sample measure(Coll c, const std::vector<double>& data, const char* tier, int iters, double bound,
-               MPI_Comm comm) {
-  int rank;
+namespace {
+
+// Sets the tier a mode stands for; false for an unknown one.
+bool select_mode(const std::string& mode) {
+  if (mode == "plain" || mode == "default") return adacomp_override_tier(nullptr) == 0;
+  return adacomp_override_tier(mode.c_str()) == 0;
+}
+
+}  // namespace
+
+std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
+                                  const std::vector<std::string>& modes, int iters, double bound,
+                                  MPI_Comm comm) {
+  int rank, size;
   MPI_Comm_rank(comm, &rank);
-  int size;
   MPI_Comm_size(comm, &size);
-  std::vector<double> ref(data.size()), out(data.size());
+  const size_t nm = modes.size();
+  std::vector<double> ref(data.size());
+  std::vector<std::vector<double>> out(nm, std::vector<double>(data.size()));
   run_once(kPMPI, c, data, ref, comm, rank);
-  const std::string mode = tier;
-  const bool plain = mode == "plain", configured = mode == "default";
-  if (!plain && !configured && adacomp_override_tier(tier) != 0) {
-    std::fprintf(stderr, "unknown tier %s\n", tier);
-    MPI_Abort(comm, 2);
+  auto calls = [&](size_t m) -> const Calls& { return modes[m] == "plain" ? kPMPI : kMPI; };
+  for (size_t m = 0; m < nm; ++m) {
+    if (!select_mode(modes[m])) {
+      std::fprintf(stderr, "unknown mode %s\n", modes[m].c_str());
+      MPI_Abort(comm, 2);
+    }
+    for (int w = modes[m] == "default" ? 5 : 1; w > 0; --w)
+      run_once(calls(m), c, data, out[m], comm, rank);  // warm-up
   }
-  const Calls& f = plain ? kPMPI : kMPI;
-  for (int w = configured ? 5 : 1; w > 0; --w) run_once(f, c, data, out, comm, rank);  // warm-up
-  std::vector<double> t(iters);
-  // A halo exchange's messages change from step to step: the ring exchange
-  // sends the field drifted a little further each call, so inter-step coding
-  // sees real differences rather than repeats. One more call on the original
-  // data gives the result checked.
+  // Modes take turns call by call, in alternating order, so that whatever
+  // else the machine does weighs on all of them alike. A halo exchange's messages change from step
+  // to step: the ring exchange sends the field drifted a little further each
+  // call, so inter-step coding sees real differences rather than repeats.
+  // One more call per mode on the original data gives the results checked.
+  std::vector<std::vector<double>> t(nm, std::vector<double>(iters));
   std::vector<double> drifted(c == Coll::sendrecv ? data.size() : 0);
   for (int i = 0; i < iters; ++i) {
     for (size_t k = 0; k < drifted.size(); ++k) drifted[k] = data[k] * (1 + 1e-7 * (i + 1));
-    PMPI_Barrier(comm);
-    double t0 = MPI_Wtime();
-    run_once(f, c, drifted.empty() ? data : drifted, out, comm, rank);
-    t[i] = MPI_Wtime() - t0;
+    for (size_t j = 0; j < nm; ++j) {
+      const size_t m = i % 2 ? nm - 1 - j : j;  // alternate the order: no mode always goes second
+      select_mode(modes[m]);
+      PMPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      run_once(calls(m), c, drifted.empty() ? data : drifted, out[m], comm, rank);
+      t[m][i] = MPI_Wtime() - t0;
+    }
   }
-  if (!drifted.empty()) run_once(f, c, data, out, comm, rank);
-  adacomp_override_tier(nullptr);
-  std::nth_element(t.begin(), t.begin() + iters / 2, t.end());
-  double local[2] = {t[iters / 2], 0.0};
+  const size_t elems = result_elements(c, data.size(), size);
   const bool has_result = c != Coll::reduce || rank == 0;
-  const size_t m = result_elements(c, data.size(), size);
-  if (has_result)
-    for (size_t i = 0; i < m; ++i) local[1] = std::max(local[1], std::fabs(out[i] - ref[i]));
-  double global[2];
-  PMPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
-  Sample s;
-  s.median_s = global[0];
-  s.max_err = global[1];
-  // Lossless: Bcast is bit-exact; reductions differ from PMPI only by the
-  // order of additions. Lossy: within the user's bound.
   double scale = 0;
-  for (size_t i = 0; i < m; ++i) scale = std::max(scale, std::fabs(ref[i]));
+  for (size_t i = 0; i < elems; ++i) scale = std::max(scale, std::fabs(ref[i]));
+  // Lossless: data movement is bit-exact; reductions differ from PMPI only
+  // by the order of additions. Lossy: within the user's bound.
   const bool moves_data = c == Coll::bcast || c == Coll::allgather || c == Coll::alltoall ||
                           c == Coll::sendrecv;
   const double lossless_tol = moves_data ? 0.0 : 1e-12 * scale;
-  s.ok = s.max_err <= std::max(bound, lossless_tol);
-  return s;
+  std::vector<Sample> samples(nm);
+  for (size_t m = 0; m < nm; ++m) {
+    select_mode(modes[m]);
+    if (!drifted.empty()) run_once(calls(m), c, data, out[m], comm, rank);
+    std::nth_element(t[m].begin(), t[m].begin() + iters / 2, t[m].end());
+    double local[2] = {t[m][iters / 2], 0.0}, global[2];
+    if (has_result)
+      for (size_t i = 0; i < elems; ++i)
+        local[1] = std::max(local[1], std::fabs(out[m][i] - ref[i]));
+    PMPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
+    samples[m].median_s = global[0];
+    samples[m].max_err = global[1];
+    samples[m].ok = global[1] <= std::max(bound, lossless_tol);
+  }
+  adacomp_override_tier(nullptr);
+  return samples;
+}
+
+Sample measure(Coll c, const std::vector<double>& data, const char* tier, int iters, double bound,
+               MPI_Comm comm) {
+  return measure_modes(c, data, {tier}, iters, bound, comm)[0];
 }
 
 std::vector<int> node_of_ranks(MPI_Comm comm) {

@@ -43,6 +43,11 @@ struct Sample {
 // the user's bound (0: lossless expected).
 Sample measure(Coll c, const std::vector<double>& data, const char* tier, int iters, double bound,
                MPI_Comm comm);
+// The same for several modes at once, taking turns call by call (so that
+// machine noise weighs on all alike); one Sample per mode, in order.
+std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
+                                  const std::vector<std::string>& modes, int iters, double bound,
+                                  MPI_Comm comm);
 
 // Iterations so that one measurement takes about `budget_s` seconds at the
 // expected speed (estimated from one raw call), between lo and hi.

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Runs one simulated job: bench/scale/simulate.sh NODES RANKS_PER_NODE GBITS PROGRAM [ARGS...]
+# on the fat tree of make_platform.py (written to $SMPI_PLATFORM_DIR, default
+# /tmp/adacomp-smpi-platforms), one rank per core, NODES*RANKS_PER_NODE ranks.
+# The simulation settings live here only:
+#  - host-speed equals the hosts' 1 Gflop/s: SMPI times each stretch of
+#    computation between MPI calls with the thread's CPU clock and charges it
+#    one to one (codec time included; other jobs on this machine do not
+#    inflate it, a sleep counts zero);
+#  - flat bandwidth factor 0.97 and latency factor 1 instead of SMPI's
+#    default piecewise factors (calibrated on an old Gigabit cluster);
+#  - no cross-traffic (links are full duplex);
+#  - SMPI's MPICH collective selector ($SMPI_COLL_SELECTOR: mpich, ompi, ...);
+#    SMPI's own default selector uses naive algorithms (Allreduce as Reduce
+#    then Bcast: 5x slower than a ring at 8 MB on 16 nodes), no fair baseline.
+set -euo pipefail
+nodes=$1 per_node=$2 gbits=$3
+shift 3
+dir=${SMPI_PLATFORM_DIR:-/tmp/adacomp-smpi-platforms}
+read -r platform hosts < <(python3 "$(dirname "$0")/make_platform.py" "$nodes" "$per_node" "$gbits" "$dir")
+exec smpirun -np $((nodes * per_node)) -platform "$platform" -hostfile "$hosts" \
+  --cfg=smpi/host-speed:1Gf --cfg=smpi/bw-factor:0:0.97 --cfg=smpi/lat-factor:0:1 \
+  --cfg=network/crosstraffic:0 --cfg=smpi/coll-selector:"${SMPI_COLL_SELECTOR:-mpich}" --log=xbt_cfg.thresh:warning --log=smpi_mpi.thresh:error \
+  --log=smpi_config.thresh:error "$@"
