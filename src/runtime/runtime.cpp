@@ -81,6 +81,7 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   }
 }
 
+#ifndef ADACOMP_STATIC_IN_EVERY_RANK
 // Every rank must start the library: the collectives below would otherwise
 // wait forever for ranks that never call them (a rank started without it).
 // A nonblocking duplicate of MPI_COMM_WORLD first, waited for at most
@@ -109,6 +110,7 @@ void await_every_rank(double timeout) {
   }
   PMPI_Comm_free(&probe);
 }
+#endif
 
 std::string threshold_text(size_t bytes) {
   return bytes == kNever ? "never" : std::to_string(bytes);
@@ -164,7 +166,9 @@ void runtime_start() {
   report_begin();
   std::string error;
   bool valid = load_config(&g_config, &error);
+#ifndef ADACOMP_STATIC_IN_EVERY_RANK  // SMPI: linked into the program (and it lacks Comm_idup)
   await_every_rank(g_config.init_timeout_s);
+#endif
 
   int err_class;
   PMPI_Add_error_class(&err_class);
