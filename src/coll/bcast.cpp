@@ -65,9 +65,9 @@ int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const int p = st.coll.size, r = st.coll.rank;
   if (root < 0 || root >= p) return pass();  // PMPI reports the error
   const bool node_aware = plan.layout != Layout::flat;
-  if (node_aware) ensure_node_groups(&st);
-  const std::vector<int> members = tree_members(st.loc, p, root, node_aware);
-  const int me = member_index(members, r);
+  const RootedTree tree = rooted_tree(st, root, node_aware);
+  const std::vector<int>& members = tree.members;
+  const int me = tree.me;
   CompressedCall call(comm, plan, Op::bcast);
 
   if (me >= 0 && members.size() > 1) {
@@ -92,8 +92,7 @@ int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   }
   int rc = MPI_SUCCESS;
   if (node_aware) {
-    const int local_root = st.loc.node == st.loc.node_of[root] ? st.loc.local_rank_of(root) : 0;
-    rc = PMPI_Bcast(buffer, count, type, local_root, st.node.comm);
+    rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);
   }
   return call.finish_with(rc);
 }

@@ -71,9 +71,9 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   const int p = st.coll.size, r = st.coll.rank;
   if (root < 0 || root >= p) return pass();  // PMPI reports the error
   const bool node_aware = plan.layout != Layout::flat;
-  if (node_aware) ensure_node_groups(&st);
-  const std::vector<int> members = tree_members(st.loc, p, root, node_aware);
-  const int me = member_index(members, r);
+  const RootedTree tree = rooted_tree(st, root, node_aware);
+  const std::vector<int>& members = tree.members;
+  const int me = tree.me;
   const bool is_root = r == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
 
@@ -88,14 +88,13 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                          : me >= 0 ? scratch(ScratchSlot::accumulator, plan.bytes) : nullptr;
   int rc = MPI_SUCCESS;
   if (node_aware) {
-    const int local_root = st.loc.node == st.loc.node_of[root] ? st.loc.local_rank_of(root) : 0;
     // No MPI_IN_PLACE here: some MPIs mishandle it at a non-zero root.
     if (is_root && sendbuf == MPI_IN_PLACE) {
       uint8_t* copy = scratch(ScratchSlot::work, plan.bytes);
       std::memcpy(copy, recvbuf, plan.bytes);
       input = copy;
     }
-    rc = PMPI_Reduce(input, acc, count, type, op, local_root, st.node.comm);
+    rc = PMPI_Reduce(input, acc, count, type, op, tree.local_root, st.node.comm);
   } else if (input != acc) {
     std::memcpy(acc, input, plan.bytes);
   }

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "runtime/locality.h"
+#include "runtime/comm_state.h"
 
 namespace adacomp {
 
@@ -46,6 +46,25 @@ inline int member_index(const std::vector<int>& members, int rank) {
   for (size_t i = 0; i < members.size(); ++i)
     if (members[i] == rank) return static_cast<int>(i);
   return -1;
+}
+
+// A rooted collective's tree on `st`: the members (every rank, or one per
+// node when `per_node`, the node groups then made), this rank's place among
+// them (-1: not a member), and the node-local rank of this node's member,
+// the root of the node stage.
+struct RootedTree {
+  std::vector<int> members;
+  int me = -1;
+  int local_root = 0;
+};
+
+inline RootedTree rooted_tree(CommState& st, int root, bool per_node) {
+  if (per_node) ensure_node_groups(&st);
+  RootedTree t;
+  t.members = tree_members(st.loc, st.coll.size, root, per_node);
+  t.me = member_index(t.members, st.coll.rank);
+  t.local_root = st.loc.node == st.loc.node_of[root] ? st.loc.local_rank_of(root) : 0;
+  return t;
 }
 
 }  // namespace adacomp
