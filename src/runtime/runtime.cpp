@@ -200,8 +200,8 @@ void runtime_start() {
   check_agreement(world->coll.comm, valid, error);
   g_spans_nodes = world->spans_nodes();
   g_inter_link = g_config.link;
-  if (!g_inter_link.known() && g_config.adaptive() && g_config.mode != Mode::raw &&
-      world->spans_nodes())
+  // Only the adaptive policy's point-to-point decisions use it.
+  if (!g_inter_link.known() && g_config.model && g_config.adaptive() && world->spans_nodes())
     g_inter_link = probe_inter_node_link(*world);
   set_call_timing(g_config.verbose > 0 || !g_config.report_path.empty());
   g_active = true;
