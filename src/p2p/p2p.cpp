@@ -957,8 +957,14 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     p->direct = p->dual = true;
     int tsize = 0;
     PMPI_Type_size(type, &tsize);
-    p->staging.resize(kFrameHeaderBytes + static_cast<size_t>(count) * static_cast<size_t>(tsize));
-    const int cap = static_cast<int>(p->staging.size());
+    const size_t capacity =
+        kFrameHeaderBytes + static_cast<size_t>(count) * static_cast<size_t>(tsize);
+    if (capacity > INT_MAX) {  // the twin's staging (README, Known limitations)
+      delete_pending(p);
+      return report(comm, MPI_ERR_COUNT);
+    }
+    p->staging.resize(capacity);
+    const int cap = static_cast<int>(capacity);
     rc = persistent ? PMPI_Recv_init(p->staging.data(), cap, MPI_BYTE, source, tag, st->p2p,
                                      &p->twin)
                     : PMPI_Irecv(p->staging.data(), cap, MPI_BYTE, source, tag, st->p2p, &p->twin);
