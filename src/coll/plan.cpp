@@ -34,16 +34,23 @@ TierChoice tier_of(const Config& cfg, Override ov, size_t bytes, ElemKind kind,
 }
 
 // Cheap checks first: the common small message leaves before any query.
-bool eligible(MPI_Comm comm, size_t bytes) {
-  if (!runtime_active() || comm == MPI_COMM_NULL) return false;
-  const Config& cfg = config();
+// The library is off for this call: not running, no communicator, or raw.
+bool switched_off(MPI_Comm comm) {
+  if (!runtime_active() || comm == MPI_COMM_NULL) return true;
   const Override ov = tier_override();
-  if (ov == Override::raw || (ov == Override::none && cfg.mode == Mode::raw)) return false;
-  if (bytes == 0 || bytes > kMaxFramePayload) return false;
-  if (ov == Override::none && bytes < cfg.threshold_lossless) return false;
+  return ov == Override::raw || (ov == Override::none && config().mode == Mode::raw);
+}
+
+bool intercommunicator(MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  return !inter;
+  return inter;
+}
+
+bool eligible(MPI_Comm comm, size_t bytes) {
+  if (switched_off(comm) || bytes == 0 || bytes > kMaxFramePayload) return false;
+  if (tier_override() == Override::none && bytes < config().threshold_lossless) return false;
+  return !intercommunicator(comm);
 }
 
 Layout layout_of(const CommState& s, Hierarchy h) {
@@ -104,17 +111,11 @@ bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Pl
 
 bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
                    Plan* plan) {
-  if (!any_block_pays || !runtime_active() || comm == MPI_COMM_NULL) return false;
-  const Config& cfg = config();
-  const Override ov = tier_override();
-  if (ov == Override::raw || (ov == Override::none && cfg.mode == Mode::raw)) return false;
-  int inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return false;
+  if (!any_block_pays || switched_off(comm) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   bool adaptive = false;
   // Data movement is lossless: the tier only says whether the policy decides.
-  tier_of(cfg, ov, block_bytes, ElemKind::bytes, &adaptive);
+  tier_of(config(), tier_override(), block_bytes, ElemKind::bytes, &adaptive);
   plan->tier = {Tier::lossless, false};
   return decide(operation, comm, adaptive, plan);
 }
