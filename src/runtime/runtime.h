@@ -49,6 +49,9 @@ enum class Failure {
 // error handler (fatal by default) and returns the MPI error code to return
 // from the intercepted call when the handler returns. The message is also
 // printed by the library itself: MPI's own abort path can lose it.
-int raise_failure(MPI_Comm app_comm, Failure f, const char* operation);
+// `operation` is the call the user made ("Wait"), `reason` what failed
+// (a codec's codec_status_string, or which check of the frame), if known.
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation,
+                  const char* reason = nullptr);
 
 }  // namespace adacomp
