@@ -67,7 +67,7 @@ int await_turn(P2PComm* st, MPI_Comm app, int source, const ChannelRecord& rec, 
 int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
                    const uint8_t* body, uint8_t* dst, bool may_wait, const uint8_t** plain,
                    const char* op) {
-  const bool channel = h.flags & kFrameChannel;
+  const bool channel = h.flags & kFrameInterstep;
   ChannelRecord rec;
   size_t record = 0;
   if (channel) {
@@ -115,7 +115,7 @@ int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
 // so that its channel's later frames fail rather than wait for it.
 void skip_channel_frame(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
                         const uint8_t* body, size_t available, const char* op) {
-  if (!(h.flags & kFrameChannel)) return;
+  if (!(h.flags & kFrameInterstep)) return;
   ChannelRecord rec;
   size_t record = 0;
   if (!read_channel_record(body, available, &rec, &record)) {
@@ -269,7 +269,7 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
 int adopt_frame(P2PComm* st, MPI_Comm app, Stashed* out, const char* op) {
   FrameHeader h;
   if (!read_frame_header(out->frame.data(), out->frame.size(), &h) ||
-      !(h.flags & kFrameChannel))
+      !(h.flags & kFrameInterstep))
     return MPI_SUCCESS;  // a damaged frame fails at its receive
   const uint8_t* plain = nullptr;
   int rc = decode_payload(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,

@@ -22,7 +22,7 @@
 #include <mutex>
 #include <vector>
 
-#include "p2p/channel.h"
+#include "p2p/interstep.h"
 #include "runtime/args.h"
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"

@@ -81,11 +81,11 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   uint64_t ns = 0;
   {
     ScopedTimer t(s.ns_compress, &ns);
-    if (xor_enabled()) {
+    if (interstep_enabled()) {
       read_lost_reports();
       *order = std::unique_lock<std::mutex>(st->mu);
       bool xor_used = false;
-      n = encode_channel_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
+      n = encode_interstep_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
                                codec, params, data, out, &xor_used);
       if (xor_used) s.xor_calls.fetch_add(1, std::memory_order_relaxed);
       if (!n) order->unlock();

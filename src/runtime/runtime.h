@@ -28,8 +28,8 @@ void set_tier_override(Override o);
 // Point-to-point inter-step coding: the configuration, unless
 // adacomp_override_xor() set it (-1 restores the configuration). Only
 // senders decide, so ranks need not agree.
-bool xor_enabled();
-void set_xor_override(int on);
+bool interstep_enabled();
+void set_interstep_override(int on);
 
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.
