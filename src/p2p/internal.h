@@ -10,9 +10,10 @@
 // message that fits the user's buffer raw also fits it coded, and stored
 // frames land in place with no copy.
 //
-// Locks: g_mu (requests.cpp) guards the request table and is held while
-// drive_receives finishes receives, which take a communicator's `mu`; no
-// other lock is taken inside another.
+// Locks nest one way only: the request table's (requests.cpp, held while
+// drive_receives finishes receives) may hold a communicator's `mu` or the
+// reports' (lost_reports.cpp); a communicator's may hold the lost-channel
+// list's (interstep.cpp). The others are leaves.
 #pragma once
 
 #include <mpi.h>
