@@ -1,6 +1,7 @@
 // Writes a seed corpus for each fuzz target: valid payloads of several
 // data shapes and sizes, in the fuzz input layout (fuzz_input.h).
-// Usage: fuzz_make_seeds OUT_DIR CODEC
+// Usage: fuzz_make_seeds OUT_DIR CODEC, or OUT_DIR channel_record for
+// valid inter-step records (wire/channel_record.h).
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -8,9 +9,42 @@
 #include <vector>
 
 #include "fuzz_input.h"
+#include "wire/channel_record.h"
+
+namespace {
+
+bool write_file(const std::string& path, const uint8_t* data, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  std::fwrite(data, 1, n, f);
+  std::fclose(f);
+  return true;
+}
+
+// Records with 0, 1 and the most retired channels, delta or not.
+int channel_record_seeds(const std::string& dir) {
+  int written = 0;
+  for (size_t retired : {size_t(0), size_t(1), adacomp::kMaxRetiredPerFrame})
+    for (bool delta : {false, true}) {
+      adacomp::ChannelRecord r;
+      r.id = 7;
+      r.seq = delta ? 3 : 0;
+      r.xor_prev = delta;
+      for (size_t i = 0; i < retired; ++i)
+        r.retired.push_back({static_cast<uint32_t>(100 + i), static_cast<uint32_t>(i)});
+      std::vector<uint8_t> out(adacomp::channel_record_bytes(r) + 8, 0xAB);  // + coded bytes
+      adacomp::write_channel_record(r, out.data());
+      written += write_file(dir + "/seed_" + std::to_string(written), out.data(), out.size());
+    }
+  std::printf("channel_record: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
+  if (std::string(argv[2]) == "channel_record") return channel_record_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
   if (!c) return 2;
   int written = 0;
@@ -42,11 +76,8 @@ int main(int argc, char** argv) {
           out[0] = static_cast<uint8_t>(k);
           out[1] = static_cast<uint8_t>(n);
           out[2] = static_cast<uint8_t>(n >> 8);
-          std::string path = std::string(argv[1]) + "/seed_" + std::to_string(written++);
-          if (FILE* f = std::fopen(path.c_str(), "wb")) {
-            std::fwrite(out.data(), 1, fuzz::kPrefix + r, f);
-            std::fclose(f);
-          }
+          write_file(std::string(argv[1]) + "/seed_" + std::to_string(written++), out.data(),
+                     fuzz::kPrefix + r);
         }
   std::printf("%s: %d seeds\n", argv[2], written);
   return written ? 0 : 1;

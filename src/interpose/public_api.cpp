@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "p2p/channel.h"
+#include "p2p/interstep.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -41,7 +41,7 @@ ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
 }
 
 ADACOMP_EXPORT int adacomp_override_xor(int on) {
-  adacomp::set_xor_override(on);
+  adacomp::set_interstep_override(on);
   return 0;
 }
 

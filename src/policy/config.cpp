@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <utility>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -227,9 +228,9 @@ const Setting kSettings[] = {
      }},
     {"ADACOMP_NODE_MAP", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
      [](const std::string& v, Config& c) { return parse_node_map(v, &c.node_map); }},
-    {"ADACOMP_XOR", "on|off",
+    {"ADACOMP_INTERSTEP", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
-    {"ADACOMP_XOR_MEMORY", "a byte count with optional K, M or G suffix",
+    {"ADACOMP_INTERSTEP_MEMORY", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
     {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
      [](const std::string& v, Config& c) {
@@ -249,7 +250,14 @@ const Setting kSettings[] = {
      }},
 };
 
+// Former names, still accepted (README, man adacomp.conf): the feature
+// they set is called inter-step coding everywhere else.
+const std::pair<const char*, const char*> kAliases[] = {
+    {"ADACOMP_XOR", "ADACOMP_INTERSTEP"}, {"ADACOMP_XOR_MEMORY", "ADACOMP_INTERSTEP_MEMORY"}};
+
 const Setting* find_setting(const std::string& key) {
+  for (const auto& [former, now] : kAliases)
+    if (key == former) return find_setting(now);
   for (const Setting& s : kSettings)
     if (key == s.key) return &s;
   return nullptr;

@@ -49,7 +49,7 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   if (available < kFrameHeaderBytes) return false;
   const auto* p = static_cast<const uint8_t*>(src);
   if (p[0] != kMagic0 || p[1] != kMagic1 || p[2] != kFrameVersion ||
-      (p[5] & ~kFrameChannel) != 0)
+      (p[5] & ~kFrameInterstep) != 0)
     return false;
   uint16_t c = static_cast<uint16_t>(p[6] | (p[7] << 8));
   if (c != header_check(p)) return false;
