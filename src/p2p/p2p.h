@@ -90,7 +90,7 @@ int dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
 int intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm);
 
 #if MPI_VERSION >= 4
-// MPI-4 variants (src/interpose/c_calls_mpi4.def).
+// MPI-4 variants (src/interpose/mpi_calls.txt).
 int send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
