@@ -96,7 +96,7 @@ CallResult dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sou
 CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm);
 
 #if MPI_VERSION >= 4
-// MPI-4 variants (src/interpose/c_calls_mpi4.def).
+// MPI-4 variants (src/interpose/mpi_calls.txt).
 CallResult send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 CallResult ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 CallResult rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);

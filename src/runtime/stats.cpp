@@ -29,12 +29,9 @@ constexpr OpNames kOpNames[] = {
 static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kOps, "a name for every Op");
 
 constexpr const char* kCallNames[] = {
-#define ADACOMP_C_CALL(Name, impl, params, args) #Name,
-#include "interpose/c_calls.def"
-#if MPI_VERSION >= 4
-#include "interpose/c_calls_mpi4.def"
-#endif
-#undef ADACOMP_C_CALL
+#define ADACOMP_CALL(Name) #Name,
+#include "adacomp_calls.h"
+#undef ADACOMP_CALL
 };
 static_assert(sizeof(kCallNames) / sizeof(kCallNames[0]) == kCallCount, "a name for every call");
 

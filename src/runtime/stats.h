@@ -60,13 +60,11 @@ class ScopedTimer {
 // Time inside each intercepted C entry point (mpiP's "MPI time"), by call.
 // Measured only when a report or the table is asked for (set_call_timing),
 // so the default path pays one relaxed load.
+// The calls are those of src/interpose/mpi_calls.txt (tools/gen_entries.py).
 enum CallId : int {
-#define ADACOMP_C_CALL(Name, impl, params, args) call_##Name,
-#include "interpose/c_calls.def"
-#if MPI_VERSION >= 4
-#include "interpose/c_calls_mpi4.def"
-#endif
-#undef ADACOMP_C_CALL
+#define ADACOMP_CALL(Name) call_##Name,
+#include "adacomp_calls.h"
+#undef ADACOMP_CALL
   kCallCount
 };
 const char* call_name(CallId id);  // "Allreduce", as in MPI_Allreduce
