@@ -6,7 +6,6 @@
 #include "runtime/call_result.h"
 
 namespace adacomp {
-inline int finish(int rc) { return rc; }
 template <typename F>
 int finish(int rc, F) { return rc; }
 template <typename F>
