@@ -60,9 +60,9 @@ int await_turn(P2PComm* st, MPI_Comm app, int source, const ChannelRecord& rec, 
   }
 }
 
-// Decodes a coded frame's payload from `source`, received at `body`: in the
-// user's buffer `dst` (decoded in place, from a copy) or, when dst is null,
-// in staging (decoded into the accumulator). A channel frame is applied in
+// Decodes a coded frame's payload from `source`, received at `body`: into
+// the user's buffer `dst` (from a copy when the payload arrived there) or,
+// when dst is null, into the accumulator. A channel frame is applied in
 // its channel's order. `*plain` gets the decoded bytes.
 int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
                    const uint8_t* body, uint8_t* dst, bool may_wait, const uint8_t** plain,
@@ -71,14 +71,14 @@ int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
   ChannelRecord rec;
   size_t record = 0;
   if (channel) {
-    if (!read_channel_record(body, h.payload_bytes, &rec, &record))
+    if (!st || !read_channel_record(body, h.payload_bytes, &rec, &record))
       return raise_failure(app, Failure::corrupt_frame, op, kBadRecord);
     int rc = await_turn(st, app, source, rec, may_wait, op);
     if (rc != MPI_SUCCESS) return rc;
   }
   // Only now: waiting finishes other receives, which use the same scratch.
   uint8_t* out = dst ? dst : scratch(ScratchSlot::accumulator, h.raw_bytes);
-  if (dst) {
+  if (body == dst) {
     uint8_t* copy = scratch(ScratchSlot::recv_frame, h.payload_bytes);
     std::memcpy(copy, body, h.payload_bytes);
     body = copy;
@@ -134,6 +134,37 @@ void skip_channel_frame(P2PComm* st, MPI_Comm app, int source, const FrameHeader
   tell_sender(app, source, rec.id);
 }
 
+// The end of every receive: a whole frame's body, its sizes checked, is
+// decoded (coded) or checked (stored) and lands in the user's buffer
+// (unpacked for non-contiguous types).
+int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint8_t* body,
+         void* buf, MPI_Datatype type, bool may_wait, MPI_Status* s, const char* op) {
+  const size_t raw = h.raw_bytes;
+  TypeInfo ti = type_info(type);
+  uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
+  const uint8_t* plain = body;
+  if (h.codec == CodecId::stored) {
+    if (raw != h.payload_bytes || h.flags)
+      return raise_failure(app, Failure::corrupt_frame, op, kBadStored);
+  } else {
+    int rc = decode_payload(st, app, source, h, body, ti.contiguous ? dst : nullptr, may_wait,
+                            &plain, op);
+    if (rc != MPI_SUCCESS) return rc;
+    count_decoded(raw, kFrameHeaderBytes + h.payload_bytes);
+  }
+  if (ti.contiguous) {
+    if (plain != dst && raw) std::memcpy(dst, plain, raw);
+  } else if (raw) {
+    if (ti.size == 0 || raw % ti.size != 0)
+      return raise_failure(app, Failure::corrupt_frame, op, kBadElements);
+    int pos = 0;
+    PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf, static_cast<int>(raw / ti.size), type,
+                app);
+  }
+  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
+  return MPI_SUCCESS;
+}
+
 // Gives the first `n` decoded bytes and MPI_ERR_TRUNCATE.
 int truncated(MPI_Comm app, MPI_Status* s, size_t n) {
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(n));
@@ -154,8 +185,6 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   if (staged) header = staging.data();
   MPI_Count got = 0;  // may exceed an int: the whole frame, header included
   PMPI_Get_elements_x(s, MPI_BYTE, &got);
-  MPI_Count tsize = 0;
-  PMPI_Type_size_x(type, &tsize);
   const size_t cap = bytes_of(count, type);
   // A cut frame's header says more than arrived, so its lengths are not
   // checked against what arrived.
@@ -196,24 +225,7 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
     skip_channel_frame(st, app, s->MPI_SOURCE, h, body, std::min(payload, arrived), op);
     return truncated(app, s, std::min(payload, arrived));
   }
-  if (h.codec == CodecId::stored && (raw != payload || h.flags))
-    return raise_failure(app, Failure::corrupt_frame, op, kBadStored);
-  if (staged && tsize > 0 && raw % static_cast<size_t>(tsize) != 0)
-    return raise_failure(app, Failure::corrupt_frame, op, kBadElements);
-  const uint8_t* plain = body;
-  if (h.codec != CodecId::stored) {
-    int rc = decode_payload(st, app, s->MPI_SOURCE, h, body, staged ? nullptr : dst, may_wait,
-                            &plain, op);
-    if (rc != MPI_SUCCESS) return rc;
-    count_decoded(raw, kFrameHeaderBytes + payload);
-  }
-  if (staged && raw > 0) {
-    int pos = 0;
-    PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
-                static_cast<int>(raw / static_cast<size_t>(tsize)), type, app);
-  }
-  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
-  return MPI_SUCCESS;
+  return land(st, app, s->MPI_SOURCE, h, body, buf, type, may_wait, s, op);
 }
 
 int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
@@ -227,43 +239,12 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
                          m.frame.size() < kFrameHeaderBytes ? kBadSize : kBadHeader);
   if (!wire_size_ok(h, m.frame.size()))
     return raise_failure(m.app, size_failure(&h, m.frame.size()), op, kBadSize);
-  MPI_Count tsize = 0;
-  PMPI_Type_size_x(type, &tsize);
-  const size_t cap = static_cast<size_t>(count) * static_cast<size_t>(tsize);
-  const size_t raw = h.raw_bytes;
-  if (raw > cap) {
+  if (h.raw_bytes > bytes_of(count, type)) {
     s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(m.app, MPI_ERR_TRUNCATE);
   }
-  if (raw == 0) return MPI_SUCCESS;
-  TypeInfo ti = type_info(type);
-  const uint8_t* plain = m.frame.data() + kFrameHeaderBytes;
-  uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
-  if (h.codec != CodecId::stored) {
-    uint8_t* out = ti.contiguous ? dst : scratch(ScratchSlot::accumulator, raw);
-    long r;
-    {
-      ScopedTimer t(stats_for(Op::recv).ns_decompress);
-      r = decode_frame(m.frame.data(), kFrameHeaderBytes + h.payload_bytes, out, raw);
-    }
-    if (r != kCodecOk)
-      return raise_failure(m.app, Failure::corrupt_frame, op, codec_status_string(r));
-    count_decoded(raw, kFrameHeaderBytes + h.payload_bytes);
-    plain = out;
-  } else if (h.payload_bytes != raw) {
-    return raise_failure(m.app, Failure::corrupt_frame, op, kBadStored);
-  }
-  if (ti.contiguous) {
-    if (plain != dst) std::memcpy(dst, plain, raw);
-  } else {
-    if (tsize == 0 || raw % static_cast<size_t>(tsize) != 0)
-      return raise_failure(m.app, Failure::corrupt_frame, op, kBadElements);
-    int pos = 0;
-    PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf,
-                static_cast<int>(raw / static_cast<size_t>(tsize)), type, m.app);
-  }
-  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
-  return MPI_SUCCESS;
+  return land(p2p_of(m.app), m.app, m.source, h, m.frame.data() + kFrameHeaderBytes, buf, type,
+              true, s, op);
 }
 
 int adopt_frame(P2PComm* st, MPI_Comm app, Stashed* out, const char* op) {

@@ -207,47 +207,45 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   return report(comm, rc);
 }
 
-CallResult send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+namespace {
+// A send the library takes, or declines (internal.h, route).
+CallResult routed(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
   if (!st) return kDeclined;
-  return do_send(SendMode::standard, buf, count, type, dest, tag, comm, nullptr, st);
+  return do_send(m, buf, count, type, dest, tag, comm, req, st);
+}
+}  // namespace
+
+CallResult send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return routed(SendMode::standard, buf, count, type, dest, tag, comm, nullptr);
 }
 CallResult ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                  MPI_Comm comm) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return do_send(SendMode::sync, buf, count, type, dest, tag, comm, nullptr, st);
+  return routed(SendMode::sync, buf, count, type, dest, tag, comm, nullptr);
 }
 // A ready send may always be carried out as a standard send.
 CallResult rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                  MPI_Comm comm) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return do_send(SendMode::ready, buf, count, type, dest, tag, comm, nullptr, st);
+  return routed(SendMode::ready, buf, count, type, dest, tag, comm, nullptr);
+}
+CallResult isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* req) {
+  return routed(SendMode::standard, buf, count, type, dest, tag, comm, req);
+}
+CallResult issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
+  return routed(SendMode::sync, buf, count, type, dest, tag, comm, req);
+}
+CallResult irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
+  return routed(SendMode::ready, buf, count, type, dest, tag, comm, req);
 }
 CallResult bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                  MPI_Comm comm) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
   if (!st) return kDeclined;
   return do_bsend(buf, count, type, dest, tag, comm, st);
-}
-CallResult isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                 MPI_Comm comm, MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return do_send(SendMode::standard, buf, count, type, dest, tag, comm, req, st);
-}
-CallResult issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return do_send(SendMode::sync, buf, count, type, dest, tag, comm, req, st);
-}
-CallResult irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return do_send(SendMode::ready, buf, count, type, dest, tag, comm, req, st);
 }
 CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm, MPI_Request* req) {
@@ -262,8 +260,10 @@ CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int t
 // each MPI_Start sends the user's current data with no library code running.
 // Ready ones become standard ones, as above.
 namespace {
-int persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, MPI_Request* req, bool sync, P2PComm* st) {
+CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* req, bool sync) {
+  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
+  if (!st) return kDeclined;
   auto* p = new Pending;
   p->persistent = true;
   stored_header(bytes_of(count, type), p->header);
@@ -286,21 +286,15 @@ int persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int
 
 CallResult send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return persistent_send(buf, count, type, dest, tag, comm, req, false, st);
+  return persistent_send(buf, count, type, dest, tag, comm, req, false);
 }
 CallResult ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                       MPI_Comm comm, MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return persistent_send(buf, count, type, dest, tag, comm, req, true, st);
+  return persistent_send(buf, count, type, dest, tag, comm, req, true);
 }
 CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                       MPI_Comm comm, MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return persistent_send(buf, count, type, dest, tag, comm, req, false, st);
+  return persistent_send(buf, count, type, dest, tag, comm, req, false);
 }
 // Buffered persistent sends become standard persistent sends: the attached
 // buffer was sized for the application's messages, not ours. To a peer on
@@ -308,11 +302,9 @@ CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
 // persistent Bsend data stays away, README).
 CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                       MPI_Comm comm, MPI_Request* req) {
-  P2PComm* own = p2p_of(comm);
-  if (own && own->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
-  return persistent_send(buf, count, type, dest, tag, comm, req, false, st);
+  P2PComm* st = p2p_of(comm);
+  if (st && st->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+  return persistent_send(buf, count, type, dest, tag, comm, req, false);
 }
 
 }  // namespace adacomp
