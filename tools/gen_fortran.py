@@ -110,7 +110,9 @@ def gen_call(name, impl, params):
             raise SystemExit(f"gen_fortran: no Fortran mapping for '{p}' in {name}")
     fparams.append("MPI_Fint* ierr")
     body = ["  " + l for l in pre]
-    body.append(f"  int rc = adacomp::{impl}({', '.join(args)});")
+    call_args = ", ".join(args)
+    body.append(f"  int rc = adacomp::finish(adacomp::{impl}({call_args}), "
+                f"[&] {{ return PMPI_{name}({call_args}); }});")
     body += ["  " + l for l in post]
     body.append("  if (ierr) *ierr = rc;")
     lname = name.lower()

@@ -1,5 +1,5 @@
 // MPI-4 large-count (_c) forms of Allreduce, Reduce and Bcast. A count that
-// fits an int takes the classic implementation; a larger one goes to PMPI.
+// fits an int takes the classic implementation; a larger one is declined.
 //
 // Every rank decides alike: the reductions' counts are identical on every
 // rank, and a Bcast count over INT_MAX means a payload over kMaxFramePayload
@@ -14,24 +14,24 @@
 #if MPI_VERSION >= 4
 namespace adacomp {
 
-int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+CallResult allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
                 MPI_Op op, MPI_Comm comm) {
   if (count >= 0 && count <= INT_MAX)
     return allreduce(sendbuf, recvbuf, static_cast<int>(count), type, op, comm);
-  return PMPI_Allreduce_c(sendbuf, recvbuf, count, type, op, comm);
+  return kDeclined;
 }
 
-int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+CallResult reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
              int root, MPI_Comm comm) {
   if (count >= 0 && count <= INT_MAX)
     return reduce(sendbuf, recvbuf, static_cast<int>(count), type, op, root, comm);
-  return PMPI_Reduce_c(sendbuf, recvbuf, count, type, op, root, comm);
+  return kDeclined;
 }
 
-int bcast_c(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+CallResult bcast_c(void* buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
   if (count >= 0 && count <= INT_MAX)
     return bcast(buffer, static_cast<int>(count), type, root, comm);
-  return PMPI_Bcast_c(buffer, count, type, root, comm);
+  return kDeclined;
 }
 
 }  // namespace adacomp

@@ -61,15 +61,14 @@ void tree_reduce(CompressedCall& call, const std::vector<int>& members, int me, 
 
 }  // namespace
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-           MPI_Op op, int root, MPI_Comm comm) {
+CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                  MPI_Op op, int root, MPI_Comm comm) {
   stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  auto pass = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
-  if (!plan_reduction(Op::reduce, comm, count, type, op, &plan)) return pass_through(plan, pass);
+  if (!plan_reduction(Op::reduce, comm, count, type, op, &plan)) return decline(plan);
   CommState& st = *plan.state;
   const int p = st.coll.size, r = st.coll.rank;
-  if (root < 0 || root >= p) return pass();  // PMPI reports the error
+  if (root < 0 || root >= p) return kDeclined;  // PMPI reports the error
   const bool node_aware = plan.layout != Layout::flat;
   const RootedTree tree = rooted_tree(st, root, node_aware);
   const std::vector<int>& members = tree.members;

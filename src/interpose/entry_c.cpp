@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "coll/coll.h"
+#include "interpose/finish.h"
 #include "interpose/lifecycle.h"
 #include "p2p/p2p.h"
 #include "runtime/device.h"
@@ -77,7 +78,7 @@ long long payload(bool scatter, long long n, MPI_Datatype type, long long send_n
   extern "C" __attribute__((visibility("default"))) int MPI_##Name params {                   \
     if (may_pass(#Name) && device_args args) return PMPI_##Name args;                        \
     adacomp::CallClock clock(adacomp::call_##Name);                                           \
-    const int rc = adacomp::impl args;                                                        \
+    const int rc = adacomp::finish(adacomp::impl args, [&] { return PMPI_##Name args; });     \
     clock.stop(rc, [&] {                                                                      \
       return payload(is_scatter(adacomp::call_##Name), count_of(count), datatype,               \
                      count_of(sendcount), sendtype, sendbuf, count_of(recvcount), recvtype,   \

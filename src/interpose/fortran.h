@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coll/coll.h"
+#include "interpose/finish.h"
 #include "interpose/lifecycle.h"
 #include "p2p/p2p.h"
 

@@ -222,7 +222,7 @@ void runtime_stop() {
   comm_state_finalize();
 }
 
-int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation, const char* reason) {
   int code = MPI_ERR_OTHER;
   switch (f) {
     case Failure::corrupt_frame: code = g_err_corrupt; break;
@@ -233,7 +233,8 @@ int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
   int len = 0, rank = -1;
   PMPI_Error_string(code, text, &len);
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "adacomp: rank %d: MPI_%s: %s\n", rank, operation, text);
+  std::fprintf(stderr, "adacomp: rank %d: MPI_%s: %s%s%s%s\n", rank, operation, text,
+               reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
   std::fflush(stderr);
   PMPI_Comm_call_errhandler(app_comm, code);
   return code;

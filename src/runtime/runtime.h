@@ -48,7 +48,9 @@ enum class Failure {
 // Raises an AdaComp error on the application's communicator through its
 // error handler (fatal by default) and returns the MPI error code to return
 // from the intercepted call when the handler returns. The message is also
-// printed by the library itself: MPI's own abort path can lose it.
-int raise_failure(MPI_Comm app_comm, Failure f, const char* operation);
+// printed by the library itself: MPI's own abort path can lose it, with
+// `reason` (what the codec said) when there is one.
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation,
+                  const char* reason = nullptr);
 
 }  // namespace adacomp
