@@ -60,11 +60,10 @@ CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm 
   stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_movement(Op::bcast, comm, count, type, &plan)) return decline(plan);
-  CommState& st = *plan.state;
-  const int p = st.coll.size, r = st.coll.rank;
-  if (root < 0 || root >= p) return kDeclined;  // PMPI reports the error
-  const bool node_aware = plan.layout != Layout::flat;
-  const RootedTree tree = rooted_tree(st, root, node_aware);
+  RootedTree tree;
+  if (!rooted_tree(plan, root, &tree)) return kDeclined;
+  const CommState& st = *plan.state;
+  const int r = st.coll.rank;
   const std::vector<int>& members = tree.members;
   const int me = tree.me;
   CompressedCall call(comm, plan, Op::bcast);
@@ -80,9 +79,7 @@ CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm 
     if (r != root) unstage(data, bytes, buffer, count, type, plan.type, st.coll.comm);
   }
   int rc = MPI_SUCCESS;
-  if (node_aware) {
-    rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);
-  }
+  if (tree.per_node) rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);
   return call.finish_with(rc);
 }
 

@@ -31,12 +31,13 @@ int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI
   return PMPI_Isend(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
 }
 
+void count_call(Op op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
+
 }  // namespace
 
-bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type, bool full) {
-  if (buf == MPI_IN_PLACE) return false;
-  if (!full) return count < 0 || type == MPI_DATATYPE_NULL;
-  return arg_error(MPI_COMM_NULL, count, type, MPI_PROC_NULL, Peer::none, 0) != MPI_SUCCESS;
+bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type) {
+  return buf != MPI_IN_PLACE &&
+         arg_error(MPI_COMM_NULL, count, type, MPI_PROC_NULL, Peer::none, 0) != MPI_SUCCESS;
 }
 
 int rank_in(MPI_Comm comm) {
@@ -46,9 +47,10 @@ int rank_in(MPI_Comm comm) {
 }
 
 size_t type_bytes(MPI_Count count, MPI_Datatype t) {
+  if (count <= 0 || t == MPI_DATATYPE_NULL) return 0;
   int s = 0;
   PMPI_Type_size(t, &s);
-  return static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(s);
+  return static_cast<size_t>(count) * static_cast<size_t>(s);
 }
 
 char* at(const void* base, MPI_Aint index, MPI_Datatype type) {
@@ -70,10 +72,9 @@ void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst
                 rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
-void count_call(Op op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
-
 const CommState* exchange_gate(Op op, MPI_Comm comm, size_t block_bytes, bool varied,
                                Plan* plan) {
+  count_call(op);
   return plan_exchange(op, comm, block_bytes, varied, plan) ? plan->state : nullptr;
 }
 

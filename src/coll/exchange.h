@@ -50,27 +50,34 @@ Blocks<Count, Displ> given_blocks(const Count* counts, const Displ* displs) {
   return {counts, displs, 0, true};
 }
 
-// Buffer arguments MPI rejects: a negative count or MPI_DATATYPE_NULL and,
-// when `full` (a query, so only once the call is taken), a derived datatype
-// MPI refuses (runtime/args.h). The call is then declined and PMPI reports
-// them. `buf` MPI_IN_PLACE has nothing to check.
-bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type, bool full);
+// Buffer arguments MPI rejects (runtime/args.h), checked once a call passes
+// the gate (a query): the call is then declined and PMPI reports them. `buf`
+// MPI_IN_PLACE has nothing to check.
+bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type);
 
 int rank_in(MPI_Comm comm);
+// 0 for a negative count or MPI_DATATYPE_NULL (the gate then declines).
 size_t type_bytes(MPI_Count count, MPI_Datatype t);
 // Element `index` of `type` from `base`.
 char* at(const void* base, MPI_Aint index, MPI_Datatype type);
 // A rank's own block, copied from its send to its receive buffer.
 void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
                 MPI_Count rcount, MPI_Datatype rtype);
-void count_call(Op op);
 
-// The gate (plan_exchange): the state when the call is taken, else null. A
-// regular call passes its block size (identical on every rank); `root`, for
-// a rooted call, must be in range (else PMPI reports it).
+// The gate (plan_exchange), after counting the call: the state when the call
+// is taken, else null. A regular call passes its block size (identical on
+// every rank); `root`, for a rooted call, must be in range (else PMPI reports
+// it).
 const CommState* exchange_gate(Op op, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
 const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
                              Plan* plan);
+// The gate of a call without root on its receive blocks.
+template <class Count, class Displ>
+const CommState* blocks_gate(Op op, MPI_Comm comm, const Blocks<Count, Displ>& recv,
+                             MPI_Datatype recvtype, Plan* plan) {
+  const size_t block_bytes = recv.varied ? 0 : type_bytes(recv.block, recvtype);
+  return exchange_gate(op, comm, block_bytes, recv.varied, plan);
+}
 
 class Exchange {
  public:
@@ -114,14 +121,7 @@ CallResult rooted_exchange(Op op, bool to_root, const void* single_buf, Count si
                            MPI_Datatype single_type, const void* blocks_buf,
                            Blocks<Count, Displ> blocks, MPI_Datatype blocks_type, int root,
                            MPI_Comm comm) {
-  count_call(op);
   const bool is_root = rank_in(comm) == root;
-  auto bad = [&](bool full) {
-    return is_root ? bad_args(single_buf, single_count, single_type, full) ||
-                         bad_args(nullptr, blocks.checked(), blocks_type, full)
-                   : bad_args(nullptr, single_count, single_type, full);
-  };
-  if (bad(false)) return kDeclined;
   // A block's size in bytes is the same at the root and at its rank.
   const size_t block_bytes = blocks.varied ? 0
                              : is_root     ? type_bytes(blocks.block, blocks_type)
@@ -129,7 +129,10 @@ CallResult rooted_exchange(Op op, bool to_root, const void* single_buf, Count si
   Plan plan;
   const CommState* st = rooted_gate(op, comm, root, block_bytes, blocks.varied, &plan);
   if (!st) return decline(plan);
-  if (bad(true)) return kDeclined;
+  if (is_root ? bad_args(single_buf, single_count, single_type) ||
+                    bad_args(nullptr, blocks.checked(), blocks_type)
+              : bad_args(nullptr, single_count, single_type))
+    return kDeclined;
   Exchange x(comm, plan, op);
   if (!is_root) {
     if (to_root) x.send(root, single_buf, single_count, single_type);

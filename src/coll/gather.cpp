@@ -9,17 +9,11 @@ template <class Count, class Displ>
 CallResult allgather_impl(Op op, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                           void* recvbuf, Blocks<Count, Displ> recv, MPI_Datatype recvtype,
                           MPI_Comm comm) {
-  count_call(op);
-  auto bad = [&](bool full) {
-    return bad_args(sendbuf, sendcount, sendtype, full) ||
-           bad_args(nullptr, recv.checked(), recvtype, full);
-  };
-  if (bad(false)) return kDeclined;
   Plan plan;
-  const size_t block_bytes = recv.varied ? 0 : type_bytes(recv.block, recvtype);
-  const CommState* st = exchange_gate(op, comm, block_bytes, recv.varied, &plan);
+  const CommState* st = blocks_gate(op, comm, recv, recvtype, &plan);
   if (!st) return decline(plan);
-  if (bad(true)) return kDeclined;
+  if (bad_args(sendbuf, sendcount, sendtype) || bad_args(nullptr, recv.checked(), recvtype))
+    return kDeclined;
   const int me = st->coll.rank;
   char* own = at(recvbuf, recv.displ(me), recvtype);
   if (sendbuf == MPI_IN_PLACE) {

@@ -6,7 +6,8 @@
 // on every rank (the byte count is common to all, and zero-byte calls pass
 // through), which the classic Bcast passes through too. The other
 // collectives' _c forms share their implementation with the classic ones
-// (gather.cpp, reduce_scatter.cpp).
+// (gather.cpp, scatter.cpp, alltoall.cpp,
+// reduce_scatter.cpp).
 #include <climits>
 
 #include "coll/coll.h"
@@ -15,14 +16,14 @@
 namespace adacomp {
 
 CallResult allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
-                MPI_Op op, MPI_Comm comm) {
+                       MPI_Op op, MPI_Comm comm) {
   if (count >= 0 && count <= INT_MAX)
     return allreduce(sendbuf, recvbuf, static_cast<int>(count), type, op, comm);
   return kDeclined;
 }
 
-CallResult reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-             int root, MPI_Comm comm) {
+CallResult reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                    MPI_Op op, int root, MPI_Comm comm) {
   if (count >= 0 && count <= INT_MAX)
     return reduce(sendbuf, recvbuf, static_cast<int>(count), type, op, root, comm);
   return kDeclined;
