@@ -78,6 +78,8 @@ CallResult decline(const Plan& plan);
 const Plan* take_declined();
 
 // Runs a declined call's PMPI form `pmpi`, timed when decline() asked.
+// Whoever receives kDeclined from an implementation runs its PMPI form
+// through here, so a timing asked for is never left for a later call.
 template <class F>
 int run_declined(F pmpi) {
   const Plan* timed = take_declined();
