@@ -86,12 +86,11 @@ int allreduce_leaders(const void* input, void* recvbuf, int count, MPI_Datatype 
 
 }  // namespace
 
-int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-              MPI_Op op, MPI_Comm comm) {
+CallResult allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm) {
   stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduction(Op::allreduce, comm, count, type, op, &plan))
-    return pass_through(plan, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
+  if (!plan_reduction(Op::allreduce, comm, count, type, op, &plan)) return decline(plan);
 
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);

@@ -8,10 +8,16 @@
 namespace adacomp {
 namespace {
 
-// Byte geometry of the P blocks of a vector, each cut into K chunks.
-struct Geometry {
+// One ring over the call's group: this rank, its neighbours, and the byte
+// geometry of the P blocks of a vector, each cut into K chunks of at most
+// `cap` frame bytes.
+struct Ring {
+  Ring(const CompressedCall& call, const ReduceArgs& args)
+      : a(args), chunks(call.plan.chunks), p(call.group.size), r(call.group.rank),
+        left((r - 1 + p) % p), right((r + 1) % p), cap(chunk_capacity()) {}
   const ReduceArgs& a;
-  int chunks;
+  const int chunks, p, r, left, right;
+  const size_t cap;
   size_t chunk_offset(int b, int c) const {
     return (a.blocks[b].offset + block_begin(a.blocks[b].count, chunks, c)) * a.elem_size;
   }
@@ -35,11 +41,10 @@ std::vector<RingBlock> even_blocks(size_t count, int parts) {
 }
 
 void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
-  if (p == 1) return;
-  const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const Geometry g{a, k};
-  const size_t cap = g.chunk_capacity();
+  const Ring g(call, a);
+  if (g.p == 1) return;
+  const int p = g.p, r = g.r, k = g.chunks, left = g.left, right = g.right;
+  const size_t cap = g.cap;
   uint8_t* send_frames = scratch(ScratchSlot::send_frame, cap * k);
   uint8_t* recv_frames = scratch(ScratchSlot::recv_frame, cap * k);
   uint8_t* incoming = scratch(ScratchSlot::work, cap);
@@ -73,11 +78,10 @@ void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
 }
 
 void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
-  if (p == 1) return;
-  const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const Geometry g{a, k};
-  const size_t cap = g.chunk_capacity();
+  const Ring g(call, a);
+  if (g.p == 1) return;
+  const int p = g.p, r = g.r, k = g.chunks, left = g.left, right = g.right;
+  const size_t cap = g.cap;
   uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
   auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };
   std::vector<size_t> sizes(static_cast<size_t>(p) * k);
