@@ -9,6 +9,7 @@
 #include <climits>
 
 #include "coll/coll.h"
+#include "coll/plan.h"
 #include "interpose/lifecycle.h"
 #include "p2p/p2p.h"
 #include "runtime/call_result.h"
@@ -19,12 +20,14 @@
 
 namespace adacomp::entry {
 
-// An implementation returns an MPI return code, as int or as a CallResult
-// whose kDeclined sends the call to `pmpi`: PMPI with the same arguments.
+// An implementation returns an MPI return code, as int (Init, Finalize:
+// never declined) or as a CallResult
+// whose kDeclined sends the call to `pmpi`: PMPI with the same arguments,
+// timed for the adaptive model when the implementation asked (coll/plan.h).
 template <class Pmpi>
 int or_pmpi(int rc, Pmpi&&) { return rc; }
 template <class Pmpi>
-int or_pmpi(const CallResult& result, Pmpi&& pmpi) { return result ? *result : pmpi(); }
+int or_pmpi(const CallResult& result, Pmpi&& pmpi) { return result ? *result : run_declined(pmpi); }
 
 // A narrowing _c twin gives a count that fits an int to the classic
 // implementation and a larger one to PMPI_<Name>_c. Every rank must decide
