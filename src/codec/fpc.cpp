@@ -374,23 +374,11 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
 
 size_t fpc_max(size_t n) { return kHeader + bits::kMaxVarint + n + n / 4 + 16; }
 
-long fpc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
-                size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return encode_t<Traits<decltype(t)>>(p, src, n, dst, cap);
-  });
-}
-
-long fpc_decode(ElemKind kind, const void* src, size_t n, void* dst,
-                size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<Traits<decltype(t)>>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kFpcCodec = {CodecId::fpc, "fpc", false, true,
-                                fpc_max, fpc_encode, fpc_decode};
+extern const Codec kFpcCodec = {
+    CodecId::fpc, "fpc", false, true, fpc_max,
+    bits::float_encode<encode_t<Traits<double>>, encode_t<Traits<float>>>,
+    bits::float_decode<decode_t<Traits<double>>, decode_t<Traits<float>>>};
 
 }  // namespace adacomp
