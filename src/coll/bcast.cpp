@@ -57,10 +57,10 @@ void tree_bcast(CompressedCall& call, const std::vector<int>& members, int me, u
 }  // namespace
 
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   auto pass = [&] { return PMPI_Bcast(buffer, count, type, root, comm); };
-  if (!plan_movement(Op::bcast, comm, count, type, &plan)) return pass_through(plan, pass);
+  if (!plan_movement(OpKind::bcast, comm, count, type, &plan)) return pass_through(plan, pass);
   CommState& st = *plan.state;
   const int p = st.coll.size, r = st.coll.rank;
   if (root < 0 || root >= p) return pass();  // PMPI reports the error
@@ -68,7 +68,7 @@ int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const RootedTree tree = rooted_tree(st, root, node_aware);
   const std::vector<int>& members = tree.members;
   const int me = tree.me;
-  CompressedCall call(comm, plan, Op::bcast);
+  CompressedCall call(comm, plan, OpKind::bcast);
 
   if (me >= 0 && members.size() > 1) {
     // Non-contiguous data is packed into a contiguous staging buffer first.

@@ -31,7 +31,7 @@ namespace {
 
 constexpr int kTagExchange = 3;
 
-static_assert(static_cast<int>(Op::kCount) <= RuntimeModel::kMaxOps,
+static_assert(static_cast<int>(OpKind::kCount) <= RuntimeModel::kMaxOps,
               "the runtime model needs a slot per operation");
 
 bool pays(size_t bytes) {
@@ -39,14 +39,14 @@ bool pays(size_t bytes) {
 }
 
 // Gate: identical inputs on every rank (see plan_exchange).
-const CommState* gate(Op op, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
+const CommState* gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
                       Plan* plan) {
   return plan_exchange(op, comm, block_bytes, any_block_pays, plan) ? plan->state : nullptr;
 }
 
 // Gate of a rooted collective: a root out of range passes through too, so
 // that PMPI reports the error.
-const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes,
+const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes,
                              bool any_block_pays, Plan* plan) {
   const CommState* st = gate(op, comm, block_bytes, any_block_pays, plan);
   if (st && (root < 0 || root >= st->coll.size)) plan->model = nullptr;  // untimed
@@ -123,7 +123,7 @@ struct Xfer {
 
 class Exchange {
  public:
-  Exchange(MPI_Comm app, const Plan& plan, Op op)
+  Exchange(MPI_Comm app, const Plan& plan, OpKind op)
       : app_(app), plan_(plan), st_(plan.state->coll), op_(op), stats_(stats_for(op)),
         start_(PMPI_Wtime()) {
     stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
@@ -140,7 +140,7 @@ class Exchange {
   MPI_Comm app_;
   const Plan& plan_;
   const Group& st_;
-  Op op_;
+  OpKind op_;
   OpStats& stats_;
   std::vector<Xfer> sends_, recvs_;
   double start_;
@@ -239,7 +239,7 @@ int Exchange::run() {
   return MPI_SUCCESS;
 }
 
-void count_call(Op op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
+void count_call(OpKind op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
 
 char* at(const void* base, MPI_Aint index, MPI_Datatype type) {
   return static_cast<char*>(const_cast<void*>(base)) + index * extent_of(type);
@@ -271,11 +271,11 @@ MPI_Aint span(int n, const Count* counts, const Displ* displs, Count block, MPI_
 template <class Count, class Pass>
 int allgather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
-  count_call(Op::allgather);
+  count_call(OpKind::allgather);
   if (bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)) return pass();
   Plan plan;
   const size_t block_bytes = type_bytes(recvcount, recvtype);
-  const CommState* st = gate(Op::allgather, comm, block_bytes, pays(block_bytes), &plan);
+  const CommState* st = gate(OpKind::allgather, comm, block_bytes, pays(block_bytes), &plan);
   if (!st) return pass_through(plan, pass);
   const MPI_Aint block = recvcount;
   if (sendbuf == MPI_IN_PLACE) {
@@ -286,7 +286,7 @@ int allgather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
     copy_local(sendbuf, sendcount, sendtype, at(recvbuf, st->coll.rank * block, recvtype), recvcount,
                recvtype);
   }
-  Exchange x(comm, plan, Op::allgather);
+  Exchange x(comm, plan, OpKind::allgather);
   for (int j = 0; j < st->coll.size; ++j) {
     if (j == st->coll.rank) continue;
     x.recv(j, at(recvbuf, j * block, recvtype), recvcount, recvtype);
@@ -299,10 +299,10 @@ template <class Count, class Displ, class Pass>
 int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, Pass pass) {
-  count_call(Op::allgatherv);
+  count_call(OpKind::allgatherv);
   if (bad_send(sendbuf, sendcount, sendtype) || bad(1, recvtype)) return pass();
   Plan plan;
-  const CommState* st = gate(Op::allgatherv, comm, 0, true, &plan);
+  const CommState* st = gate(OpKind::allgatherv, comm, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
   const int me = st->coll.rank;
   if (sendbuf == MPI_IN_PLACE) {
@@ -313,7 +313,7 @@ int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
     copy_local(sendbuf, sendcount, sendtype, at(recvbuf, displs[me], recvtype), recvcounts[me],
                recvtype);
   }
-  Exchange x(comm, plan, Op::allgatherv);
+  Exchange x(comm, plan, OpKind::allgatherv);
   for (int j = 0; j < st->coll.size; ++j) {
     if (j == me) continue;
     x.recv(j, at(recvbuf, displs[j], recvtype), recvcounts[j], recvtype);
@@ -325,7 +325,7 @@ int allgatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
 template <class Count, class Pass>
 int gather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                 Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Pass pass) {
-  count_call(Op::gather);
+  count_call(OpKind::gather);
   // The block size in bytes is the same on the root (recv) and the others (send).
   const bool is_root = rank_in(comm) == root;
   if (is_root ? bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)
@@ -334,10 +334,10 @@ int gather_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, voi
   size_t block_bytes = is_root ? type_bytes(recvcount, recvtype)
                                : type_bytes(sendcount, sendtype);
   Plan plan;
-  const CommState* st = rooted_gate(Op::gather, comm, root, block_bytes, pays(block_bytes), &plan);
+  const CommState* st = rooted_gate(OpKind::gather, comm, root, block_bytes, pays(block_bytes), &plan);
   if (!st) return pass_through(plan, pass);
   const MPI_Aint block = recvcount;
-  Exchange x(comm, plan, Op::gather);
+  Exchange x(comm, plan, OpKind::gather);
   if (is_root) {
     if (sendbuf != MPI_IN_PLACE)
       copy_local(sendbuf, sendcount, sendtype, at(recvbuf, root * block, recvtype), recvcount,
@@ -354,14 +354,14 @@ template <class Count, class Displ, class Pass>
 int gatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, Pass pass) {
-  count_call(Op::gatherv);
+  count_call(OpKind::gatherv);
   if (rank_in(comm) == root ? bad_send(sendbuf, sendcount, sendtype) || bad(1, recvtype)
                             : bad(sendcount, sendtype))
     return pass();
   Plan plan;
-  const CommState* st = rooted_gate(Op::gatherv, comm, root, 0, true, &plan);
+  const CommState* st = rooted_gate(OpKind::gatherv, comm, root, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
-  Exchange x(comm, plan, Op::gatherv);
+  Exchange x(comm, plan, OpKind::gatherv);
   if (st->coll.rank == root) {
     if (sendbuf != MPI_IN_PLACE)
       copy_local(sendbuf, sendcount, sendtype, at(recvbuf, displs[root], recvtype),
@@ -377,7 +377,7 @@ int gatherv_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
 template <class Count, class Pass>
 int scatter_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Pass pass) {
-  count_call(Op::scatter);
+  count_call(OpKind::scatter);
   const bool is_root = rank_in(comm) == root;
   if (is_root ? bad(sendcount, sendtype) || bad_send(recvbuf, recvcount, recvtype)
               : bad(recvcount, recvtype))
@@ -385,10 +385,10 @@ int scatter_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, vo
   size_t block_bytes = is_root ? type_bytes(sendcount, sendtype)
                                : type_bytes(recvcount, recvtype);
   Plan plan;
-  const CommState* st = rooted_gate(Op::scatter, comm, root, block_bytes, pays(block_bytes), &plan);
+  const CommState* st = rooted_gate(OpKind::scatter, comm, root, block_bytes, pays(block_bytes), &plan);
   if (!st) return pass_through(plan, pass);
   const MPI_Aint block = sendcount;
-  Exchange x(comm, plan, Op::scatter);
+  Exchange x(comm, plan, OpKind::scatter);
   if (is_root) {
     if (recvbuf != MPI_IN_PLACE)
       copy_local(at(sendbuf, root * block, sendtype), sendcount, sendtype, recvbuf, recvcount,
@@ -405,14 +405,14 @@ template <class Count, class Displ, class Pass>
 int scatterv_impl(const void* sendbuf, const Count sendcounts[], const Displ displs[],
                   MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, Pass pass) {
-  count_call(Op::scatterv);
+  count_call(OpKind::scatterv);
   if (rank_in(comm) == root ? bad(1, sendtype) || bad_send(recvbuf, recvcount, recvtype)
                             : bad(recvcount, recvtype))
     return pass();
   Plan plan;
-  const CommState* st = rooted_gate(Op::scatterv, comm, root, 0, true, &plan);
+  const CommState* st = rooted_gate(OpKind::scatterv, comm, root, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
-  Exchange x(comm, plan, Op::scatterv);
+  Exchange x(comm, plan, OpKind::scatterv);
   if (st->coll.rank == root) {
     if (recvbuf != MPI_IN_PLACE)
       copy_local(at(sendbuf, displs[root], sendtype), sendcounts[root], sendtype, recvbuf,
@@ -428,11 +428,11 @@ int scatterv_impl(const void* sendbuf, const Count sendcounts[], const Displ dis
 template <class Count, class Pass>
 int alltoall_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
-  count_call(Op::alltoall);
+  count_call(OpKind::alltoall);
   if (bad_send(sendbuf, sendcount, sendtype) || bad(recvcount, recvtype)) return pass();
   Plan plan;
   const size_t block_bytes = type_bytes(recvcount, recvtype);
-  const CommState* st = gate(Op::alltoall, comm, block_bytes, pays(block_bytes), &plan);
+  const CommState* st = gate(OpKind::alltoall, comm, block_bytes, pays(block_bytes), &plan);
   if (!st) return pass_through(plan, pass);
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
@@ -447,7 +447,7 @@ int alltoall_impl(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, v
   const MPI_Aint sblock = sendcount, rblock = recvcount;
   copy_local(at(sendbuf, me * sblock, sendtype), sendcount, sendtype,
              at(recvbuf, me * rblock, recvtype), recvcount, recvtype);
-  Exchange x(comm, plan, Op::alltoall);
+  Exchange x(comm, plan, OpKind::alltoall);
   for (int j = 0; j < st->coll.size; ++j) {
     if (j == me) continue;
     x.recv(j, at(recvbuf, j * rblock, recvtype), recvcount, recvtype);
@@ -460,10 +460,10 @@ template <class Count, class Displ, class Pass>
 int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
                    MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
                    const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Pass pass) {
-  count_call(Op::alltoallv);
+  count_call(OpKind::alltoallv);
   if (bad_send(sendbuf, 1, sendtype) || bad(1, recvtype)) return pass();
   Plan plan;
-  const CommState* st = gate(Op::alltoallv, comm, 0, true, &plan);
+  const CommState* st = gate(OpKind::alltoallv, comm, 0, true, &plan);
   if (!st) return pass_through(plan, pass);
   std::vector<char> copy;
   if (sendbuf == MPI_IN_PLACE) {
@@ -480,7 +480,7 @@ int alltoallv_impl(const void* sendbuf, const Count sendcounts[], const Displ sd
   const int me = st->coll.rank;
   copy_local(at(sendbuf, sdispls[me], sendtype), sendcounts[me], sendtype,
              at(recvbuf, rdispls[me], recvtype), recvcounts[me], recvtype);
-  Exchange x(comm, plan, Op::alltoallv);
+  Exchange x(comm, plan, OpKind::alltoallv);
   for (int j = 0; j < st->coll.size; ++j) {
     if (j == me) continue;
     x.recv(j, at(recvbuf, rdispls[j], recvtype), recvcounts[j], recvtype);

@@ -37,19 +37,19 @@ struct Plan {
 // True when a reduction should be compressed: commutative op, contiguous
 // predefined type, intracommunicator, message in a compressed tier, and the
 // policy says so. False: pass through with pass_through().
-bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan);
 
 // True when a data-movement collective (Bcast, ...) should be compressed.
 // Any datatype qualifies (bytes are bytes); non-contiguous ones are packed
 // first. Only the sender's datatype decides the codec, which travels in the
 // frames; the path itself depends on sizes only.
-bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
+bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
 
 // The gate of the pairwise data-movement collectives: `block_bytes` is a
 // size every rank knows alike (the block of the regular calls, 0 for the v
 // calls, which then share one model slot per operation).
-bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
+bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
                    Plan* plan);
 
 // Whether a hop between this rank and `peer` (ranks of the private

@@ -63,10 +63,10 @@ void tree_reduce(CompressedCall& call, const std::vector<int>& members, int me, 
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm) {
-  stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   auto pass = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
-  if (!plan_reduction(Op::reduce, comm, count, type, op, &plan)) return pass_through(plan, pass);
+  if (!plan_reduction(OpKind::reduce, comm, count, type, op, &plan)) return pass_through(plan, pass);
   CommState& st = *plan.state;
   const int p = st.coll.size, r = st.coll.rank;
   if (root < 0 || root >= p) return pass();  // PMPI reports the error
@@ -77,7 +77,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   const bool is_root = r == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
 
-  CompressedCall call(comm, plan, Op::reduce);
+  CompressedCall call(comm, plan, OpKind::reduce);
   // Every member but the root sends each element once: members-1
   // compressions; P-1 combining operations in all.
   if (plan.tier.tier == Tier::lossy)

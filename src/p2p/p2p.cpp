@@ -378,7 +378,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   } else {
     out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
   }
-  OpStats& s = stats_for(Op::send);
+  OpStats& s = stats_for(OpKind::send);
   size_t n = 0;
   uint64_t ns = 0;
   {
@@ -417,7 +417,7 @@ enum class SendMode { standard, sync, ready };
 // Blocking (req == nullptr) or nonblocking send of one message on st->p2p.
 int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm, MPI_Request* req, P2PState* st) {
-  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
   Pending* p = req ? new Pending : nullptr;
   uint8_t* frame = nullptr;
   size_t frame_bytes = 0;
@@ -497,7 +497,7 @@ void poll_detached(bool all) {
 // its sizing (which knows nothing of our header) cannot overflow.
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PState* st) {
-  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
   poll_detached(false);
   Detached d;
   uint8_t* frame = nullptr;
@@ -587,7 +587,7 @@ int decode_payload(P2PState* st, MPI_Comm app, int source, const FrameHeader& h,
     std::memcpy(copy, body, h.payload_bytes);
     body = copy;
   }
-  OpStats& stats = stats_for(Op::recv);
+  OpStats& stats = stats_for(OpKind::recv);
   RecvChannels::Outcome outcome;
   {
     ScopedTimer t(stats.ns_decompress);
@@ -648,7 +648,7 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   P2PState* st = state_of(app);
   const bool staged = !staging.empty();
   if (staged) header = staging.data();
-  OpStats& stats = stats_for(Op::recv);
+  OpStats& stats = stats_for(OpKind::recv);
   MPI_Count got = 0;  // may exceed an int: the whole frame, header included
   PMPI_Get_elements_x(s, MPI_BYTE, &got);
   MPI_Count tsize = 0;
@@ -740,7 +740,7 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   const uint8_t* plain = m.frame.data() + kFrameHeaderBytes;
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
   if (h.codec != CodecId::stored) {
-    OpStats& stats = stats_for(Op::recv);
+    OpStats& stats = stats_for(OpKind::recv);
     uint8_t* out = ti.contiguous ? dst : scratch(ScratchSlot::accumulator, raw);
     long r;
     {
@@ -823,7 +823,7 @@ int adopt_frame(P2PState* st, MPI_Comm app, Stashed* out) {
   int rc = decode_payload(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
                           true, &plain);
   if (rc != MPI_SUCCESS) return rc;
-  OpStats& stats = stats_for(Op::recv);
+  OpStats& stats = stats_for(OpKind::recv);
   stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   stats.bytes_in.fetch_add(h.raw_bytes, std::memory_order_relaxed);
   stats.bytes_wire.fetch_add(out->frame.size(), std::memory_order_relaxed);
@@ -908,7 +908,7 @@ namespace {
 
 int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
             MPI_Status* status, P2PState* st) {
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
   Stashed m;
   if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status);
   uint8_t header[kFrameHeaderBytes];
@@ -927,7 +927,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
              MPI_Request* req, bool persistent, P2PState* st) {
   const bool dual = st->dual(source);
   if (!persistent) {
-    stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+    stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
     Stashed m;
     if (take_stashed(st, source, tag, &m)) {
       MPI_Status s;
@@ -1479,7 +1479,7 @@ int improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
 int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
   Stashed* m = take_message(*msg);
   if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
   if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
@@ -1488,7 +1488,7 @@ int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status*
 int imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
   Stashed* m = take_message(*msg);
   if (!m) return PMPI_Imrecv(buf, count, type, msg, req);
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
   if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
@@ -1749,7 +1749,7 @@ int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status
 int start(MPI_Request* req) {
   Pending* p = take_pending(*req);
   if (!p) return PMPI_Start(req);
-  stats_for(p->is_recv ? Op::recv : Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(p->is_recv ? OpKind::recv : OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
   int rc = MPI_SUCCESS;
   P2PState* st = p->is_recv ? state_of(p->app) : nullptr;
   Stashed m;
