@@ -141,9 +141,6 @@ size_t bitplane_max(size_t n) { return 1 + bits::kMaxVarint + n / 4 / kBlock + n
 
 }  // namespace
 
-extern const Codec kBitplaneCodec = {
-    CodecId::bitplane, "bitplane", false, true, bitplane_max,
-    bits::float_encode<encode_t<double>, encode_t<float>>,
-    bits::float_decode<decode_t<double>, decode_t<float>>};
+ADACOMP_FLOAT_CODEC(kBitplaneCodec, CodecId::bitplane, "bitplane", false, bitplane_max);
 
 }  // namespace adacomp

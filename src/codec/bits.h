@@ -41,6 +41,14 @@ long float_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t ds
   }
 }
 
+// A float codec's table entry (the codec's own file, namespace adacomp):
+// its encode_t<T> and decode_t<T>, for T = double and float, behind the
+// dispatch above.
+#define ADACOMP_FLOAT_CODEC(var, id, name, lossy, max_encoded)                           \
+  extern const Codec var = {id, name, lossy, true, max_encoded,                          \
+                            bits::float_encode<encode_t<double>, encode_t<float>>,       \
+                            bits::float_decode<decode_t<double>, decode_t<float>>}
+
 // Same-width unsigned integer of a float type, and back.
 template <typename T>
 using uint_of = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;

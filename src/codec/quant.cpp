@@ -185,9 +185,6 @@ size_t quant_max(size_t n) {
 
 }  // namespace
 
-extern const Codec kQuantCodec = {
-    CodecId::quant, "quant", true, true, quant_max,
-    bits::float_encode<encode_t<double>, encode_t<float>>,
-    bits::float_decode<decode_t<double>, decode_t<float>>};
+ADACOMP_FLOAT_CODEC(kQuantCodec, CodecId::quant, "quant", true, quant_max);
 
 }  // namespace adacomp

@@ -149,9 +149,6 @@ size_t quant_fast_max(size_t n) {
 
 }  // namespace
 
-extern const Codec kQuantFastCodec = {
-    CodecId::quant_fast, "quant_fast", true, true, quant_fast_max,
-    bits::float_encode<encode_t<double>, encode_t<float>>,
-    bits::float_decode<decode_t<double>, decode_t<float>>};
+ADACOMP_FLOAT_CODEC(kQuantFastCodec, CodecId::quant_fast, "quant_fast", true, quant_fast_max);
 
 }  // namespace adacomp

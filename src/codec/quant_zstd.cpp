@@ -217,9 +217,6 @@ size_t quant_zstd_max(size_t n) {
 
 }  // namespace
 
-extern const Codec kQuantZstdCodec = {
-    CodecId::quant_zstd, "quant_zstd", true, true, quant_zstd_max,
-    bits::float_encode<encode_t<double>, encode_t<float>>,
-    bits::float_decode<decode_t<double>, decode_t<float>>};
+ADACOMP_FLOAT_CODEC(kQuantZstdCodec, CodecId::quant_zstd, "quant_zstd", true, quant_zstd_max);
 
 }  // namespace adacomp

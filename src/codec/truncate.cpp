@@ -111,9 +111,9 @@ int trunc_bits_for(const U* in, size_t count, double eb) {
   return 0;
 }
 
-template <typename U>
-long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
-                    void* dst, size_t cap) {
+template <typename F>
+long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
+  using U = bits::uint_of<F>;
   const int n = p.abs_bound > 0 ? trunc_bits_for(static_cast<const U*>(src), src_bytes / sizeof(U),
                                                  p.abs_bound)
                                 : p.truncate_bits;
@@ -147,8 +147,9 @@ long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
   return r < 0 ? r : r + 2;
 }
 
-template <typename U>
-long trunc_decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
+template <typename F>
+long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
+  using U = bits::uint_of<F>;
   const ElemKind kind = sizeof(U) == 8 ? ElemKind::f64 : ElemKind::f32;
   if (dst_bytes % sizeof(U) || src_bytes < 2) return kCodecCorrupt;
   const auto* s = static_cast<const uint8_t*>(src);
@@ -239,10 +240,7 @@ long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst,
 
 }  // namespace
 
-extern const Codec kTruncateCodec = {
-    CodecId::truncate, "truncate", true, true, trunc_max,
-    bits::float_encode<trunc_encode_t<uint64_t>, trunc_encode_t<uint32_t>>,
-    bits::float_decode<trunc_decode_t<uint64_t>, trunc_decode_t<uint32_t>>};
+ADACOMP_FLOAT_CODEC(kTruncateCodec, CodecId::truncate, "truncate", true, trunc_max);
 extern const Codec kToF32Codec = {CodecId::to_f32, "to_f32", true, true,
                                   f32_max, f32_encode, f32_decode};
 

@@ -180,9 +180,6 @@ size_t zfp_max(size_t n) {
 
 }  // namespace
 
-extern const Codec kZfpCodec = {
-    CodecId::zfp, "zfp", true, true, zfp_max,
-    bits::float_encode<encode_t<double>, encode_t<float>>,
-    bits::float_decode<decode_t<double>, decode_t<float>>};
+ADACOMP_FLOAT_CODEC(kZfpCodec, CodecId::zfp, "zfp", true, zfp_max);
 
 }  // namespace adacomp
