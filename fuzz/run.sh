@@ -1,7 +1,7 @@
 #!/bin/sh
-# Builds the libFuzzer targets (the codec decoders and the inter-step record) with clang (ASan + UBSan on
-# the codec library too) in BUILD_DIR and runs each for its share of
-# SECONDS_TOTAL, starting from seeds of valid payloads. Exits nonzero if any
+# Builds the libFuzzer targets (the codec decoders, the frame header and the
+# inter-step record) with clang (ASan + UBSan on the codec library too) in
+# BUILD_DIR and runs each for its share of SECONDS_TOTAL, starting from seeds of valid payloads. Exits nonzero if any
 # target finds a crash, leak or sanitizer error (artifacts stay in
 # BUILD_DIR/artifacts).
 #   fuzz/run.sh BUILD_DIR SECONDS_TOTAL
@@ -37,7 +37,7 @@ CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast 
 # Each target: its name and its seed set (fuzz_make_seeds).
 TARGETS=""
 for c in $CODECS; do TARGETS="$TARGETS fuzz_decode_$c:$c"; done
-TARGETS="$TARGETS fuzz_channel_record:channel_record"
+TARGETS="$TARGETS fuzz_frame_header:frame_header fuzz_channel_record:channel_record"
 N=$(echo $TARGETS | wc -w)
 EACH=$((TOTAL / N))
 [ "$EACH" -ge 1 ] || EACH=1
@@ -58,5 +58,9 @@ for t in $TARGETS; do
   else
     echo "$target: ok ($(grep -c . "$BUILD/$target.log") log lines, ${EACH}s)"
   fi
+}
+for c in $CODECS; do
+  fuzz "$c" "fuzz_decode_$c"
 done
+fuzz frame_header fuzz_frame_header
 exit $status

@@ -26,7 +26,7 @@ MPI_Aint span(int n, const Blocks<Count, Displ>& blocks, MPI_Datatype type) {
 }
 
 template <class Count, class Displ>
-CallResult alltoall_impl(Op op, const void* sendbuf, Blocks<Count, Displ> send,
+CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> send,
                          MPI_Datatype sendtype, void* recvbuf, Blocks<Count, Displ> recv,
                          MPI_Datatype recvtype, MPI_Comm comm) {
   Plan plan;
@@ -61,28 +61,28 @@ CallResult alltoall_impl(Op op, const void* sendbuf, Blocks<Count, Displ> send,
 
 CallResult alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(Op::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
+  return alltoall_impl(OpKind::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
                        same_blocks(recvcount), recvtype, comm);
 }
 
 CallResult alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(Op::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
+  return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
                        recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm);
 }
 
 #if MPI_VERSION >= 4
 CallResult alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(Op::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
+  return alltoall_impl(OpKind::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
                        same_blocks(recvcount), recvtype, comm);
 }
 
 CallResult alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                        MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                        const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(Op::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
+  return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
                        recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm);
 }
 #endif  // MPI_VERSION >= 4

@@ -57,16 +57,16 @@ void tree_bcast(CompressedCall& call, const std::vector<int>& members, int me, u
 }  // namespace
 
 CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_movement(Op::bcast, comm, count, type, &plan)) return decline(plan);
+  if (!plan_movement(OpKind::bcast, comm, count, type, &plan)) return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;
   const CommState& st = *plan.state;
   const int r = st.coll.rank;
   const std::vector<int>& members = tree.members;
   const int me = tree.me;
-  CompressedCall call(comm, plan, Op::bcast);
+  CompressedCall call(comm, plan, OpKind::bcast);
 
   if (me >= 0 && members.size() > 1) {
     // Non-contiguous data is packed into a contiguous staging buffer first.

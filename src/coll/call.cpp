@@ -5,7 +5,7 @@
 
 namespace adacomp {
 
-CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, Op op, const Group& g)
+CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Group& g)
     : group(g), plan(p), app_(app), op_(op), stats_(stats_for(op)), coder_{p.codec, p.params},
       start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);

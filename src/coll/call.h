@@ -24,8 +24,8 @@ class CompressedCall {
  public:
   // Frames travel between the ranks of `group` (the private communicator,
   // or one of its node-aware splits).
-  CompressedCall(MPI_Comm app, const Plan& plan, Op op, const Group& group);
-  CompressedCall(MPI_Comm app, const Plan& plan, Op op)
+  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, const Group& group);
+  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op)
       : CompressedCall(app, plan, op, plan.state->coll) {}
 
   // Error bound of each compression of this call. A lossy plan with no
@@ -62,7 +62,7 @@ class CompressedCall {
 
  private:
   MPI_Comm app_;
-  Op op_;
+  OpKind op_;
   OpStats& stats_;
   Coder coder_;
   TransferErrors errors_;

@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kTagExchange = 3;
 
-static_assert(static_cast<int>(Op::kCount) <= RuntimeModel::kMaxOps,
+static_assert(static_cast<int>(OpKind::kCount) <= RuntimeModel::kMaxOps,
               "the runtime model needs a slot per operation");
 
 // Raw transfers of any count: MPI-4's large-count calls exist only where
@@ -31,7 +31,7 @@ int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI
   return PMPI_Isend(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
 }
 
-void count_call(Op op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
+void count_call(OpKind op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
 
 }  // namespace
 
@@ -72,13 +72,13 @@ void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst
                 rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
-const CommState* exchange_gate(Op op, MPI_Comm comm, size_t block_bytes, bool varied,
+const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
                                Plan* plan) {
   count_call(op);
   return plan_exchange(op, comm, block_bytes, varied, plan) ? plan->state : nullptr;
 }
 
-const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
+const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
                              Plan* plan) {
   const CommState* st = exchange_gate(op, comm, block_bytes, varied, plan);
   if (st && (root < 0 || root >= st->coll.size)) {
@@ -88,7 +88,7 @@ const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes,
   return st;
 }
 
-Exchange::Exchange(MPI_Comm app, const Plan& plan, Op op)
+Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op)
     : app_(app), plan_(plan), group_(plan.state->coll), op_(op), stats_(stats_for(op)),
       start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);

@@ -68,12 +68,12 @@ void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst
 // is taken, else null. A regular call passes its block size (identical on
 // every rank); `root`, for a rooted call, must be in range (else PMPI reports
 // it).
-const CommState* exchange_gate(Op op, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
-const CommState* rooted_gate(Op op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
+const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
+const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
                              Plan* plan);
 // The gate of a call without root on its receive blocks.
 template <class Count, class Displ>
-const CommState* blocks_gate(Op op, MPI_Comm comm, const Blocks<Count, Displ>& recv,
+const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ>& recv,
                              MPI_Datatype recvtype, Plan* plan) {
   const size_t block_bytes = recv.varied ? 0 : type_bytes(recv.block, recvtype);
   return exchange_gate(op, comm, block_bytes, recv.varied, plan);
@@ -81,7 +81,7 @@ const CommState* blocks_gate(Op op, MPI_Comm comm, const Blocks<Count, Displ>& r
 
 class Exchange {
  public:
-  Exchange(MPI_Comm app, const Plan& plan, Op op);
+  Exchange(MPI_Comm app, const Plan& plan, OpKind op);
   void send(int peer, const void* buf, MPI_Count count, MPI_Datatype type) {
     sends_.push_back({peer, const_cast<void*>(buf), count, type});
   }
@@ -106,7 +106,7 @@ class Exchange {
   MPI_Comm app_;
   const Plan& plan_;
   const Group& group_;
-  Op op_;
+  OpKind op_;
   OpStats& stats_;
   std::vector<Xfer> sends_, recvs_;
   TransferErrors errors_;
@@ -117,7 +117,7 @@ class Exchange {
 // rank; every other rank one message, `single`, sent to or received from the
 // root. `single_buf` MPI_IN_PLACE at the root: its own block stays in place.
 template <class Count, class Displ>
-CallResult rooted_exchange(Op op, bool to_root, const void* single_buf, Count single_count,
+CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Count single_count,
                            MPI_Datatype single_type, const void* blocks_buf,
                            Blocks<Count, Displ> blocks, MPI_Datatype blocks_type, int root,
                            MPI_Comm comm) {

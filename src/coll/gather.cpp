@@ -6,7 +6,7 @@ namespace adacomp {
 namespace {
 
 template <class Count, class Displ>
-CallResult allgather_impl(Op op, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                           void* recvbuf, Blocks<Count, Displ> recv, MPI_Datatype recvtype,
                           MPI_Comm comm) {
   Plan plan;
@@ -36,55 +36,55 @@ CallResult allgather_impl(Op op, const void* sendbuf, Count sendcount, MPI_Datat
 
 CallResult allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_impl(Op::allgather, sendbuf, sendcount, sendtype, recvbuf,
+  return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
                         same_blocks(recvcount), recvtype, comm);
 }
 
 CallResult allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                       MPI_Comm comm) {
-  return allgather_impl(Op::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
+  return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
                         given_blocks(recvcounts, displs), recvtype, comm);
 }
 
 CallResult gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return rooted_exchange(Op::gather, true, sendbuf, sendcount, sendtype, recvbuf,
+  return rooted_exchange(OpKind::gather, true, sendbuf, sendcount, sendtype, recvbuf,
                          same_blocks(recvcount), recvtype, root, comm);
 }
 
 CallResult gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm) {
-  return rooted_exchange(Op::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
+  return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
                          given_blocks(recvcounts, displs), recvtype, root, comm);
 }
 
 #if MPI_VERSION >= 4
 CallResult allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_impl(Op::allgather, sendbuf, sendcount, sendtype, recvbuf,
+  return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
                         same_blocks(recvcount), recvtype, comm);
 }
 
 CallResult allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                         MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_impl(Op::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
+  return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
                         given_blocks(recvcounts, displs), recvtype, comm);
 }
 
 CallResult gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                     MPI_Comm comm) {
-  return rooted_exchange(Op::gather, true, sendbuf, sendcount, sendtype, recvbuf,
+  return rooted_exchange(OpKind::gather, true, sendbuf, sendcount, sendtype, recvbuf,
                          same_blocks(recvcount), recvtype, root, comm);
 }
 
 CallResult gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                      MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return rooted_exchange(Op::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
+  return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
                          given_blocks(recvcounts, displs), recvtype, root, comm);
 }
 #endif  // MPI_VERSION >= 4

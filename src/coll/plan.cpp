@@ -27,7 +27,7 @@ Layout layout_of(const CommState& s, Hierarchy h) {
 }
 
 // The policy's verdict once the tier is known: state, layout, model slot.
-bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
+bool decide(OpKind operation, MPI_Comm comm, bool adaptive, Plan* plan) {
   const Config& cfg = config();
   // A job inside one node: nothing to create, nothing to time.
   if (adaptive && node_local_raw() && !job_spans_nodes()) return false;
@@ -49,7 +49,7 @@ bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
   return true;
 }
 
-bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, Plan* plan) {
   // Cheap checks first: the common small message leaves before any query
   // but the size, and bad arguments go to PMPI, which reports them.
@@ -74,16 +74,16 @@ thread_local bool t_timed = false;
 
 }  // namespace
 
-bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan) {
   return plan_common(operation, comm, count, type, op, true, plan);
 }
 
-bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
+bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
   return plan_common(operation, comm, count, type, MPI_OP_NULL, false, plan);
 }
 
-bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool varied,
+bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    Plan* plan) {
   if (switched_off(comm)) return false;
   // The v calls are coded where any block is large enough: the gate at the

@@ -42,19 +42,19 @@ struct Plan {
 // declined too, and PMPI reports them with MPI's own error class.
 
 // A reduction: commutative op, contiguous predefined type, intracommunicator.
-bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan);
 
 // A data-movement collective (Bcast, ...). Any datatype qualifies (bytes are
 // bytes); non-contiguous ones are packed first. Only the sender's datatype
 // decides the codec, which travels in the frames; the path itself depends on
 // sizes only.
-bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
+bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
 
 // The pairwise data-movement collectives: `block_bytes` is a size every rank
 // knows alike, the block of the regular calls; the v calls (`varied`) have
 // none and share one model slot per operation.
-bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
+bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
 
 // Whether one transfer of `bytes` of an exchange is coded (both ends know
 // `bytes`, so they agree).

@@ -63,9 +63,9 @@ void tree_reduce(CompressedCall& call, const std::vector<int>& members, int me, 
 
 CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                   MPI_Op op, int root, MPI_Comm comm) {
-  stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduction(Op::reduce, comm, count, type, op, &plan)) return decline(plan);
+  if (!plan_reduction(OpKind::reduce, comm, count, type, op, &plan)) return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;
   const CommState& st = *plan.state;
@@ -74,7 +74,7 @@ CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   const bool is_root = st.coll.rank == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
 
-  CompressedCall call(comm, plan, Op::reduce);
+  CompressedCall call(comm, plan, OpKind::reduce);
   // Every member but the root sends each element once: members-1
   // compressions; P-1 combining operations in all.
   if (plan.tier.tier == Tier::lossy)

@@ -6,14 +6,14 @@ namespace adacomp {
 
 CallResult scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return rooted_exchange(Op::scatter, false, recvbuf, recvcount, recvtype, sendbuf,
+  return rooted_exchange(OpKind::scatter, false, recvbuf, recvcount, recvtype, sendbuf,
                          same_blocks(sendcount), sendtype, root, comm);
 }
 
 CallResult scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                     int root, MPI_Comm comm) {
-  return rooted_exchange(Op::scatterv, false, recvbuf, recvcount, recvtype, sendbuf,
+  return rooted_exchange(OpKind::scatterv, false, recvbuf, recvcount, recvtype, sendbuf,
                          given_blocks(sendcounts, displs), sendtype, root, comm);
 }
 
@@ -21,14 +21,14 @@ CallResult scatterv(const void* sendbuf, const int sendcounts[], const int displ
 CallResult scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                      MPI_Comm comm) {
-  return rooted_exchange(Op::scatter, false, recvbuf, recvcount, recvtype, sendbuf,
+  return rooted_exchange(OpKind::scatter, false, recvbuf, recvcount, recvtype, sendbuf,
                          same_blocks(sendcount), sendtype, root, comm);
 }
 
 CallResult scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                       MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return rooted_exchange(Op::scatterv, false, recvbuf, recvcount, recvtype, sendbuf,
+  return rooted_exchange(OpKind::scatterv, false, recvbuf, recvcount, recvtype, sendbuf,
                          given_blocks(sendcounts, displs), sendtype, root, comm);
 }
 #endif  // MPI_VERSION >= 4

@@ -266,7 +266,7 @@ CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
 CallResult start(MPI_Request* req) {
   Pending* p = take_pending(*req);
   if (!p) return kDeclined;
-  stats_for(p->is_recv ? Op::recv : Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(p->is_recv ? OpKind::recv : OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
   int rc = MPI_SUCCESS;
   P2PComm* st = p->is_recv ? p2p_of(p->app) : nullptr;
   Stashed m;

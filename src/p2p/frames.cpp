@@ -35,7 +35,7 @@ bool wire_size_ok(const FrameHeader& h, size_t wire) {
 }
 
 void count_decoded(size_t raw, size_t wire) {
-  OpStats& stats = stats_for(Op::recv);
+  OpStats& stats = stats_for(OpKind::recv);
   stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
   stats.bytes_wire.fetch_add(wire, std::memory_order_relaxed);
@@ -83,7 +83,7 @@ int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
     std::memcpy(copy, body, h.payload_bytes);
     body = copy;
   }
-  OpStats& stats = stats_for(Op::recv);
+  OpStats& stats = stats_for(OpKind::recv);
   RecvChannels::Outcome outcome;
   long status;
   {

@@ -245,7 +245,7 @@ CallResult mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Stat
 CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
   Stashed* m = take_message(*msg);
   if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
   if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
@@ -254,7 +254,7 @@ CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_
 CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
   Stashed* m = take_message(*msg);
   if (!m) return PMPI_Imrecv(buf, count, type, msg, req);
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<Stashed> owned(m);
   *msg = MPI_MESSAGE_NULL;
   if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);

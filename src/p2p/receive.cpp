@@ -42,7 +42,7 @@ RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
 
 int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
             MPI_Status* status, P2PComm* st) {
-  stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
   Stashed m;
   if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status, "Recv");
   uint8_t header[kFrameHeaderBytes];
@@ -89,7 +89,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
              MPI_Request* req, bool persistent, P2PComm* st, const char* op) {
   const bool dual = st->dual(source);
   if (!persistent) {
-    stats_for(Op::recv).calls.fetch_add(1, std::memory_order_relaxed);
+    stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
     Stashed m;
     if (take_stashed(st, source, tag, &m)) {
       MPI_Status s;

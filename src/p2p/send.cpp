@@ -76,7 +76,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   } else {
     out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
   }
-  OpStats& s = stats_for(Op::send);
+  OpStats& s = stats_for(OpKind::send);
   size_t n = 0;
   uint64_t ns = 0;
   {
@@ -134,7 +134,7 @@ int post(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, in
 
 int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm, MPI_Request* req, P2PComm* st) {
-  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
   Pending* p = req ? new Pending : nullptr;
   uint8_t* frame = nullptr;
   size_t frame_bytes = 0;
@@ -185,7 +185,7 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
 // its sizing (which knows nothing of our header) cannot overflow.
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st) {
-  stats_for(Op::send).calls.fetch_add(1, std::memory_order_relaxed);
+  stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
   poll_detached(false);
   Detached d;
   uint8_t* frame = nullptr;

@@ -24,6 +24,8 @@ enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, pipeline
 // Measured by adacomp-calibrate; zero means "not calibrated".
 struct LinkModel {
   double bandwidth_Bps = 0;  // achieved point-to-point bandwidth
+  // Shown only (verbose line, JSON report): a coded message pays the same
+  // latency as a plain one, so the break-even (policy/model.h) is per byte.
   double latency_s = 0;
   bool known() const { return bandwidth_Bps > 0; }
 };

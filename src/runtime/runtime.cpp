@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "codec/bytes.h"
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/link_probe.h"
@@ -38,12 +39,6 @@ int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost =
   std::exit(1);
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
-  return h;
-}
-
 // All ranks must have a valid configuration, and the same library version
 // with the same settings, or they could take different collective paths
 // and deadlock.
@@ -51,7 +46,7 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   int rank;
   PMPI_Comm_rank(world, &rank);
   std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
-  uint64_t h = fnv1a(fp);
+  uint64_t h = bits::fnv1a_64(fp.data(), fp.size());
   // First field: the lowest invalid rank wins the MAX, so its error is
   // printed once (ranks usually share their settings and so their error).
   // Below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T compares as signed.

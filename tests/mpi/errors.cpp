@@ -7,13 +7,9 @@
 #include "check.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  start_test(&argc, &argv, &rank, &size);
+  MPI_Comm comm = error_returning_comm();
 
   std::vector<double> in(50000, 1.0 + rank), out(50000);
   int rc = MPI_Allreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm);
