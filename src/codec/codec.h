@@ -73,6 +73,7 @@ struct Codec {
 
 const Codec* find_codec(CodecId id);
 const Codec* find_codec(std::string_view name);
+// What a CodecStatus means, for error messages ("codec status -2: ...").
 const char* codec_status_string(long status);
 
 // The SIMD codecs (bitplane, quant_fast, quant_zstd) pick AVX2 at run time

@@ -66,11 +66,11 @@ bool use_avx2() {
 
 const char* codec_status_string(long status) {
   switch (status) {
-    case kCodecNoSpace: return "output does not fit";
-    case kCodecCorrupt: return "corrupt or truncated payload";
-    case kCodecUnsupported: return "unsupported data kind or parameter";
-    case kCodecInternal: return "codec library error";
-    default: return status >= 0 ? "ok" : "unknown codec error";
+    case kCodecNoSpace: return "codec status -1: output does not fit";
+    case kCodecCorrupt: return "codec status -2: header or coded data malformed";
+    case kCodecUnsupported: return "codec status -3: codec or parameter unsupported";
+    case kCodecInternal: return "codec status -4: codec internal error";
+    default: return status >= 0 ? "ok" : "unknown codec status";
   }
 }
 

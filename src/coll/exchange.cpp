@@ -126,7 +126,7 @@ int Exchange::run() {
       sframes[i].resize(frame_capacity(bytes));
       const size_t n = encode_payload(lossless_coder(ti.kind), data, bytes, sframes[i].data(),
                                       stats_);
-      count_sent(stats_, bytes, n);
+      count_frame(stats_, bytes, n);
       errors_.mpi(PMPI_Isend(sframes[i].data(), static_cast<int>(n), MPI_BYTE, x.peer,
                              kTagExchange, group_.comm, &r));
     } else {

@@ -8,6 +8,7 @@
 #include "runtime/datatype.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
+#include "runtime/transfer.h"
 
 namespace adacomp {
 namespace {
@@ -37,8 +38,7 @@ bool wire_size_ok(const FrameHeader& h, size_t wire) {
 void count_decoded(size_t raw, size_t wire) {
   OpStats& stats = stats_for(OpKind::recv);
   stats.compressed_calls.fetch_add(1, std::memory_order_relaxed);
-  stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
-  stats.bytes_wire.fetch_add(wire, std::memory_order_relaxed);
+  count_frame(stats, raw, wire);
 }
 
 // Waits until frame `rec` from `source` is next on its channel, completing
@@ -64,9 +64,9 @@ int await_turn(P2PComm* st, MPI_Comm app, int source, const ChannelRecord& rec, 
 // the user's buffer `dst` (from a copy when the payload arrived there) or,
 // when dst is null, into the accumulator. A channel frame is applied in
 // its channel's order. `*plain` gets the decoded bytes.
-int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
-                   const uint8_t* body, uint8_t* dst, bool may_wait, const uint8_t** plain,
-                   const char* op) {
+int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
+                 const uint8_t* body, uint8_t* dst, bool may_wait, const uint8_t** plain,
+                 const char* op) {
   const bool channel = h.flags & kFrameInterstep;
   ChannelRecord rec;
   size_t record = 0;
@@ -84,27 +84,25 @@ int decode_payload(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
     body = copy;
   }
   OpStats& stats = stats_for(OpKind::recv);
-  RecvChannels::Outcome outcome;
-  long status;
-  {
-    ScopedTimer t(stats.ns_decompress);
-    status = decode_body(h, body + record, h.payload_bytes - record, out);
-    const bool ok = status == kCodecOk;
-    outcome = ok ? RecvChannels::Outcome::ok : RecvChannels::Outcome::corrupt;
+  RecvChannels::Outcome outcome = RecvChannels::Outcome::ok;
+  const long status = decode_with(stats, [&] {
+    const long r = decode_body(h, body + record, h.payload_bytes - record, out);
+    outcome = r == kCodecOk ? RecvChannels::Outcome::ok : RecvChannels::Outcome::corrupt;
     if (channel) {
       // Only this frame advances its channel, so the reference is stable
       // while it was decoded without the lock.
       std::lock_guard<std::mutex> g(st->mu);
-      outcome = st->receiving.finish(source, rec, ok, out, h.raw_bytes);
+      outcome = st->receiving.finish(source, rec, r == kCodecOk, out, h.raw_bytes);
     }
-  }
+    return r;
+  });
   if (outcome != RecvChannels::Outcome::ok) {
     if (channel) tell_sender(app, source, rec.id);
-    if (outcome == RecvChannels::Outcome::corrupt)
-      return raise_failure(app, Failure::corrupt_frame, op,
-                           status != kCodecOk ? codec_status_string(status)
-                                              : "inter-step reference does not match");
-    return raise_failure(app, Failure::lost_reference, op);
+    if (outcome != RecvChannels::Outcome::corrupt)
+      return raise_failure(app, Failure::lost_reference, op);
+    return status != kCodecOk ? raise_undecodable(app, op, status)
+                              : raise_failure(app, Failure::corrupt_frame, op,
+                                              "inter-step reference does not match");
   }
   if (rec.xor_prev) stats.xor_calls.fetch_add(1, std::memory_order_relaxed);
   *plain = out;
@@ -147,8 +145,8 @@ int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint
     if (raw != h.payload_bytes || h.flags)
       return raise_failure(app, Failure::corrupt_frame, op, kBadStored);
   } else {
-    int rc = decode_payload(st, app, source, h, body, ti.contiguous ? dst : nullptr, may_wait,
-                            &plain, op);
+    int rc = decode_coded(st, app, source, h, body, ti.contiguous ? dst : nullptr, may_wait,
+                          &plain, op);
     if (rc != MPI_SUCCESS) return rc;
     count_decoded(raw, kFrameHeaderBytes + h.payload_bytes);
   }
@@ -157,9 +155,7 @@ int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint
   } else if (raw) {
     if (ti.size == 0 || raw % ti.size != 0)
       return raise_failure(app, Failure::corrupt_frame, op, kBadElements);
-    int pos = 0;
-    PMPI_Unpack(plain, static_cast<int>(raw), &pos, buf, static_cast<int>(raw / ti.size), type,
-                app);
+    unstage(plain, raw, buf, static_cast<MPI_Count>(raw / ti.size), type, ti, app);
   }
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
   return MPI_SUCCESS;
@@ -216,7 +212,7 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
     // The coded frame arrived whole, only the message is too long: decoded
     // all the same (its channel keeps its reference), its first bytes given.
     const uint8_t* plain = nullptr;
-    int rc = decode_payload(st, app, s->MPI_SOURCE, h, body, nullptr, may_wait, &plain, op);
+    int rc = decode_coded(st, app, s->MPI_SOURCE, h, body, nullptr, may_wait, &plain, op);
     if (rc != MPI_SUCCESS) return rc;
     if (!staged) std::memcpy(dst, plain, cap);
     return truncated(app, s, cap);
@@ -253,8 +249,8 @@ int adopt_frame(P2PComm* st, MPI_Comm app, Stashed* out, const char* op) {
       !(h.flags & kFrameInterstep))
     return MPI_SUCCESS;  // a damaged frame fails at its receive
   const uint8_t* plain = nullptr;
-  int rc = decode_payload(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
-                          true, &plain, op);
+  int rc = decode_coded(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
+                        true, &plain, op);
   if (rc != MPI_SUCCESS) return rc;
   count_decoded(h.raw_bytes, out->frame.size());
   std::vector<uint8_t> stored(kFrameHeaderBytes + h.raw_bytes);

@@ -5,39 +5,28 @@
 #include "p2p/framing.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "policy/tier.h"
+#include "policy/gate.h"
 #include "runtime/datatype.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
+#include "runtime/transfer.h"
 
 namespace adacomp {
 namespace {
-
-bool compressible(size_t bytes) {
-  return bytes >= kMinCodedPayload && in_compressed_range(config(), tier_override(), bytes);
-}
-
-// The adaptive policy decides point-to-point coding from measurements
-// (policy/model.h); forced modes code every compressible message.
-bool adaptive_policy() {
-  const Config& c = config();
-  const Override ov = tier_override();
-  return c.model && (ov == Override::adaptive || ov == Override::adaptive_pipelined ||
-                     (ov == Override::none && c.adaptive()));
-}
 
 std::mutex g_estimate_mu;
 CodingEstimate g_estimate;  // this rank's sends, all communicators
 
 // Whether a message of `bytes` to `dest` may be coded: never to a peer on
-// this rank's node when the communicator spans nodes; in the adaptive
-// policy only where the link and earlier measurements say it pays.
-bool codes_to(const P2PComm* st, int dest, size_t bytes, ElemKind kind) {
+// this rank's node when the communicator spans nodes; under the adaptive
+// policy (the gate's verdict) only where the link and earlier measurements
+// say it pays.
+bool codes_to(const P2PComm* st, int dest, size_t bytes, ElemKind kind, bool adaptive) {
   const Locality& loc = *st->loc;
   if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return false;  // PMPI reports it
   const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
   if (spans && loc.same_node(dest)) return false;
-  if (!adaptive_policy()) return true;
+  if (!adaptive) return true;
   std::lock_guard<std::mutex> g(g_estimate_mu);
   return g_estimate.should_code(static_cast<int>(kind), bytes,
                                 spans ? inter_node_link() : config().intra);
@@ -51,24 +40,15 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
                     int tag, P2PComm* st, std::vector<uint8_t>* heap, uint8_t** frame,
                     size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
   const size_t bytes = bytes_of(count, type);
-  if (count <= 0 || !compressible(bytes)) return false;
-  TypeInfo ti = type_info(type);
+  if (count <= 0 || bytes < kMinCodedPayload) return false;
+  const ElemKind kind = elem_kind(type);
   const Config& cfg = config();
-  TierChoice tier = choose_tier(cfg, cfg.mode, bytes, ti.kind);
-  if (tier.tier == Tier::raw || !codes_to(st, dest, bytes, ti.kind)) return false;
-  const uint8_t* data = static_cast<const uint8_t*>(buf) + ti.true_lb;
-  if (!ti.contiguous) {
-    uint8_t* packed = scratch(ScratchSlot::work, bytes);
-    int pos = 0;
-    if (PMPI_Pack(buf, count, type, packed, static_cast<int>(bytes), &pos, comm) != MPI_SUCCESS)
-      return false;
-    data = packed;
-  }
-  // Point-to-point is always lossless: a message has no bound to share.
-  const Codec& codec = codec_for(cfg, Tier::lossless, ti.kind);
-  EncodeParams params;
-  params.kind = ti.kind;
-  params.zstd_level = cfg.zstd_level;
+  const GateVerdict v = gate(cfg, tier_override(), bytes, kind, GateScope::transfer);
+  if (v.tier.tier == Tier::raw || !codes_to(st, dest, bytes, kind, v.adaptive)) return false;
+  int rc = MPI_SUCCESS;
+  const uint8_t* data = stage(buf, count, type, type_info(type), bytes, true, comm, &rc);
+  if (rc != MPI_SUCCESS) return false;
+  const Coder c = lossless_coder(kind);  // a message has no bound to share
   uint8_t* out;
   if (heap) {
     heap->resize(frame_capacity(bytes));
@@ -77,33 +57,30 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
   }
   OpStats& s = stats_for(OpKind::send);
-  size_t n = 0;
   uint64_t ns = 0;
-  {
-    ScopedTimer t(s.ns_compress, &ns);
+  size_t n = encode_with(s, out, [&] {
+    size_t m = 0;
     if (interstep_enabled()) {
       read_lost_reports();
       *order = std::unique_lock<std::mutex>(st->mu);
       bool xor_used = false;
-      n = encode_interstep_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
-                               codec, params, data, out, &xor_used);
+      m = encode_interstep_frame(st->sending, {dest, tag, bytes, kind}, cfg.interstep_memory,
+                                 *c.codec, c.params, data, out, &xor_used);
       if (xor_used) s.xor_calls.fetch_add(1, std::memory_order_relaxed);
-      if (!n) order->unlock();
+      if (!m) order->unlock();
     }
-    if (!n) n = encode_frame(codec, params, data, bytes, out);
-  }
-  if (adaptive_policy()) {
+    return m ? m : encode_frame(*c.codec, c.params, data, bytes, out);
+  }, &ns);
+  if (v.adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);
-    g_estimate.record(static_cast<int>(ti.kind), bytes, n, ns * 1e-9);
+    g_estimate.record(static_cast<int>(kind), bytes, n, ns * 1e-9);
   }
-  if (cfg.fault_corrupt_frames) out[8] ^= 0x5A;
   if (n < kFrameHeaderBytes + kMinCodedPayload) {
     std::memset(out + n, 0, kFrameHeaderBytes + kMinCodedPayload - n);
     n = kFrameHeaderBytes + kMinCodedPayload;  // fits: bytes >= kMinCodedPayload
   }
   s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
-  s.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
-  s.bytes_wire.fetch_add(n, std::memory_order_relaxed);
+  count_frame(s, bytes, n);
   if (heap) heap->resize(n);
   *frame = out;
   *frame_bytes = n;

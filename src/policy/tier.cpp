@@ -45,11 +45,6 @@ bool parse_override(const char* name, Override* out) {
   return false;
 }
 
-bool in_compressed_range(const Config& c, Override ov, size_t bytes) {
-  return ov != Override::raw && c.mode != Mode::raw && bytes >= c.threshold_lossless &&
-         bytes <= kMaxFramePayload;
-}
-
 int pipeline_chunks(const Config& c, size_t bytes) {
   if (c.pipeline_chunk_bytes == 0) return c.pipeline_chunks;
   size_t k = (bytes + c.pipeline_chunk_bytes - 1) / c.pipeline_chunk_bytes;

@@ -28,11 +28,6 @@ TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind);
 enum class Override : int { none, raw, lossless, lossy, pipelined, adaptive, adaptive_pipelined };
 bool parse_override(const char* name, Override* out);
 
-// Whether a message of `bytes` is in the compressed tiers at all: no raw mode
-// or raw override, at least T1, and small enough for one frame. Both ends of
-// a transfer know `bytes`, so they always agree.
-bool in_compressed_range(const Config& c, Override ov, size_t bytes);
-
 // Number of pipeline chunks for a message of `bytes`.
 int pipeline_chunks(const Config& c, size_t bytes);
 

@@ -50,19 +50,11 @@ size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* fr
 
 long decode_payload(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes,
                     OpStats& stats) {
-  ScopedTimer t(stats.ns_decompress);
-  return decode_frame(frame, frame_bytes, dst, raw_bytes);
+  return decode_with(stats, [&] { return decode_frame(frame, frame_bytes, dst, raw_bytes); });
 }
 
-const char* codec_status_text(long status) {
-  switch (status) {
-    case kCodecOk: return "decoded";
-    case kCodecNoSpace: return "codec status -1: output does not fit";
-    case kCodecCorrupt: return "codec status -2: header or coded data malformed";
-    case kCodecUnsupported: return "codec status -3: codec or parameter unsupported";
-    case kCodecInternal: return "codec status -4: codec internal error";
-  }
-  return "unknown codec status";
+int raise_undecodable(MPI_Comm app, const char* operation, long status) {
+  return raise_failure(app, Failure::corrupt_frame, operation, codec_status_string(status));
 }
 
 int TransferErrors::report(MPI_Comm app, const char* operation) const {
@@ -70,8 +62,7 @@ int TransferErrors::report(MPI_Comm app, const char* operation) const {
     PMPI_Comm_call_errhandler(app, mpi_);
     return mpi_;
   }
-  if (codec_ != kCodecOk)
-    return raise_failure(app, Failure::corrupt_frame, operation, codec_status_text(codec_));
+  if (codec_ != kCodecOk) return raise_undecodable(app, operation, codec_);
   return MPI_SUCCESS;
 }
 

@@ -59,19 +59,31 @@ size_t encode_with(OpStats& stats, uint8_t* frame, Body body, uint64_t* ns = nul
 size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* frame,
                       OpStats& stats);
 
-// One frame of `wire` bytes carrying `raw` payload bytes goes out.
-inline void count_sent(OpStats& stats, size_t raw, size_t wire) {
+// One frame of `wire` bytes carrying `raw` payload bytes goes out (or, in
+// point-to-point's receive statistics, comes in).
+inline void count_frame(OpStats& stats, size_t raw, size_t wire) {
   stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
   stats.bytes_wire.fetch_add(wire, std::memory_order_relaxed);
 }
 
-// Decodes a received frame into dst (exactly raw_bytes), timed into
-// stats.ns_decompress. Returns kCodecOk or the codec's CodecStatus.
+// Runs `body`, which decodes a frame and returns kCodecOk or the codec's
+// CodecStatus, timed into stats.ns_decompress. Point-to-point passes its
+// channel decoding as the body; the rest calls decode_payload.
+template <class Body>
+long decode_with(OpStats& stats, Body body) {
+  ScopedTimer t(stats.ns_decompress);
+  return body();
+}
+
+// Decodes a received frame into dst (exactly raw_bytes), timed. Returns
+// kCodecOk or the codec's CodecStatus.
 long decode_payload(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes,
                     OpStats& stats);
 
-// What a CodecStatus means, for the error message.
-const char* codec_status_text(long status);
+// A frame that did not decode (`status`), raised on `app` through its error
+// handler as Failure::corrupt_frame with the codec's reason, under
+// MPI_<operation>.
+int raise_undecodable(MPI_Comm app, const char* operation, long status);
 
 // The failures of one call, remembered so that every rank still completes
 // the communication pattern: the first MPI error of a stage and the first

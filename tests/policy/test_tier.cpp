@@ -1,6 +1,7 @@
 // Tier choice without MPI: the four-tier thresholds per mode, lossy only
-// for floats under a bound, overrides, the compressed range, pipeline
-// chunks and the codec of each tier.
+// for floats under a bound, overrides, the transfer gate's compressed
+// range, pipeline chunks and the codec of each tier.
+#include "policy/gate.h"
 #include "policy/tier.h"
 #include "unit.h"
 #include "wire/frame.h"
@@ -45,14 +46,18 @@ void overrides_and_ranges() {
   EXPECT(parse_override("adaptive-pipelined", &o) && o == Override::adaptive_pipelined);
   EXPECT(parse_override("raw", &o) && o == Override::raw);
   EXPECT(!parse_override("Raw", &o) && !parse_override("", &o));
+  // The transfer gate's compressed range (data movement, point-to-point).
   Config c;
-  EXPECT(!in_compressed_range(c, Override::none, c.threshold_lossless - 1));
-  EXPECT(in_compressed_range(c, Override::none, c.threshold_lossless));
-  EXPECT(!in_compressed_range(c, Override::raw, c.threshold_lossless));
-  EXPECT(in_compressed_range(c, Override::none, kMaxFramePayload));
-  EXPECT(!in_compressed_range(c, Override::none, kMaxFramePayload + 1));  // one frame at most
+  auto coded = [&](Override ov, size_t bytes) {
+    return gate(c, ov, bytes, ElemKind::f64, GateScope::transfer).tier.tier != Tier::raw;
+  };
+  EXPECT(!coded(Override::none, c.threshold_lossless - 1));
+  EXPECT(coded(Override::none, c.threshold_lossless));
+  EXPECT(!coded(Override::raw, c.threshold_lossless));
+  EXPECT(coded(Override::none, kMaxFramePayload));
+  EXPECT(!coded(Override::none, kMaxFramePayload + 1));  // one frame at most
   c.mode = Mode::raw;
-  EXPECT(!in_compressed_range(c, Override::lossless, c.threshold_lossless));
+  EXPECT(!coded(Override::lossless, c.threshold_lossless));
 }
 
 void chunks_and_codecs() {
