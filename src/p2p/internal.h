@@ -133,7 +133,9 @@ struct Detached {
   std::vector<uint8_t> data;
 };
 void detach(Detached&& d);
-// Drops the detached sends MPI is done with (all: waits for every one).
+// Drops the sends of `sends` MPI is done with (all: waits for every one).
+void drop_finished(std::vector<Detached>* sends, bool all);
+// The same for the detached sends.
 void poll_detached(bool all);
 
 // Finishes the communicator's receives that have completed in MPI but not

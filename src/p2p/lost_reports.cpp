@@ -26,8 +26,7 @@ void lost_reports_open() {
 void lost_reports_close() {
   {
     std::lock_guard<std::mutex> r(g_report_mu);
-    for (Detached& d : g_reports) PMPI_Wait(&d.req, MPI_STATUS_IGNORE);
-    g_reports.clear();
+    drop_finished(&g_reports, true);
   }
   if (g_control != MPI_COMM_NULL) PMPI_Comm_free(&g_control);
 }
@@ -45,16 +44,7 @@ void tell_sender(MPI_Comm app, int source, uint32_t id) {
   d.data.resize(sizeof id);
   std::memcpy(d.data.data(), &id, sizeof id);
   std::lock_guard<std::mutex> g(g_report_mu);
-  for (size_t i = 0; i < g_reports.size();) {  // drop those delivered
-    int done = 0;
-    PMPI_Test(&g_reports[i].req, &done, MPI_STATUS_IGNORE);
-    if (done) {
-      g_reports[i] = std::move(g_reports.back());
-      g_reports.pop_back();
-    } else {
-      ++i;
-    }
-  }
+  drop_finished(&g_reports, false);  // those delivered
   if (PMPI_Isend(d.data.data(), sizeof id, MPI_BYTE, to, kTagLost, g_control, &d.req) ==
       MPI_SUCCESS)
     g_reports.push_back(std::move(d));

@@ -240,28 +240,40 @@ CallResult mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Stat
   }
 }
 
+namespace {
+// The message of a matched receive: the library's, taken from its handle
+// and counted, with *rc the argument error it gives (already reported), or
+// nullptr: one of MPI's.
+std::unique_ptr<Stashed> matched(MPI_Message* msg, int count, MPI_Datatype type, int* rc) {
+  std::unique_ptr<Stashed> m(take_message(*msg));
+  if (!m) return m;
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  *msg = MPI_MESSAGE_NULL;
+  const int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0);
+  *rc = e ? report(m->app, e) : MPI_SUCCESS;
+  return m;
+}
+}  // namespace
+
 // Matched receives never decline: a message the library took off the wire
 // has no PMPI form, and MPI's own handles go to PMPI here.
 CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
-  Stashed* m = take_message(*msg);
+  int rc = MPI_SUCCESS;
+  std::unique_ptr<Stashed> m = matched(msg, count, type, &rc);
   if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
-  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
-  std::unique_ptr<Stashed> owned(m);
-  *msg = MPI_MESSAGE_NULL;
-  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
+  if (rc != MPI_SUCCESS) return rc;
   return deliver(*m, buf, count, type, status, "Mrecv");
 }
 CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
-  Stashed* m = take_message(*msg);
+  int rc = MPI_SUCCESS;
+  std::unique_ptr<Stashed> m = matched(msg, count, type, &rc);
   if (!m) return PMPI_Imrecv(buf, count, type, msg, req);
-  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
-  std::unique_ptr<Stashed> owned(m);
-  *msg = MPI_MESSAGE_NULL;
-  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
-  MPI_Status s;
-  int rc = deliver(*m, buf, count, type, &s, "Imrecv");
-  if (rc != MPI_SUCCESS) return rc;
-  return report(m->app, completed_request(&s, req));
+  if (rc == MPI_SUCCESS) {
+    MPI_Status s;
+    rc = deliver(*m, buf, count, type, &s, "Imrecv");
+    if (rc == MPI_SUCCESS) rc = report(m->app, completed_request(&s, req));
+  }
+  return rc;
 }
 
 }  // namespace adacomp

@@ -96,21 +96,25 @@ void detach(Detached&& d) {
   g_detached.push_back(std::move(d));
 }
 
-void poll_detached(bool all) {
-  std::lock_guard<std::mutex> g(g_mu);
-  for (size_t i = 0; i < g_detached.size();) {
+void drop_finished(std::vector<Detached>* sends, bool all) {
+  for (size_t i = 0; i < sends->size();) {
     int flag = 0;
     if (all)
-      PMPI_Wait(&g_detached[i].req, MPI_STATUS_IGNORE), flag = 1;
+      PMPI_Wait(&(*sends)[i].req, MPI_STATUS_IGNORE), flag = 1;
     else
-      PMPI_Test(&g_detached[i].req, &flag, MPI_STATUS_IGNORE);
+      PMPI_Test(&(*sends)[i].req, &flag, MPI_STATUS_IGNORE);
     if (flag) {
-      g_detached[i] = std::move(g_detached.back());
-      g_detached.pop_back();
+      (*sends)[i] = std::move(sends->back());
+      sends->pop_back();
     } else {
       ++i;
     }
   }
+}
+
+void poll_detached(bool all) {
+  std::lock_guard<std::mutex> g(g_mu);
+  drop_finished(&g_detached, all);
 }
 
 void drive_receives(MPI_Comm app, const char* op) {
