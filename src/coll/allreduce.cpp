@@ -19,6 +19,7 @@
 #include "coll/coll.h"
 #include "coll/plan.h"
 #include "coll/ring.h"
+#include "coll/ring_codes.h"
 #include "runtime/scratch.h"
 
 namespace adacomp {
@@ -102,6 +103,9 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
 
   if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   CompressedCall call(comm, plan, Op::allreduce);
+  // Lossy SUM on float/double: reduce on the quantisation codes (issue 13).
+  if (ring_allreduce_codes(call, static_cast<uint8_t*>(recvbuf), count, op))
+    return call.finish();
   set_bound(call, plan, recvbuf, count, plan.state->coll.size);
   ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op);
   return call.finish();
