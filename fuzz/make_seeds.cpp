@@ -7,10 +7,46 @@
 #include <string>
 #include <vector>
 
+#include "codec/quant_grid.h"
 #include "fuzz_input.h"
+
+namespace {
+
+void put(const char* dir, int n, const std::vector<uint8_t>& bytes) {
+  std::string path = std::string(dir) + "/seed_" + std::to_string(n);
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  }
+}
+
+// Shared-grid code payloads (fuzz_quant_grid.cpp): smooth, stepped and wide codes.
+int quant_grid_seeds(const char* dir) {
+  int written = 0;
+  for (int k = 0; k < 4; ++k)
+    for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(64), size_t(333), size_t(2000)})
+      for (int shape = 0; shape < 3; ++shape) {
+        std::vector<uint32_t> q(n);
+        for (size_t i = 0; i < n; ++i)
+          q[i] = shape == 0 ? static_cast<uint32_t>(1000 * std::sin(i * 0.01))
+                 : shape == 1 ? static_cast<uint32_t>(i % 7) : static_cast<uint32_t>(i * 2654435761u);
+        std::vector<uint8_t> out(fuzz::kPrefix + adacomp::qgrid::max_payload(n));
+        const size_t r = adacomp::qgrid::encode(q.data(), n, -12 + shape, out.data() + fuzz::kPrefix);
+        out.resize(fuzz::kPrefix + r);
+        out[0] = static_cast<uint8_t>(k);
+        out[1] = static_cast<uint8_t>(n);
+        out[2] = static_cast<uint8_t>(n >> 8);
+        put(dir, written++, out);
+      }
+  std::printf("quant_grid: %d seeds\n", written);
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
+  if (std::string(argv[2]) == "quant_grid") return quant_grid_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
   if (!c) return 2;
   int written = 0;

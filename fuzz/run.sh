@@ -33,7 +33,7 @@ cmake -S "$BUILD/project" -B "$BUILD/tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS="$SAN" -DCMAKE_CXX_FLAGS="$SAN" >/dev/null
 cmake --build "$BUILD/tree" -j2 >/dev/null
 
-CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast quant_zstd"
+CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast quant_zstd quant_grid"
 N=$(echo $CODECS | wc -w)
 EACH=$((TOTAL / N))
 [ "$EACH" -ge 1 ] || EACH=1
