@@ -8,11 +8,13 @@
 // float), budgeted by qgrid::choose_grid within the user's bound.
 //
 // Agreement: one small PMPI_Allreduce (MAX) of the finite range and a
-// non-finite flag over the ring's group, so every rank makes the same
-// choice. The call declines (false, nothing sent) when any input holds
-// NaN or Inf (they must come out exactly as plain arithmetic gives them,
-// which integer codes cannot carry), when no grid fits the bound or the
-// int32 code range, or when the call is not a lossy SUM on f32/f64.
+// non-finite flag over every rank of the communicator, so every rank makes
+// the same choice. The call takes today's ring instead when any input
+// holds NaN or Inf (they must come out exactly as plain arithmetic gives
+// them, which integer codes cannot carry), when no grid fits the bound or
+// the int32 code range, or when the call is not a lossy SUM on f32/f64.
+// Node-aware layouts: the ring's inputs are node sums made by PMPI, whose
+// own rounding against the exact sum is taken from the bound first.
 //
 // Wire: each ring chunk travels as one qgrid code payload (layout in
 // quant_grid.h), without a frame header: both ends know the chunk's
@@ -51,6 +53,7 @@ Range local_range(const uint8_t* data, size_t n) {
   return {mn, mx, bad};
 }
 
+// Collective over g.
 Range agree_range(const Group& g, ElemKind kind, const uint8_t* data, size_t n) {
   const Range mine = kind == ElemKind::f32 ? local_range<float>(data, n)
                                            : local_range<double>(data, n);
@@ -76,24 +79,39 @@ struct Chunks {
 
 }  // namespace
 
-bool ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count, MPI_Op op) {
-  const Plan& plan = call.plan;
+CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
+                     int ring_members, int per_member) {
   const ElemKind kind = plan.type.kind;
-  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
-  if (op != MPI_SUM || (kind != ElemKind::f32 && kind != ElemKind::f64) ||
-      plan.tier.tier != Tier::lossy || p < 2 || count == 0)
-    return false;
-  const Range range = agree_range(call.group, kind, acc, count);
-  if (range.nonfinite || !(range.hi >= range.lo)) return false;
   const Config& cfg = config();
+  if (op != MPI_SUM || (kind != ElemKind::f32 && kind != ElemKind::f64) ||
+      plan.tier.tier != Tier::lossy || !cfg.reduce_on_codes || ring_members < 2 || count == 0)
+    return {};
+  const Range range = agree_range(plan.state->coll, kind, static_cast<const uint8_t*>(input),
+                                  count);
+  if (range.nonfinite || !(range.hi >= range.lo)) return {};
   const double bound = cfg.abs_error_bound > 0 ? cfg.abs_error_bound
                                                : cfg.rel_error_bound * (range.hi - range.lo);
-  int exp;
-  if (!qgrid::choose_grid(bound, std::max(std::fabs(range.lo), std::fabs(range.hi)), p, kind,
-                          &exp))
-    return false;
+  // A member's input is a PMPI sum of up to L = per_member inputs: each is
+  // within (L-1) u L max|x| of its exact sum (any order of additions; 1%
+  // covers the second-order term), and at most L max|x| (1 + L u) large.
+  const double max_abs = std::max(std::fabs(range.lo), std::fabs(range.hi));
+  const double u = std::ldexp(1.0, kind == ElemKind::f32 ? -24 : -53), l = per_member;
+  const double member_rounding = 1.01 * (l - 1) * u * l * max_abs;
+  const double member_max = l * max_abs * (1 + 1.01 * l * u);
+  CodesGrid g;
+  g.on = qgrid::choose_grid(bound - ring_members * member_rounding, member_max, ring_members,
+                            kind, &g.exp);
+  return g;
+}
 
-  uint32_t* codes = reinterpret_cast<uint32_t*>(scratch(ScratchSlot::accumulator, count * 4));
+void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
+                          const CodesGrid& grid) {
+  const Plan& plan = call.plan;
+  const ElemKind kind = plan.type.kind;
+  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks, exp = grid.exp;
+  if (p < 2) return;
+  // (work: accumulator holds the node-aware paths' slice.)
+  uint32_t* codes = reinterpret_cast<uint32_t*>(scratch(ScratchSlot::work, count * 4));
   qgrid::quantize(kind, acc, count, exp, codes);
 
   const std::vector<RingBlock> blocks = even_blocks(count, p);
@@ -154,7 +172,6 @@ bool ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count, MPI_
     }
   }
   qgrid::reconstruct(kind, codes, count, exp, acc);
-  return true;
 }
 
 }  // namespace adacomp
