@@ -27,11 +27,15 @@ int quant_grid_seeds(const char* dir) {
     for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(64), size_t(333), size_t(2000)})
       for (int shape = 0; shape < 3; ++shape) {
         std::vector<uint32_t> q(n);
-        for (size_t i = 0; i < n; ++i)
-          q[i] = shape == 0 ? static_cast<uint32_t>(static_cast<int32_t>(1000 * std::sin(i * 0.01)))
-                 : shape == 1 ? static_cast<uint32_t>(i % 7) : static_cast<uint32_t>(i * 2654435761u);
+        for (size_t i = 0; i < n; ++i) {
+          const int32_t smooth = static_cast<int32_t>(1000 * std::sin(i * 0.01));
+          q[i] = shape == 0   ? static_cast<uint32_t>(smooth)
+                 : shape == 1 ? static_cast<uint32_t>(i % 7)
+                              : static_cast<uint32_t>(i * 2654435761u);
+        }
         std::vector<uint8_t> out(fuzz::kPrefix + adacomp::qgrid::max_payload(n));
-        const size_t r = adacomp::qgrid::encode(q.data(), n, -12 + shape, out.data() + fuzz::kPrefix);
+        const size_t r =
+            adacomp::qgrid::encode(q.data(), n, -12 + shape, out.data() + fuzz::kPrefix);
         out.resize(fuzz::kPrefix + r);
         out[0] = static_cast<uint8_t>(k);
         out[1] = static_cast<uint8_t>(n);

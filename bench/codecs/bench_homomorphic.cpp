@@ -76,7 +76,8 @@ int run(std::vector<T> a, int ranks, double rel, double min_time, bool json) {
   }
   std::vector<uint32_t> qa(n), qb(n), qacc(n);
   std::vector<uint8_t> cin(qgrid::max_payload(n)), cout(qgrid::max_payload(n));
-  const double quantize = median_time([&] { qgrid::quantize(kind, a.data(), n, exp, qa.data()); }, min_time);
+  const double quantize =
+      median_time([&] { qgrid::quantize(kind, a.data(), n, exp, qa.data()); }, min_time);
   qgrid::quantize(kind, b.data(), n, exp, qb.data());
   const size_t cin_n = qgrid::encode(qb.data(), n, exp, cin.data());
   size_t cout_n = 0;
@@ -103,7 +104,7 @@ int run(std::vector<T> a, int ranks, double rel, double min_time, bool json) {
                 sizeof(T) == 8 ? "f64" : "f32", ranks, rel);
     std::printf("  per hop, decode-add-encode (quant_fast): %7.2f GB/s, ratio %.2f\n", gb / dae,
                 double(bytes) / out_n);
-    std::printf("  per hop, add on codes (quant_grid):      %7.2f GB/s, ratio %.2f (%.1fx faster)\n",
+    std::printf("  per hop, add on codes (quant_grid):      %7.2f GB/s, ratio %.2f (%.1fx)\n",
                 gb / aoc, double(bytes) / cout_n, dae / aoc);
     std::printf("  once per call: quantise %.2f GB/s, decode + reconstruct %.2f GB/s\n",
                 gb / quantize, gb / finish);

@@ -141,7 +141,8 @@ bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* e
   const double p = inputs;
   // |result| <= P (max|x| + s/2) <= P (max|x| + bound): must stay finite in T.
   const double largest = p * (max_abs + bound);
-  const double rounding = kind == ElemKind::f32 ? std::ldexp(largest, -24) + std::ldexp(1.0, -150) : 0;
+  const double rounding =
+      kind == ElemKind::f32 ? std::ldexp(largest, -24) + std::ldexp(1.0, -150) : 0;
   if (!(largest <= (kind == ElemKind::f32 ? FLT_MAX : DBL_MAX / 2))) return false;
   const double budget = bound - rounding;  // for the P quantisation errors
   if (!(budget > 0)) return false;

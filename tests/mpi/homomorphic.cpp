@@ -173,7 +173,8 @@ void run(MPI_Datatype type, const char* tname, MPI_Comm comm, const char* cname)
       mx[i] = std::fmax(mx[i], o[i]), lo = std::fmin(lo, o[i]), hi = std::fmax(hi, o[i]);
   }
   const double bound = g_relative ? g_user * (hi - lo) : g_user;
-  for (size_t i = 0; i < out.size(); ++i) bad += !(std::fabs(double(out[i]) - double(mx[i])) <= bound);
+  for (size_t i = 0; i < out.size(); ++i)
+    bad += !(std::fabs(double(out[i]) - double(mx[i])) <= bound);
   CHECK(bad == 0, "%s: MPI_MAX %zu elements beyond the bound", label("max").c_str(), bad);
 }
 
