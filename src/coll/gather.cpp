@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "coll/coll.h"
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 #include "coll/plan.h"
 #include "policy/model.h"
 #include "policy/tier.h"

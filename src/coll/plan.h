@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "codec/codec.h"
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 #include "policy/tier.h"
 #include "runtime/comm_state.h"
 #include "runtime/stats.h"

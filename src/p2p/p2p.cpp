@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 #include "p2p/channel.h"
 #include "p2p/framing.h"
 #include "policy/model.h"

@@ -1,4 +1,4 @@
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 
 namespace adacomp {
 
