@@ -57,6 +57,9 @@ struct Config {
   // holds for every element of the final result.
   double abs_error_bound = 0;
   double rel_error_bound = 0;  // relative to the value range of the message
+  // Lossy Allreduce SUM on float/double: reduce on quantisation codes
+  // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
+  bool reduce_on_codes = true;
   int zstd_level = 1;
   // Runtime model (adaptive/pipelined modes): switch compression off where
   // the measured ratio and speed say it does not pay.
