@@ -125,7 +125,7 @@ void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
     uint32_t* q = codes + g.offset(b, c);
     const long rc = add ? qgrid::add(payload, bytes, exp, q, g.count(b, c))
                         : qgrid::decode(payload, bytes, exp, q, g.count(b, c));
-    if (rc != kCodecOk) call.mark_corrupt();
+    call.check_decoded(rc);
   };
 
   // Reduce-scatter: block b starts at rank b and gathers the codes of every
