@@ -36,9 +36,12 @@ struct Grid {
 // A bound the codecs accept: positive, and 2eb finite.
 inline bool valid_bound(double eb) { return eb > 0 && std::isfinite(2 * eb); }
 
-// Reconstruction shared by encoder and decoder.
+// Reconstruction shared by encoder and decoder (quant, quant_fast,
+// quant_zstd): it must be the same expression on both sides for the
+// encoder's check to mean anything. Floats clamp to the finite range first:
+// an out-of-range double -> float conversion is undefined in C++.
 template <typename T>
-ADACOMP_INLINE T recon(int32_t q, double step) {
+ADACOMP_INLINE T recon(int64_t q, double step) {
   double v = static_cast<double>(q) * step;
   if constexpr (sizeof(T) == 4) v = v < -FLT_MAX ? -FLT_MAX : v > FLT_MAX ? FLT_MAX : v;
   return static_cast<T>(v);

@@ -112,15 +112,9 @@ long decode_into(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t 
   if (!r.get(&version) || !r.get(&got_exp) || !r.get_varint(&count) || version != kVersion ||
       got_exp != exp || count != n)
     return kCodecCorrupt;
-  const uint8_t* heads = r.take(nblocks);
-  if (!heads) return kCodecCorrupt;
   size_t planes = 0;
-  unsigned bad = 0;
-  for (size_t b = 0; b < nblocks; ++b) {
-    bad |= (simd::head_width(heads[b]) > 32) | (simd::head_order(heads[b]) > kOrders);
-    planes += 4 * simd::head_width(heads[b]);
-  }
-  const uint8_t* in = bad ? nullptr : r.take(planes);
+  const uint8_t* heads = simd::take_heads(r, nblocks, 32, kOrders, &planes);
+  const uint8_t* in = heads ? r.take(planes) : nullptr;
   if (!in || r.left() != 0) return kCodecCorrupt;
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())
