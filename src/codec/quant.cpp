@@ -158,13 +158,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
       out[i0 + k] = qblock::recon<T>(static_cast<int64_t>(qp), step);
     }
   }
-  uint64_t last = 0;
-  for (uint64_t k = 0; k < nout; ++k) {
-    uint64_t idx = bits::load<uint64_t>(outl + k * (8 + sizeof(T)));
-    if (idx >= n || (k && idx <= last)) return kCodecCorrupt;
-    out[idx] = bits::load<T>(outl + k * (8 + sizeof(T)) + 8);
-    last = idx;
-  }
+  if (!qblock::patch_outliers<T>(outl, nout, out, n)) return kCodecCorrupt;
   return static_cast<long>(dst_bytes);
 }
 
