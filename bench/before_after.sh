@@ -12,6 +12,10 @@ after=${2:?usage: before_after.sh BEFORE_BUILD AFTER_BUILD [rate] [runs]}
 rate=${3:-1gbit}
 runs=${4:-3}
 flavor=${FLAVOR:-openmpi}
+# NODE_MAP=1,1 declares the two ranks two nodes (ADACOMP_NODE_MAP), so that
+# point-to-point and the node-aware paths code across the link.
+layout=()
+[ -n "${NODE_MAP:-}" ] && layout=(env ADACOMP_NODE_MAP="$NODE_MAP")
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/tools/netns.sh"
 out=$(mktemp -d)
@@ -22,7 +26,7 @@ for i in $(seq "$runs"); do
   for side in before after; do
     build=$before; [ $side = after ] && build=$after
     for bytes in 64K 8M; do
-      mpirun_in_ns "$ns" "$flavor" 2 "$build/bench/adacomp-bench" --ops allreduce,bcast,sendrecv \
+      mpirun_in_ns "$ns" "$flavor" 2 "${layout[@]}" "$build/bench/adacomp-bench" --ops allreduce,bcast,sendrecv \
         --modes plain,default,lossless --min $bytes --max $bytes --label $side \
         --csv "$out/$side-$bytes-$i.csv" >"$out/$side-$bytes-$i.txt" ||
         { cat "$out/$side-$bytes-$i.txt"; exit 1; }

@@ -1,14 +1,16 @@
 // Writes a seed corpus for each fuzz target: valid payloads of several
 // data shapes and sizes, in the fuzz input layout (fuzz_input.h); for
 // frame_header, whole frames of every kind and codec; for channel_record,
-// valid inter-step records (wire/channel_record.h).
-// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record
+// valid inter-step records (wire/channel_record.h); for quant_grid, the
+// reduction-on-codes payloads (codec/quant_grid.h).
+// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid
 #include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "codec/quant_grid.h"
 #include "fuzz_input.h"
 #include "wire/channel_record.h"
 #include "wire/frame.h"
@@ -76,12 +78,39 @@ int channel_record_seeds(const std::string& dir) {
   return written ? 0 : 1;
 }
 
+// Shared-grid code payloads (fuzz_quant_grid.cpp): smooth, stepped and wide codes.
+int quant_grid_seeds(const std::string& dir) {
+  int written = 0;
+  for (int k = 0; k < 4; ++k)
+    for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(64), size_t(333), size_t(2000)})
+      for (int shape = 0; shape < 3; ++shape) {
+        std::vector<uint32_t> q(n);
+        for (size_t i = 0; i < n; ++i) {
+          const int32_t smooth = static_cast<int32_t>(1000 * std::sin(i * 0.01));
+          q[i] = shape == 0   ? static_cast<uint32_t>(smooth)
+                 : shape == 1 ? static_cast<uint32_t>(i % 7)
+                              : static_cast<uint32_t>(i * 2654435761u);
+        }
+        std::vector<uint8_t> out(fuzz::kPrefix + adacomp::qgrid::max_payload(n));
+        const size_t r =
+            adacomp::qgrid::encode(q.data(), n, -12 + shape, out.data() + fuzz::kPrefix);
+        out.resize(fuzz::kPrefix + r);
+        out[0] = static_cast<uint8_t>(k);
+        out[1] = static_cast<uint8_t>(n);
+        out[2] = static_cast<uint8_t>(n >> 8);
+        written += write_seed(dir, written, out.data(), out.size());
+      }
+  std::printf("quant_grid: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
   if (std::string(argv[2]) == "frame_header") return frame_seeds(argv[1]);
   if (std::string(argv[2]) == "channel_record") return channel_record_seeds(argv[1]);
+  if (std::string(argv[2]) == "quant_grid") return quant_grid_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
   if (!c) return 2;
   int written = 0;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds the libFuzzer targets (the codec decoders, the frame header and the
-# inter-step record) with clang (ASan + UBSan on the codec library too) in
+# Builds the libFuzzer targets (the codec decoders, the reduction-on-codes
+# payload, the frame header and the inter-step record) with clang (ASan + UBSan on the codec library too) in
 # BUILD_DIR and runs each for its share of SECONDS_TOTAL, starting from seeds of valid payloads. Exits nonzero if any
 # target finds a crash, leak or sanitizer error (artifacts stay in
 # BUILD_DIR/artifacts).
@@ -33,7 +33,7 @@ cmake -S "$BUILD/project" -B "$BUILD/tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS="$SAN" -DCMAKE_CXX_FLAGS="$SAN" >/dev/null
 cmake --build "$BUILD/tree" -j2 >/dev/null
 
-CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast quant_zstd"
+CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast quant_zstd quant_grid"
 # Each target: its name and its seed set (fuzz_make_seeds).
 TARGETS=""
 for c in $CODECS; do TARGETS="$TARGETS fuzz_decode_$c:$c"; done

@@ -116,17 +116,10 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   uint64_t count;
   if (!r.get(&format) || format != kFormat || !r.get_varint(&count) || count != n)
     return kCodecCorrupt;
-  const uint8_t* heads = r.take(nblocks);
-  if (!heads) return kCodecCorrupt;
   // Every width and the exact payload length are checked before decoding.
   size_t planes = 0;
-  unsigned bad = 0;
-  for (size_t b = 0; b < nblocks; ++b) {
-    const unsigned w = simd::head_width(heads[b]);
-    bad |= (w > 8 * sizeof(U)) | (simd::head_order(heads[b]) > kOrders);
-    planes += 4 * w;
-  }
-  if (bad || r.left() != planes + (n - nblocks * kBlock) * sizeof(U)) return kCodecCorrupt;
+  const uint8_t* heads = simd::take_heads(r, nblocks, 8 * sizeof(U), kOrders, &planes);
+  if (!heads || r.left() != planes + (n - nblocks * kBlock) * sizeof(U)) return kCodecCorrupt;
   U* o = static_cast<U*>(dst);
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())

@@ -36,9 +36,12 @@ struct Grid {
 // A bound the codecs accept: positive, and 2eb finite.
 inline bool valid_bound(double eb) { return eb > 0 && std::isfinite(2 * eb); }
 
-// Reconstruction shared by encoder and decoder.
+// Reconstruction shared by encoder and decoder (quant, quant_fast,
+// quant_zstd): it must be the same expression on both sides for the
+// encoder's check to mean anything. Floats clamp to the finite range first:
+// an out-of-range double -> float conversion is undefined in C++.
 template <typename T>
-ADACOMP_INLINE T recon(int32_t q, double step) {
+ADACOMP_INLINE T recon(int64_t q, double step) {
   double v = static_cast<double>(q) * step;
   if constexpr (sizeof(T) == 4) v = v < -FLT_MAX ? -FLT_MAX : v > FLT_MAX ? FLT_MAX : v;
   return static_cast<T>(v);
@@ -183,22 +186,27 @@ ADACOMP_INLINE void decode_block(const uint32_t* z, unsigned order, double step,
 template <typename T>
 inline size_t outliers_bytes(size_t nout) { return bits::varint_size(nout) + nout * (8 + sizeof(T)); }
 
+// Patches out[index] = value from `count` entries (u64 index, raw T) at p;
+// false unless the indices increase strictly and stay below n. Shared with
+// quant and zfp, whose exception lists have the same entries.
+template <typename T>
+inline bool patch_outliers(const uint8_t* p, uint64_t count, T* out, size_t n) {
+  uint64_t last = 0;
+  for (uint64_t k = 0; k < count; ++k, p += 8 + sizeof(T)) {
+    const uint64_t idx = bits::load<uint64_t>(p);
+    if (idx >= n || (k && idx <= last)) return false;
+    out[idx] = bits::load<T>(p + 8);
+    last = idx;
+  }
+  return true;
+}
+
 // Reads and applies the outlier list at r (which must end exactly there).
 template <typename T>
 inline bool apply_outliers(bits::Reader& r, T* out, size_t n) {
   uint64_t nout;
   if (!r.get_varint(&nout) || nout > n || r.left() != nout * (8 + sizeof(T))) return false;
-  uint64_t last = 0;
-  for (uint64_t k = 0; k < nout; ++k) {
-    uint64_t idx;
-    T v;
-    r.get(&idx);
-    r.get(&v);
-    if (idx >= n || (k && idx <= last)) return false;
-    out[idx] = v;
-    last = idx;
-  }
-  return true;
+  return patch_outliers<T>(r.p, nout, out, n);
 }
 
 template <typename T>

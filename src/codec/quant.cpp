@@ -27,6 +27,7 @@
 
 #include "codec/bits.h"
 #include "codec/codec.h"
+#include "codec/qblock.h"
 
 namespace adacomp {
 namespace {
@@ -46,17 +47,6 @@ inline uint64_t zigzag(int64_t v) {
 inline uint64_t unzigzag(uint64_t u) { return (u >> 1) ^ (0 - (u & 1)); }
 
 inline unsigned width(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
-
-// Reconstruction shared by encoder and decoder: it must be the same
-// expression on both sides for the encoder's check to mean anything.
-// Floats clamp to the finite range first: an out-of-range double -> float
-// conversion is undefined in C++.
-template <typename T>
-inline T recon(int64_t q, double step) {
-  double v = static_cast<double>(q) * step;
-  if constexpr (sizeof(T) == 4) v = v < -FLT_MAX ? -FLT_MAX : v > FLT_MAX ? FLT_MAX : v;
-  return static_cast<T>(v);
-}
 
 template <typename T>
 long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, void* dst,
@@ -88,7 +78,7 @@ long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, voi
       // Round half away from zero with a truncating conversion (llrint is a
       // libm call unless errno is off); y + 0.5 is exact below 2^52.
       int64_t q = ok ? static_cast<int64_t>(y + (y < 0 ? -0.5 : 0.5)) : qp;
-      ok = ok && std::fabs(static_cast<double>(recon<T>(q, step)) -
+      ok = ok && std::fabs(static_cast<double>(qblock::recon<T>(q, step)) -
                            static_cast<double>(xi)) <= eb;
       if (!ok) {
         q = qp;
@@ -165,16 +155,10 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
       uint64_t d = unzigzag(br.get(w)) + (dp & keep);
       qp += d;
       dp = d;
-      out[i0 + k] = recon<T>(static_cast<int64_t>(qp), step);
+      out[i0 + k] = qblock::recon<T>(static_cast<int64_t>(qp), step);
     }
   }
-  uint64_t last = 0;
-  for (uint64_t k = 0; k < nout; ++k) {
-    uint64_t idx = bits::load<uint64_t>(outl + k * (8 + sizeof(T)));
-    if (idx >= n || (k && idx <= last)) return kCodecCorrupt;
-    out[idx] = bits::load<T>(outl + k * (8 + sizeof(T)) + 8);
-    last = idx;
-  }
+  if (!qblock::patch_outliers<T>(outl, nout, out, n)) return kCodecCorrupt;
   return static_cast<long>(dst_bytes);
 }
 

@@ -112,16 +112,9 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   if (!r.get(&version) || !r.get(&eb) || !r.get_varint(&count) || version != kVersion ||
       !qblock::valid_bound(eb) || count != n)
     return kCodecCorrupt;
-  const uint8_t* heads = r.take(nblocks);
-  if (!heads) return kCodecCorrupt;
   size_t planes = 0;
-  unsigned bad = 0;
-  for (size_t b = 0; b < nblocks; ++b) {
-    bad |= (simd::head_width(heads[b]) > 32) | (simd::head_order(heads[b]) > qblock::kOrders);
-    const unsigned w = simd::head_width(heads[b]);
-    planes += 4 * w;
-  }
-  const uint8_t* in = bad ? nullptr : r.take(planes);
+  const uint8_t* heads = simd::take_heads(r, nblocks, 32, qblock::kOrders, &planes);
+  const uint8_t* in = heads ? r.take(planes) : nullptr;
   if (!in) return kCodecCorrupt;
   // The outlier list is read first so that nothing is written to dst from
   // a payload that turns out malformed further on.

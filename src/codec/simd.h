@@ -138,6 +138,25 @@ ADACOMP_INLINE uint8_t head(unsigned order, unsigned w) {
 ADACOMP_INLINE unsigned head_order(uint8_t h) { return h / kWidths + 1u; }
 ADACOMP_INLINE unsigned head_width(uint8_t h) { return h % kWidths; }
 
+// Takes a payload's table of `nblocks` block heads from r and checks every
+// head (width <= max_width, order <= max_order) before any plane is read.
+// Returns the heads, or null when missing or invalid; *planes is the byte
+// count of the bit planes that follow (4 bytes per bit of width).
+inline const uint8_t* take_heads(bits::Reader& r, size_t nblocks, unsigned max_width,
+                                 unsigned max_order, size_t* planes) {
+  const uint8_t* heads = r.take(nblocks);
+  if (!heads) return nullptr;
+  size_t total = 0;
+  unsigned bad = 0;
+  for (size_t b = 0; b < nblocks; ++b) {
+    const unsigned w = head_width(heads[b]);
+    bad |= (w > max_width) | (head_order(heads[b]) > max_order);
+    total += 4 * w;
+  }
+  *planes = total;
+  return bad ? nullptr : heads;
+}
+
 // Inverse of residuals(): rebuilds the block's values from the residuals
 // of the given order and carries the state on.
 template <typename U>

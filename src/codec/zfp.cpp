@@ -20,6 +20,7 @@
 
 #include "codec/bits.h"
 #include "codec/codec.h"
+#include "codec/qblock.h"
 
 namespace adacomp {
 
@@ -162,13 +163,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   dec.attach(buf, padded);
   size_t used = zfp_decompress(dec.zs, dec.field);
   if (used == 0 || used != z) return kCodecCorrupt;
-  uint64_t last = 0;
-  for (uint64_t k = 0; k < nexc; ++k) {
-    uint64_t idx = bits::load<uint64_t>(exc + k * (8 + sizeof(T)));
-    if (idx >= n || (k && idx <= last)) return kCodecCorrupt;
-    out[idx] = bits::load<T>(exc + k * (8 + sizeof(T)) + 8);
-    last = idx;
-  }
+  if (!qblock::patch_outliers<T>(exc, nexc, out, n)) return kCodecCorrupt;
   return static_cast<long>(dst_bytes);
 }
 

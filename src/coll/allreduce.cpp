@@ -19,26 +19,35 @@
 #include "coll/coll.h"
 #include "coll/plan.h"
 #include "coll/ring.h"
+#include "coll/ring_codes.h"
 #include "runtime/scratch.h"
 
 namespace adacomp {
 namespace {
 
-// The compressed ring allreduce of `count` elements at acc among `group`.
+// The compressed ring allreduce of `count` elements at acc among `group`,
+// on quantisation codes when the call has a shared grid (ring_codes.h).
 void ring_allreduce(CompressedCall& call, uint8_t* acc, size_t count, MPI_Datatype type,
-                    MPI_Op op) {
+                    MPI_Op op, const CodesGrid& grid) {
+  if (grid.on) return ring_allreduce_codes(call, acc, count, grid);
   ReduceArgs a{acc, call.plan.type.size, type, op, even_blocks(count, call.group.size)};
   ring_reduce_scatter(call, a);
   ring_allgather_frames(call, a);
 }
 
-// Per-compression bound: the range is agreed over every rank's input, and
-// every element passes `compressions` codings among `nodes` ring members.
-void set_bound(CompressedCall& call, const Plan& plan, const void* input, size_t count,
-               int ring_members) {
-  if (plan.tier.tier != Tier::lossy) return;
-  call.set_hop_bound(hop_bound(plan, input, count, plan.state->coll.comm,
-                               allreduce_compressions(ring_members), plan.state->coll.size - 1));
+// Lossy: the shared grid when the call reduces on codes; otherwise the
+// per-compression bound: the range is agreed over every rank's input, and
+// every element passes `compressions` codings among `ring_members`, each
+// bringing the sum of up to `per_member` ranks' inputs.
+CodesGrid set_bound(CompressedCall& call, const Plan& plan, const void* input, size_t count,
+                    int ring_members, int per_member, MPI_Op op) {
+  if (plan.tier.tier != Tier::lossy) return {};
+  const CodesGrid grid = codes_grid(plan, op, input, count, ring_members, per_member);
+  if (!grid.on)
+    call.set_hop_bound(hop_bound(plan, input, count, plan.state->coll.comm,
+                                 allreduce_compressions(ring_members),
+                                 plan.state->coll.size - 1));
+  return grid;
 }
 
 int allreduce_rails(const void* input, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -53,11 +62,11 @@ int allreduce_rails(const void* input, void* recvbuf, int count, MPI_Datatype ty
   const size_t elem = plan.type.size;
   uint8_t* slice = scratch(ScratchSlot::accumulator, counts[node.rank] * elem + 1);
   CompressedCall call(comm, plan, OpKind::allreduce, s.rail);
-  set_bound(call, plan, input, count, s.rail.size);
+  const CodesGrid grid = set_bound(call, plan, input, count, s.rail.size, node.size, op);
   int rc = PMPI_Reduce_scatter(input, slice, counts.data(), type, op, node.comm);
   if (rc == MPI_SUCCESS) {
     // A rail's members share a local rank, so they agree on skipping.
-    if (counts[node.rank] > 0) ring_allreduce(call, slice, counts[node.rank], type, op);
+    if (counts[node.rank] > 0) ring_allreduce(call, slice, counts[node.rank], type, op, grid);
     rc = PMPI_Allgatherv(slice, counts[node.rank], type, recvbuf, counts.data(), displs.data(),
                          type, node.comm);
   }
@@ -76,10 +85,10 @@ int allreduce_leaders(const void* input, void* recvbuf, int count, MPI_Datatype 
     src = copy;
   }
   CompressedCall call(comm, plan, OpKind::allreduce, s.leaders);
-  set_bound(call, plan, input, count, s.loc.nodes);
+  const CodesGrid grid = set_bound(call, plan, input, count, s.loc.nodes, s.loc.max_local, op);
   int rc = PMPI_Reduce(src, leader ? recvbuf : nullptr, count, type, op, 0, s.node.comm);
   if (rc == MPI_SUCCESS && leader)
-    ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op);
+    ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op, grid);
   if (rc == MPI_SUCCESS) rc = PMPI_Bcast(recvbuf, count, type, 0, s.node.comm);
   return call.finish_with(rc);
 }
@@ -101,8 +110,8 @@ CallResult allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
 
   if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   CompressedCall call(comm, plan, OpKind::allreduce);
-  set_bound(call, plan, recvbuf, count, plan.state->coll.size);
-  ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op);
+  const CodesGrid grid = set_bound(call, plan, recvbuf, count, plan.state->coll.size, 1, op);
+  ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op, grid);
   return call.finish();
 }
 

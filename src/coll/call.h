@@ -39,6 +39,9 @@ class CompressedCall {
   // Decodes a received frame; on failure remembers the codec's reason and
   // returns false.
   bool decode(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes);
+  // Checks the status of a payload decoded outside decode(), remembering
+  // the codec's reason on failure.
+  bool check_decoded(long status) { return errors_.codec(status); }
 
   // Point-to-point on the private communicator, counted in the statistics.
   void isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer,

@@ -26,11 +26,16 @@ Layout layout_of(const CommState& s, Hierarchy h) {
   return Layout::leaders;
 }
 
+// The adaptive policy in a job inside one node: nothing to create, nothing to
+// time. Checked right after the gate, so such a job's calls pass through
+// before any query of their arguments (bench/passthrough.sh).
+bool one_node_pass(const GateVerdict& v) {
+  return v.adaptive && node_local_raw() && !job_spans_nodes();
+}
+
 // The policy's verdict once the tier is known: state, layout, model slot.
 bool decide(OpKind operation, MPI_Comm comm, bool adaptive, Plan* plan) {
   const Config& cfg = config();
-  // A job inside one node: nothing to create, nothing to time.
-  if (adaptive && node_local_raw() && !job_spans_nodes()) return false;
   plan->state = comm_state(comm);
   if (!plan->state) return false;
   CommState& s = *plan->state;
@@ -59,7 +64,7 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
   const GateVerdict v =
       gate(config(), tier_override(), plan->bytes, elem_kind(type), GateScope::collective);
-  if (v.tier.tier == Tier::raw) return false;
+  if (v.tier.tier == Tier::raw || one_node_pass(v)) return false;
   // An uncommitted derived datatype (runtime/args.h).
   if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   plan->type = type_info(type);
@@ -91,7 +96,7 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
   const GateVerdict v =
       gate(config(), tier_override(), gated, ElemKind::bytes, GateScope::transfer);
-  if (v.tier.tier == Tier::raw || intercommunicator(comm)) return false;
+  if (v.tier.tier == Tier::raw || one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.tier;
   return decide(operation, comm, v.adaptive, plan);

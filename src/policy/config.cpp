@@ -189,6 +189,8 @@ const Setting kSettings[] = {
                                {"truncate", C::truncate}, {"to_f32", C::to_f32}},
                            &c.lossy_codec);
      }},
+    {"ADACOMP_REDUCE_ON_CODES", "on|off",
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.reduce_on_codes); }},
     {"ADACOMP_ERROR_BOUND", "a positive absolute error bound, e.g. 1e-4",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.abs_error_bound) && c.abs_error_bound > 0;
@@ -401,7 +403,7 @@ std::string config_fingerprint(const Config& c) {
     << c.threshold_lossy << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks
     << "," << c.pipeline_chunk_bytes << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
-    << c.rel_error_bound << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
+    << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
     << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy) << ";nodes=";
   for (int n : c.node_map) f << n << ",";

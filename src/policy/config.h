@@ -49,7 +49,9 @@ struct Config {
   // 1 Gbit/s link, 512K chunks beat 4 chunks of a 32 MB Allreduce.
   int pipeline_chunks = 4;
   size_t pipeline_chunk_bytes = 512 * 1024;
-  // Lossless codec: auto picks fpc for floating-point data, zstd otherwise.
+  // Lossless codec: auto picks bitplane for floating-point data (faster than
+  // fpc and at or above its ratio on every data file: docs/codecs.md, so it
+  // is the better choice on every link), zstd otherwise.
   bool lossless_auto = true;
   CodecId lossless_codec = CodecId::zstd;
   CodecId lossy_codec = CodecId::quant;
@@ -57,6 +59,9 @@ struct Config {
   // holds for every element of the final result.
   double abs_error_bound = 0;
   double rel_error_bound = 0;  // relative to the value range of the message
+  // Lossy Allreduce SUM on float/double: reduce on quantisation codes
+  // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
+  bool reduce_on_codes = true;
   int zstd_level = 1;
   // Runtime model (adaptive/pipelined modes): switch compression off where
   // the measured ratio and speed say it does not pay.

@@ -54,7 +54,7 @@ int pipeline_chunks(const Config& c, size_t bytes) {
 const Codec& codec_for(const Config& c, Tier tier, ElemKind kind) {
   const bool floating = kind != ElemKind::bytes;
   if (tier == Tier::lossy && floating) return *find_codec(c.lossy_codec);
-  CodecId id = c.lossless_auto ? (floating ? CodecId::fpc : CodecId::zstd) : c.lossless_codec;
+  CodecId id = c.lossless_auto ? (floating ? CodecId::bitplane : CodecId::zstd) : c.lossless_codec;
   const Codec* codec = find_codec(id);
   // A float-only codec chosen by the user still cannot code integers.
   if (codec->float_only && !floating) codec = find_codec(CodecId::zstd);

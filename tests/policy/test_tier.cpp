@@ -69,8 +69,8 @@ void chunks_and_codecs() {
   c.pipeline_chunks = 7;
   EXPECT(pipeline_chunks(c, 100) == 7);
 
-  Config d;  // auto: fpc for floats, zstd for bytes; lossy codec for floats only
-  EXPECT(codec_for(d, Tier::lossless, ElemKind::f64).id == CodecId::fpc);
+  Config d;  // auto: bitplane for floats, zstd for bytes; lossy codec for floats only
+  EXPECT(codec_for(d, Tier::lossless, ElemKind::f64).id == CodecId::bitplane);
   EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::zstd);
   EXPECT(codec_for(d, Tier::lossy, ElemKind::f32).id == CodecId::quant);
   EXPECT(codec_for(d, Tier::lossy, ElemKind::bytes).id == CodecId::zstd);

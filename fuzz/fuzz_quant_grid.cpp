@@ -1,0 +1,26 @@
+// Decodes arbitrary bytes as a shared-grid code payload (codec/quant_grid.h)
+// into an exactly sized heap buffer, plainly (flags bit 0 clear) or added
+// to existing codes (bit 0 set); bit 1 picks the portable path. The grid
+// exponent is read from the payload itself so that the fuzzer reaches the
+// blocks. A refused payload must leave the codes untouched.
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "codec/quant_grid.h"
+#include "fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < fuzz::kPrefix) return 0;
+  const bool add = data[0] & 1;
+  const size_t count = data[1] | (size_t(data[2]) << 8);
+  std::vector<uint8_t> in(data + fuzz::kPrefix, data + size);
+  int16_t exp = 0;
+  if (in.size() >= 3) std::memcpy(&exp, in.data() + 1, 2);
+  std::vector<uint32_t> codes(count, 0x5A5A5A5Au), before(codes);
+  adacomp::codec_force_portable(fuzz::portable_of(data[0]));
+  const long r = add ? adacomp::qgrid::add(in.data(), in.size(), exp, codes.data(), count)
+                     : adacomp::qgrid::decode(in.data(), in.size(), exp, codes.data(), count);
+  if (r != adacomp::kCodecOk && codes != before) std::abort();
+  return 0;
+}

@@ -1,0 +1,194 @@
+// Shared-grid quantisation and the code payload; see quant_grid.h.
+#include "codec/quant_grid.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "codec/bits.h"
+#include "codec/qblock.h"
+#include "codec/simd.h"
+
+namespace adacomp {
+namespace qgrid {
+namespace {
+
+using simd::kBlock;
+constexpr uint8_t kVersion = 1;
+constexpr unsigned kOrders = 2;
+// Exponents whose step and inverse are both normal doubles.
+constexpr int kMinExp = -1022, kMaxExp = 1022;
+constexpr double kCodeLimit = 2147483647.0;  // int32 max: |partial sums| stay below
+
+size_t header_bytes(size_t n) { return 1 + 2 + bits::varint_size(n); }
+
+template <typename T>
+void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
+  // x * 2^-exp is exact; adding 1.5 * 2^52 rounds it to the nearest
+  // integer (ties to even), whose two's complement low 32 bits are the code.
+  for (size_t i = 0; i < n; ++i)
+    q[i] = static_cast<uint32_t>(
+        bits::to_bits(static_cast<double>(x[i]) * inv + qblock::kMagic));
+}
+
+template <typename T>
+void reconstruct_t(const uint32_t* q, size_t n, double step, T* out) {
+  for (size_t i = 0; i < n; ++i)
+    out[i] = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * step);
+}
+
+// Codes of block [i, i + len) padded to 32 with the last one (zero residuals).
+ADACOMP_INLINE const uint32_t* padded(const uint32_t* q, size_t len, uint32_t* pad) {
+  if (len == kBlock) return q;
+  std::memcpy(pad, q, len * 4);
+  for (size_t k = len; k < kBlock; ++k) pad[k] = q[len - 1];
+  return pad;
+}
+
+template <typename Isa>
+ADACOMP_INLINE uint8_t* encode_body(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
+  alignas(32) uint32_t pad[kBlock], z[kOrders][kBlock];
+  simd::Carry<uint32_t> c;
+  for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
+    const size_t len = n - i < kBlock ? n - i : kBlock;
+    const uint32_t* v = padded(q + i, len, pad);
+    unsigned w[kOrders];
+    Isa::template residuals<uint32_t, kOrders>(v, c, z, w);
+    const unsigned order = simd::best_order<kOrders, false>(w);
+    heads[b] = simd::head(order, w[order - 1]);
+    Isa::template pack<uint32_t>(z[order - 1], w[order - 1], out);
+    out += 4 * w[order - 1];
+    c.after(v);
+  }
+  return out;
+}
+
+// Decodes the blocks into q (kAdd: adds them to q).
+template <typename Isa, bool kAdd>
+ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, uint32_t* q) {
+  alignas(32) uint32_t z[kBlock], v[kBlock];
+  simd::Carry<uint32_t> c;
+  for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
+    const size_t len = n - i < kBlock ? n - i : kBlock;
+    const unsigned w = simd::head_width(heads[b]);
+    Isa::template unpack<uint32_t>(in, w, z);
+    in += 4 * w;
+    Isa::template integrate<uint32_t>(z, simd::head_order(heads[b]), c, v);
+    if constexpr (kAdd) {
+      for (size_t k = 0; k < len; ++k) q[i + k] += v[k];
+    } else {
+      std::memcpy(q + i, v, len * 4);
+    }
+  }
+}
+
+uint8_t* encode_portable(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
+  return encode_body<simd::Portable>(q, n, heads, out);
+}
+template <bool kAdd>
+void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, uint32_t* q) {
+  decode_body<simd::Portable, kAdd>(heads, in, n, q);
+}
+#if ADACOMP_HAVE_AVX2_PATH
+ADACOMP_AVX2_ENTRY uint8_t* encode_avx2(const uint32_t* q, size_t n, uint8_t* heads,
+                                        uint8_t* out) {
+  return encode_body<simd::Avx2>(q, n, heads, out);
+}
+template <bool kAdd>
+ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, size_t n,
+                                    uint32_t* q) {
+  decode_body<simd::Avx2, kAdd>(heads, in, n, q);
+}
+#endif
+
+// Validates the whole payload, then decodes (or adds) it into q.
+template <bool kAdd>
+long decode_into(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  bits::Reader r(src, bytes);
+  uint8_t version;
+  int16_t got_exp;
+  uint64_t count;
+  if (!r.get(&version) || !r.get(&got_exp) || !r.get_varint(&count) || version != kVersion ||
+      got_exp != exp || count != n)
+    return kCodecCorrupt;
+  size_t planes = 0;
+  const uint8_t* heads = simd::take_heads(r, nblocks, 32, kOrders, &planes);
+  const uint8_t* in = heads ? r.take(planes) : nullptr;
+  if (!in || r.left() != 0) return kCodecCorrupt;
+#if ADACOMP_HAVE_AVX2_PATH
+  if (simd::use_avx2())
+    decode_avx2<kAdd>(heads, in, n, q);
+  else
+#endif
+    decode_portable<kAdd>(heads, in, n, q);
+  return kCodecOk;
+}
+
+}  // namespace
+
+bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* exp) {
+  if (kind != ElemKind::f32 && kind != ElemKind::f64) return false;
+  if (!(bound > 0) || !std::isfinite(bound) || !(max_abs >= 0) || !std::isfinite(max_abs) ||
+      inputs < 1)
+    return false;
+  const double p = inputs;
+  // |result| <= P (max|x| + s/2) <= P (max|x| + bound): must stay finite in T.
+  const double largest = p * (max_abs + bound);
+  const double rounding =
+      kind == ElemKind::f32 ? std::ldexp(largest, -24) + std::ldexp(1.0, -150) : 0;
+  if (!(largest <= (kind == ElemKind::f32 ? FLT_MAX : DBL_MAX / 2))) return false;
+  const double budget = bound - rounding;  // for the P quantisation errors
+  if (!(budget > 0)) return false;
+  const double target = 2 * budget / p;  // P s / 2 <= budget
+  if (!(target > 0)) return false;
+  const int e = std::ilogb(target);       // 2^e <= target
+  if (e < kMinExp || e > kMaxExp) return false;
+  // Every code |q| <= max|x| / s + 1/2, so partial sums of P codes stay
+  // below P (max|x| / s + 1).
+  if (!(p * (std::ldexp(max_abs, -e) + 1) < kCodeLimit)) return false;
+  *exp = e;
+  return true;
+}
+
+void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q) {
+  const double inv = std::ldexp(1.0, -exp);
+  if (kind == ElemKind::f32) quantize_t(static_cast<const float*>(x), n, inv, q);
+  else quantize_t(static_cast<const double*>(x), n, inv, q);
+}
+
+void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out) {
+  const double step = std::ldexp(1.0, exp);
+  if (kind == ElemKind::f32) reconstruct_t(q, n, step, static_cast<float*>(out));
+  else reconstruct_t(q, n, step, static_cast<double*>(out));
+}
+
+size_t max_payload(size_t n) {
+  return header_bytes(n) + (n + kBlock - 1) / kBlock * (1 + 4 * 32);
+}
+
+size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst) {
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
+  dst[0] = kVersion;
+  bits::store<int16_t>(dst + 1, static_cast<int16_t>(exp));
+  uint8_t* heads = bits::put_varint(dst + 3, n);
+  uint8_t* end;
+#if ADACOMP_HAVE_AVX2_PATH
+  if (simd::use_avx2())
+    end = encode_avx2(q, n, heads, heads + nblocks);
+  else
+#endif
+    end = encode_portable(q, n, heads, heads + nblocks);
+  return static_cast<size_t>(end - dst);
+}
+
+long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
+  return decode_into<false>(src, bytes, exp, q, n);
+}
+
+long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n) {
+  return decode_into<true>(src, bytes, exp, acc, n);
+}
+
+}  // namespace qgrid
+}  // namespace adacomp

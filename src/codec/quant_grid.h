@@ -1,0 +1,65 @@
+// Quantisation on a grid shared by every rank, for reductions on codes
+// (hZCCL-style homomorphic SUM): each rank quantises its input once to
+// integer codes q = round(x / s); codes of different ranks are added as
+// integers (wrapping uint32 arithmetic) without decoding; the sum is
+// decoded once as Q * s.
+//
+// Grid. s = 2^exp, a power of two, so that x / s and Q * s are exact in
+// double (no rounding anywhere but the one rounding to the nearest
+// integer, |x - q s| <= s / 2 exactly). With P inputs the decoded sum
+// misses the exact sum by at most P s / 2; for floats the result is then
+// rounded to float once (<= 2^-24 of its magnitude, or 2^-150 below
+// FLT_MIN). choose_grid() budgets s so that the total stays within the
+// user's bound, and checks that no code and no partial sum can overflow
+// an int32: P (max|x| / s + 1) < 2^31. Callers agree on max|x| and the
+// bound over all ranks first, so every rank picks the same grid; any value
+// that is not finite, or a grid that does not fit, makes the whole call
+// take another path.
+//
+// Wire layout of one code payload (little-endian), one per ring chunk:
+//   u8 version (1), i16 exp (checked against the receiver's grid),
+//   varint code count n,
+//   heads: ceil(n/32) bytes, (order - 1) * 65 + width, order 1..2, width 0..32,
+//   planes: 4 * width bytes per block of 32 codes: the zigzagged first or
+//           second differences of the codes (simd.h bit planes; the last
+//           block is padded with zero residuals).
+// Lossless over the codes: every rank decodes the same codes from the same
+// bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/codec.h"
+
+namespace adacomp {
+namespace qgrid {
+
+// The grid exponent for a sum of `inputs` values of `kind` (f32/f64), each
+// |x| <= max_abs, whose decoded result must be within `bound` of the exact
+// sum. False when no grid qualifies (bound too small for the result's own
+// rounding, a code range that could overflow, values out of range).
+bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* exp);
+
+// Codes of n values: q = round-half-even(x * 2^-exp) as int32 bits. The
+// values must be finite and within the max_abs the grid was chosen for.
+void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q);
+
+// out[i] = (T)(int32(q[i]) * 2^exp).
+void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out);
+
+// Largest payload of n codes.
+size_t max_payload(size_t n);
+
+// Writes the payload of q[0..n) to dst (max_payload(n) bytes); returns its size.
+size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst);
+
+// Decodes a payload of exactly n codes on grid exp into q (kCodecOk), or
+// returns kCodecCorrupt without writing q.
+long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n);
+
+// acc[i] += the payload's codes (wrapping); kCodecCorrupt leaves acc untouched.
+long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n);
+
+}  // namespace qgrid
+}  // namespace adacomp
