@@ -123,9 +123,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   uint8_t version;
   double eb;
   uint64_t nout, count;
-  if (!r.get(&version) || !r.get(&eb) || !r.get(&nout) || !r.get_varint(&count))
-    return kCodecCorrupt;
-  if (version != kVersion || !(eb > 0) || !std::isfinite(2 * eb) || nout > n || count != n)
+  if (!r.get(&version) || !r.get(&eb) || !r.get(&nout) || !r.get_varint(&count) ||
+      version != kVersion || !qblock::valid_bound(eb) || nout > n || count != n)
     return kCodecCorrupt;
   const uint8_t* heads = r.take(nblocks);
   if (!heads) return kCodecCorrupt;
