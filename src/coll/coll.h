@@ -12,6 +12,12 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
            MPI_Op op, int root, MPI_Comm comm);
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
+// src/coll/nonblocking.cpp: the nonblocking forms (engine: coll/schedule.h).
+int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm, MPI_Request* request);
+int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           MPI_Request* request);
+
 // src/coll/reduce_scatter.cpp
 int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                          MPI_Datatype type, MPI_Op op, MPI_Comm comm);

@@ -60,14 +60,17 @@ Layout layout_of(const CommState& s, Hierarchy h) {
 }
 
 // The policy's verdict once the tier is known: state, layout, model slot.
-bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
+// `nonblocking`: see plan_nonblocking.
+bool decide(Op operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* plan) {
   const Config& cfg = config();
+  if (adaptive && nonblocking) return false;
   // A job inside one node: nothing to create, nothing to time.
   if (adaptive && node_local_raw() && !job_spans_nodes()) return false;
-  plan->state = comm_state(comm);
+  plan->state = nonblocking ? existing_comm_state(comm) : comm_state(comm);
   if (!plan->state) return false;
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
+  if (nonblocking && plan->layout != Layout::flat) return false;
   if (adaptive) {
     // Inside one node only a calibration that found coding worthwhile
     // lets the model try; otherwise the call passes through untimed.
@@ -83,7 +86,7 @@ bool decide(Op operation, MPI_Comm comm, bool adaptive, Plan* plan) {
 }
 
 bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                 bool reduction, Plan* plan) {
+                 bool reduction, bool nonblocking, Plan* plan) {
   if (count <= 0 || comm == MPI_COMM_NULL) return false;
   // Bad arguments go to PMPI, which reports them (runtime/args.h).
   if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
@@ -95,18 +98,23 @@ bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_
   if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
   bool adaptive = false;
   plan->tier = tier_of(config(), tier_override(), plan->bytes, plan->type.kind, &adaptive);
-  return plan->tier.tier != Tier::raw && decide(operation, comm, adaptive, plan);
+  return plan->tier.tier != Tier::raw && decide(operation, comm, adaptive, nonblocking, plan);
 }
 
 }  // namespace
 
 bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan) {
-  return plan_common(operation, comm, count, type, op, true, plan);
+  return plan_common(operation, comm, count, type, op, true, false, plan);
 }
 
 bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
-  return plan_common(operation, comm, count, type, MPI_OP_NULL, false, plan);
+  return plan_common(operation, comm, count, type, MPI_OP_NULL, false, false, plan);
+}
+
+bool plan_nonblocking(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+                      Plan* plan) {
+  return plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan);
 }
 
 bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
@@ -117,7 +125,7 @@ bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_blo
   // Data movement is lossless: the tier only says whether the policy decides.
   tier_of(config(), tier_override(), block_bytes, ElemKind::bytes, &adaptive);
   plan->tier = {Tier::lossless, false};
-  return decide(operation, comm, adaptive, plan);
+  return decide(operation, comm, adaptive, false, plan);
 }
 
 bool codes_hop(const Plan& plan, int peer) {

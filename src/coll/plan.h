@@ -46,6 +46,20 @@ bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, M
 // frames; the path itself depends on sizes only.
 bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
 
+// The gate of the nonblocking forms (MPI_Iallreduce, MPI_Ibcast, ...): the
+// same decision as plan_reduction (op given) or plan_movement (op
+// MPI_OP_NULL), restricted to what can be decided without blocking, which
+// every rank still decides alike. False, and the call passes through, when
+//  - the adaptive policy decides (its agreement is a blocking collective):
+//    nonblocking calls are compressed only in the forced modes;
+//  - the communicator has no library state yet (creating it duplicates the
+//    communicator, a blocking collective): its first compressed collective
+//    is a blocking one;
+//  - the call would be node-aware (its node stages are further collectives
+//    that the engine would have to order across outstanding calls).
+bool plan_nonblocking(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+                      Plan* plan);
+
 // The gate of the pairwise data-movement collectives: `block_bytes` is a
 // size every rank knows alike (the block of the regular calls, 0 for the v
 // calls, which then share one model slot per operation).

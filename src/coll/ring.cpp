@@ -1,31 +1,8 @@
 #include "coll/ring.h"
 
-#include <algorithm>
-
 #include "runtime/scratch.h"
-#include "wire/frame.h"
 
 namespace adacomp {
-namespace {
-
-// Byte geometry of the P blocks of a vector, each cut into K chunks.
-struct Geometry {
-  const ReduceArgs& a;
-  int chunks;
-  size_t chunk_offset(int b, int c) const {
-    return (a.blocks[b].offset + block_begin(a.blocks[b].count, chunks, c)) * a.elem_size;
-  }
-  size_t chunk_bytes(int b, int c) const {
-    return block_count(a.blocks[b].count, chunks, c) * a.elem_size;
-  }
-  size_t chunk_capacity() const {
-    size_t widest = 0;
-    for (const RingBlock& b : a.blocks) widest = std::max(widest, b.count);
-    return frame_capacity(max_block_count(widest, chunks) * a.elem_size);
-  }
-};
-
-}  // namespace
 
 std::vector<RingBlock> even_blocks(size_t count, int parts) {
   std::vector<RingBlock> blocks(parts);
@@ -38,7 +15,7 @@ void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
   const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
   if (p == 1) return;
   const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const Geometry g{a, k};
+  const RingGeometry g{a, k};
   const size_t cap = g.chunk_capacity();
   uint8_t* send_frames = scratch(ScratchSlot::send_frame, cap * k);
   uint8_t* recv_frames = scratch(ScratchSlot::recv_frame, cap * k);
@@ -76,7 +53,7 @@ void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
   const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
   if (p == 1) return;
   const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const Geometry g{a, k};
+  const RingGeometry g{a, k};
   const size_t cap = g.chunk_capacity();
   uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
   auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };

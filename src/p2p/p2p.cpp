@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "coll/datatype.h"
+#include "coll/schedule.h"  // collective requests in the Wait/Test family
 #include "p2p/channel.h"
 #include "p2p/framing.h"
 #include "policy/model.h"
@@ -1547,6 +1548,7 @@ int sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int send
 
 // Waiting on a dual receive polls (MPI would wait on one side only).
 int wait(MPI_Request* req, MPI_Status* status) {
+  if (owns_collective(1, req)) return collective_wait(req, status);
   Pending* p = take_pending(*req);
   if (!p) return PMPI_Wait(req, status);
   if (p->dual) {
@@ -1568,6 +1570,7 @@ int wait(MPI_Request* req, MPI_Status* status) {
 }
 
 int test(MPI_Request* req, int* flag, MPI_Status* status) {
+  if (owns_collective(1, req)) return collective_test(req, flag, status);
   Pending* p = take_pending(*req);
   if (!p) return PMPI_Test(req, flag, status);
   if (p->dual) resolve_dual(*req, p);
@@ -1635,6 +1638,7 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
 }  // namespace
 
 int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  if (owns_collective(n, reqs)) return collective_waitall(n, reqs, statuses);
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitall(n, reqs, statuses);
@@ -1654,6 +1658,7 @@ int waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
 }
 
 int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  if (owns_collective(n, reqs)) return collective_testall(n, reqs, flag, statuses);
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Testall(n, reqs, flag, statuses);
@@ -1669,6 +1674,7 @@ int testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
 }
 
 int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  if (owns_collective(n, reqs)) return collective_waitany(n, reqs, index, status);
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Waitany(n, reqs, index, status);
@@ -1689,6 +1695,7 @@ int waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
 }
 
 int testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  if (owns_collective(n, reqs)) return collective_testany(n, reqs, index, flag, status);
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return PMPI_Testany(n, reqs, index, flag, status);
@@ -1737,9 +1744,11 @@ int some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, int indi
 }  // namespace
 
 int waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  if (owns_collective(n, reqs)) return collective_waitsome(n, reqs, outcount, indices, statuses);
   return some_impl(true, n, reqs, outcount, indices, statuses);
 }
 int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  if (owns_collective(n, reqs)) return collective_testsome(n, reqs, outcount, indices, statuses);
   return some_impl(false, n, reqs, outcount, indices, statuses);
 }
 
@@ -1777,6 +1786,7 @@ int startall(int n, MPI_Request reqs[]) {
 }
 
 int request_free(MPI_Request* req) {
+  if (owns_collective(1, req)) return collective_request_free(req);
   Pending* p = take_pending(*req);
   MPI_Request handle = *req;
   if (p && p->dual && p->twin_active) retire_twin(p);  // it must not swallow a message
@@ -1797,6 +1807,7 @@ int request_free(MPI_Request* req) {
 // Out of the table while it is finished, so that the receives a channel
 // frame drives cannot finish it a second time.
 int request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
+  if (owns_collective(1, &req)) return collective_request_get_status(req, flag, status);
   Pending* p = take_pending(req);
   if (!p) return PMPI_Request_get_status(req, flag, status);
   int rc = MPI_SUCCESS;

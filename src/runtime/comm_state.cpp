@@ -49,11 +49,15 @@ void comm_state_finalize() {
   PMPI_Comm_free_keyval(&g_keyval);
 }
 
-CommState* comm_state(MPI_Comm comm) {
+CommState* existing_comm_state(MPI_Comm comm) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
-  if (found) return static_cast<CommState*>(value);
+  return found ? static_cast<CommState*>(value) : nullptr;
+}
+
+CommState* comm_state(MPI_Comm comm) {
+  if (CommState* existing = existing_comm_state(comm)) return existing;
   auto* s = new CommState;
   if (PMPI_Comm_dup(comm, &s->coll.comm) != MPI_SUCCESS) {
     delete s;

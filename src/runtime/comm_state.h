@@ -25,6 +25,9 @@ struct CommState {
   Group node, leaders, rail;
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
+  // Nonblocking collectives started on this communicator: each one's tags
+  // (coll/schedule.h). Ranks start them in the same order, so they agree.
+  unsigned nonblocking_started = 0;
 };
 
 // Creates the attribute key; call once after MPI is initialised.
@@ -37,6 +40,9 @@ void comm_state_finalize();
 // reach it on a path that every rank of `comm` takes. Returns nullptr if
 // creation failed.
 CommState* comm_state(MPI_Comm comm);
+// The state if it exists, never creating it (nonblocking callers must not
+// block in a creation).
+CommState* existing_comm_state(MPI_Comm comm);
 
 // Creates node, leaders and rail groups if not yet there (collective over
 // the communicator, like every caller).

@@ -1,0 +1,258 @@
+// Compressed nonblocking collectives: the blocking calls' algorithms and
+// frames (coll/ring.h, coll/bcast.cpp), cut into steps the progress engine
+// (coll/schedule.h) runs as their messages arrive. Each step posts the same
+// messages in the same order as the blocking call, on the private
+// communicator under the call's own tag, so results are the blocking call's.
+//
+// What compresses is decided by plan_nonblocking (coll/plan.h); everything
+// else passes through to PMPI_I* after the same checks as the blocking
+// pass-through. Lossy Iallreduce passes through too: its per-hop bound needs
+// the range agreed over all ranks, a blocking reduction.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "coll/bound.h"
+#include "coll/call.h"
+#include "coll/coll.h"
+#include "coll/plan.h"
+#include "coll/ring.h"
+#include "coll/schedule.h"
+#include "coll/tree.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+namespace {
+
+// The flat ring Allreduce (coll/ring.cpp): P-1 reduce-scatter steps, then
+// P-1 allgather steps forwarding the owners' frames.
+class RingAllreduce : public Schedule {
+ public:
+  RingAllreduce(MPI_Comm app, const Plan& plan, void* acc, size_t count, MPI_Datatype type,
+                MPI_Op op)
+      : plan_(plan),
+        call_(app, plan_, Op::allreduce),
+        args_{static_cast<uint8_t*>(acc), plan.type.size, type, op,
+              even_blocks(count, plan.state->coll.size)},
+        geo_{args_, plan.chunks},
+        p_(call_.group.size),
+        r_(call_.group.rank),
+        k_(plan.chunks),
+        tag_(next_collective_tag(*plan.state)),
+        cap_(geo_.chunk_capacity()),
+        send_(cap_ * k_),
+        recv_(cap_ * k_),
+        incoming_(cap_),
+        frames_(cap_ * k_ * p_),
+        sizes_(static_cast<size_t>(p_) * k_),
+        reqs_(2 * k_),
+        got_(2 * k_) {}
+
+  bool advance() override {
+    while (phase_ != Phase::done) {
+      if (p_ == 1) phase_ = Phase::done;
+      else if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
+        return false;
+    }
+    return true;
+  }
+  int finish() override { return call_.finish(); }
+
+ private:
+  enum class Phase { reduce_scatter, allgather, done };
+  int left() const { return (r_ - 1 + p_) % p_; }
+  int right() const { return (r_ + 1) % p_; }
+  uint8_t* slot(int b, int c) { return frames_.data() + cap_ * (static_cast<size_t>(b) * k_ + c); }
+  size_t& size_of(int b, int c) { return sizes_[static_cast<size_t>(b) * k_ + c]; }
+
+  // One reduce-scatter step; true when it is complete.
+  bool reduce_scatter_step() {
+    const int sb = (r_ - step_ + p_) % p_, rb = (r_ - step_ - 1 + 2 * p_) % p_;
+    if (!posted_) {
+      for (int c = 0; c < k_; ++c)
+        call_.irecv(recv_.data() + cap_ * c, cap_, left(), tag_, &reqs_[c]);
+      for (int c = 0; c < k_; ++c) {
+        const size_t bytes = geo_.chunk_bytes(sb, c);
+        size_t n = call_.encode(args_.acc + geo_.chunk_offset(sb, c), bytes, send_.data() + cap_ * c);
+        call_.isend(send_.data() + cap_ * c, n, bytes, right(), tag_, &reqs_[k_ + c]);
+      }
+      posted_ = true;
+      next_ = 0;
+    }
+    size_t got = 0;
+    while (next_ < k_ && call_.test(&reqs_[next_], &got)) {
+      const size_t bytes = geo_.chunk_bytes(rb, next_);
+      if (call_.decode(recv_.data() + cap_ * next_, got, incoming_.data(), bytes))
+        PMPI_Reduce_local(incoming_.data(), args_.acc + geo_.chunk_offset(rb, next_),
+                          static_cast<int>(bytes / args_.elem_size), args_.type, args_.op);
+      ++next_;
+    }
+    if (next_ < k_ || !call_.test_all(k_, &reqs_[k_])) return false;
+    posted_ = false;
+    if (++step_ == p_ - 1) phase_ = Phase::allgather, step_ = 0;
+    return true;
+  }
+
+  void decode_block(int b) {
+    for (int c = 0; c < k_; ++c)
+      call_.decode(slot(b, c), size_of(b, c), args_.acc + geo_.chunk_offset(b, c),
+                   geo_.chunk_bytes(b, c));
+  }
+
+  // One allgather step; the block received in the previous step is decoded
+  // while this one travels.
+  bool allgather_step() {
+    const int mine = owned_block(r_, p_);
+    const int sb = (mine - step_ + p_) % p_, rb = (mine - step_ - 1 + p_) % p_;
+    if (!posted_) {
+      for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left(), tag_, &reqs_[c]);
+      for (int c = 0; c < k_; ++c) {
+        if (step_ == 0)
+          size_of(mine, c) = call_.encode(args_.acc + geo_.chunk_offset(mine, c),
+                                          geo_.chunk_bytes(mine, c), slot(mine, c));
+        call_.isend(slot(sb, c), size_of(sb, c), geo_.chunk_bytes(sb, c), right(), tag_,
+                    &reqs_[k_ + c]);
+      }
+      if (step_ == 0 && call_.lossy()) decode_block(mine);
+      if (pending_ >= 0) decode_block(pending_);
+      posted_ = true;
+    }
+    if (!call_.test_all(2 * k_, reqs_.data(), got_.data())) return false;
+    for (int c = 0; c < k_; ++c) size_of(rb, c) = got_[c];
+    pending_ = rb;
+    posted_ = false;
+    if (++step_ == p_ - 1) {
+      decode_block(pending_);
+      phase_ = Phase::done;
+    }
+    return true;
+  }
+
+  const Plan plan_;
+  CompressedCall call_;
+  const ReduceArgs args_;
+  const RingGeometry geo_;
+  const int p_, r_, k_, tag_;
+  const size_t cap_;
+  std::vector<uint8_t> send_, recv_, incoming_, frames_;
+  std::vector<size_t> sizes_;
+  std::vector<MPI_Request> reqs_;  // receives first, then sends
+  std::vector<size_t> got_;
+  Phase phase_ = Phase::reduce_scatter;
+  int step_ = 0, next_ = 0, pending_ = -1;
+  bool posted_ = false;
+};
+
+// The flat binomial-tree Bcast (coll/bcast.cpp): the root codes each chunk
+// once, every other rank forwards the frame unchanged, then decodes it.
+class TreeBcast : public Schedule {
+ public:
+  TreeBcast(MPI_Comm app, const Plan& plan, void* buffer, int count, MPI_Datatype type, int root)
+      : plan_(plan),
+        call_(app, plan_, Op::bcast),
+        buffer_(buffer),
+        count_(count),
+        type_(type),
+        root_(root),
+        tag_(next_collective_tag(*plan.state)),
+        k_(plan.chunks),
+        elems_(plan.bytes / plan.type.size),
+        cap_(frame_capacity(max_block_count(elems_, k_) * plan.type.size)),
+        frames_(cap_ * k_),
+        sizes_(k_) {
+    CommState& st = *plan_.state;
+    const RootedTree tree = rooted_tree(st, root, false);
+    members_ = tree.members;
+    tree_ = binomial_tree(tree.me, static_cast<int>(members_.size()));
+    is_root_ = tree_.parent < 0;
+    alone_ = members_.size() <= 1;
+    data_ = static_cast<uint8_t*>(buffer) + plan_.type.true_lb;
+    if (!plan_.type.contiguous) {
+      staging_.resize(plan_.bytes);
+      data_ = staging_.data();
+      if (is_root_) {
+        int pos = 0;
+        PMPI_Pack(buffer, count, type, data_, static_cast<int>(plan_.bytes), &pos, st.coll.comm);
+      }
+    }
+    // One compression between the root's data and any receiver.
+    if (is_root_ && !alone_ && plan_.tier.tier == Tier::lossy)
+      call_.set_hop_bound(hop_bound(plan_, data_, elems_, MPI_COMM_NULL, 1, 0));
+    recvs_.resize(is_root_ ? 0 : k_);
+    for (int c = 0; c < static_cast<int>(recvs_.size()); ++c)
+      call_.irecv(frames_.data() + cap_ * c, cap_, members_[tree_.parent], tag_, &recvs_[c]);
+    sends_.reserve(tree_.children.size() * k_);
+  }
+
+  bool advance() override {
+    const size_t elem = plan_.type.size;
+    for (; next_ < k_ && !alone_; ++next_) {
+      const int c = next_;
+      uint8_t* frame = frames_.data() + cap_ * c;
+      uint8_t* chunk = data_ + block_begin(elems_, k_, c) * elem;
+      const size_t bytes = block_count(elems_, k_, c) * elem;
+      if (is_root_) sizes_[c] = call_.encode(chunk, bytes, frame);
+      else if (!call_.test(&recvs_[c], &sizes_[c])) return false;
+      // Farthest child first: its subtree is the deepest.
+      for (auto child = tree_.children.rbegin(); child != tree_.children.rend(); ++child) {
+        sends_.emplace_back();
+        call_.isend(frame, sizes_[c], bytes, members_[*child], tag_, &sends_.back());
+      }
+      if (!is_root_) call_.decode(frame, sizes_[c], chunk, bytes);
+    }
+    if (!call_.test_all(static_cast<int>(sends_.size()), sends_.data())) return false;
+    if (!staging_.empty() && !is_root_ && !unpacked_) {
+      int pos = 0;
+      PMPI_Unpack(data_, static_cast<int>(plan_.bytes), &pos, buffer_, count_, type_,
+                  plan_.state->coll.comm);
+      unpacked_ = true;
+    }
+    return true;
+  }
+  int finish() override { return call_.finish(); }
+
+ private:
+  const Plan plan_;
+  CompressedCall call_;
+  void* buffer_;
+  const int count_;
+  const MPI_Datatype type_;
+  const int root_, tag_, k_;
+  const size_t elems_, cap_;
+  std::vector<uint8_t> frames_, staging_;
+  std::vector<size_t> sizes_;
+  std::vector<int> members_;
+  Tree tree_;
+  bool is_root_ = false, alone_ = false, unpacked_ = false;
+  uint8_t* data_ = nullptr;
+  std::vector<MPI_Request> recvs_, sends_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm, MPI_Request* request) {
+  stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(Op::allreduce, comm, count, type, op, &plan) ||
+      plan.tier.tier == Tier::lossy)
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+  if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
+  return start_schedule(
+      std::make_unique<RingAllreduce>(comm, plan, recvbuf, static_cast<size_t>(count), type, op),
+      request);
+}
+
+int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           MPI_Request* request) {
+  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(Op::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
+      root >= plan.state->coll.size)  // PMPI reports a bad root
+    return PMPI_Ibcast(buffer, count, type, root, comm, request);
+  return start_schedule(std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root),
+                        request);
+}
+
+}  // namespace adacomp

@@ -1,0 +1,272 @@
+// The engine's table of schedules, keyed by the application's request, and
+// the Wait/Test family over requests that include them.
+//
+// Everything that looks at the table, and the Test-form pass that may free a
+// completed request in MPI, runs under one lock: once MPI frees a handle
+// another thread may get the same value for a new request, which must never
+// find the old entry.
+#include "coll/schedule.h"
+
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "p2p/p2p.h"
+
+namespace adacomp {
+
+std::atomic<int> g_outstanding_collectives{0};
+
+namespace {
+
+constexpr int kTagBase = 1024;   // above every blocking call's tag
+constexpr int kTagSpan = 16384;  // tags in use stay below MPI's minimum MPI_TAG_UB (32767)
+
+struct Entry {
+  std::unique_ptr<Schedule> schedule;
+  bool done = false;   // the request is complete in MPI
+  bool freed = false;  // the application freed it while active
+};
+
+// Recursive: a Wait over a mixed array runs the point-to-point layer's Test
+// form under the lock, and that may complete a request of its own through
+// the wrappers, which look at the table.
+std::recursive_mutex g_mu;
+std::unordered_map<MPI_Request, Entry> g_entries;
+std::atomic<int> g_owned{0};  // entries in the table
+thread_local bool t_advancing = false;
+// Inside a pass's point-to-point Test form, which must treat the engine's
+// requests as the plain generalized requests they are.
+thread_local bool t_in_pass = false;
+
+int query(void*, MPI_Status* s) {
+  s->MPI_SOURCE = MPI_ANY_SOURCE;
+  s->MPI_TAG = MPI_ANY_TAG;
+  s->MPI_ERROR = MPI_SUCCESS;  // a failure is reported by the wrappers, on the right comm
+  PMPI_Status_set_elements(s, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(s, 0);
+  return MPI_SUCCESS;
+}
+int free_entry(void*) { return MPI_SUCCESS; }  // the table owns the schedule
+int cancel(void*, int) { return MPI_SUCCESS; }  // a collective cannot be cancelled
+
+void erase(std::unordered_map<MPI_Request, Entry>::iterator it) {
+  g_entries.erase(it);
+  g_owned.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Advances every schedule; completes the requests of those that finish.
+void advance_locked() {
+  if (t_advancing) return;  // a schedule's own MPI call came back here
+  t_advancing = true;
+  for (auto it = g_entries.begin(); it != g_entries.end();) {
+    Entry& e = it->second;
+    if (e.done || !e.schedule->advance()) {
+      ++it;
+      continue;
+    }
+    e.done = true;
+    g_outstanding_collectives.fetch_sub(1, std::memory_order_relaxed);
+    MPI_Request handle = it->first;
+    PMPI_Grequest_complete(handle);
+    if (e.freed) {
+      PMPI_Request_free(&handle);  // complete now, so MPI frees it at once
+      auto next = std::next(it);
+      erase(it);
+      it = next;
+      continue;
+    }
+    ++it;
+  }
+  t_advancing = false;
+}
+
+}  // namespace
+
+int next_collective_tag(CommState& s) {
+  return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
+}
+
+int start_schedule(std::unique_ptr<Schedule> s, MPI_Request* request) {
+  int rc = PMPI_Grequest_start(query, free_entry, cancel, nullptr, request);
+  if (rc != MPI_SUCCESS) return rc;
+  std::lock_guard<std::recursive_mutex> g(g_mu);
+  g_entries[*request].schedule = std::move(s);
+  g_owned.fetch_add(1, std::memory_order_relaxed);
+  g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
+  advance_locked();
+  return MPI_SUCCESS;
+}
+
+void progress_collectives_slow() {
+  std::unique_lock<std::recursive_mutex> g(g_mu, std::try_to_lock);
+  if (g) advance_locked();  // else another thread is advancing them
+}
+
+void drain_collectives() {
+  while (collectives_outstanding()) {
+    progress_collectives_slow();
+    std::this_thread::yield();
+  }
+  std::lock_guard<std::recursive_mutex> g(g_mu);
+  g_entries.clear();
+  g_owned.store(0, std::memory_order_relaxed);
+}
+
+// ---- the Wait/Test family ---------------------------------------------------
+
+bool owns_collective(int n, const MPI_Request reqs[]) {
+  if (g_owned.load(std::memory_order_relaxed) == 0 || t_in_pass) return false;
+  std::lock_guard<std::recursive_mutex> g(g_mu);
+  for (int i = 0; i < n; ++i)
+    if (reqs[i] != MPI_REQUEST_NULL && g_entries.count(reqs[i])) return true;
+  return false;
+}
+
+namespace {
+
+struct Finished {
+  int index;  // in the request array
+  int rc;     // the collective's outcome, already through the error handler
+};
+
+// One pass: the engine advanced, then `test_form` (a Test-form call of the
+// point-to-point layer over the same array, which returns its code).
+// Returns the engine's requests that the pass completed in MPI.
+template <class F>
+std::vector<Finished> pass(int n, MPI_Request reqs[], F test_form, int* rc) {
+  std::vector<std::pair<int, std::unique_ptr<Schedule>>> completed;
+  {
+    std::lock_guard<std::recursive_mutex> g(g_mu);
+    advance_locked();
+    std::vector<std::pair<int, MPI_Request>> mine;
+    for (int i = 0; i < n; ++i)
+      if (reqs[i] != MPI_REQUEST_NULL && g_entries.count(reqs[i])) mine.emplace_back(i, reqs[i]);
+    t_in_pass = true;
+    *rc = test_form();
+    t_in_pass = false;
+    for (auto [i, handle] : mine) {
+      if (reqs[i] != MPI_REQUEST_NULL) continue;  // not completed by this pass
+      auto it = g_entries.find(handle);
+      completed.emplace_back(i, std::move(it->second.schedule));
+      erase(it);
+    }
+  }
+  std::vector<Finished> out;
+  for (auto& [i, s] : completed) out.push_back({i, s->finish()});
+  return out;
+}
+
+// A failed collective among an array's completions: its code in its status
+// (MPI_ERR_IN_STATUS), the others' MPI_ERROR set; `slots` statuses were filled.
+template <class SlotOf>
+int with_errors(const std::vector<Finished>& fin, int rc, MPI_Status statuses[], int slots,
+                SlotOf slot_of) {
+  int first = MPI_SUCCESS;
+  for (const Finished& f : fin)
+    if (f.rc != MPI_SUCCESS && first == MPI_SUCCESS) first = f.rc;
+  if (first == MPI_SUCCESS) return rc;
+  if (statuses == MPI_STATUSES_IGNORE) return first;
+  if (rc == MPI_SUCCESS)
+    for (int k = 0; k < slots; ++k) statuses[k].MPI_ERROR = MPI_SUCCESS;
+  for (const Finished& f : fin)
+    if (f.rc != MPI_SUCCESS) statuses[slot_of(f.index)].MPI_ERROR = f.rc;
+  return MPI_ERR_IN_STATUS;
+}
+
+// A single completion's outcome (Wait, Test, the Any forms).
+int single(const std::vector<Finished>& fin, int rc, MPI_Status* status) {
+  for (const Finished& f : fin) {
+    if (f.rc == MPI_SUCCESS) continue;
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = f.rc;
+    return f.rc;
+  }
+  return rc;
+}
+
+void pause() { std::this_thread::yield(); }
+
+}  // namespace
+
+int collective_test(MPI_Request* req, int* flag, MPI_Status* status) {
+  int rc = MPI_SUCCESS;
+  auto fin = pass(1, req, [&] { return test(req, flag, status); }, &rc);
+  return single(fin, rc, status);
+}
+
+int collective_wait(MPI_Request* req, MPI_Status* status) {
+  for (int flag = 0;; pause()) {
+    int rc = collective_test(req, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+}
+
+int collective_testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  int rc = MPI_SUCCESS;
+  auto fin = pass(n, reqs, [&] { return testall(n, reqs, flag, statuses); }, &rc);
+  return with_errors(fin, rc, statuses, *flag ? n : 0, [](int i) { return i; });
+}
+
+int collective_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  for (int flag = 0;; pause()) {
+    int rc = collective_testall(n, reqs, &flag, statuses);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+}
+
+int collective_testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  int rc = MPI_SUCCESS;
+  auto fin = pass(n, reqs, [&] { return testany(n, reqs, index, flag, status); }, &rc);
+  return single(fin, rc, status);
+}
+
+int collective_waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  for (int flag = 0;; pause()) {
+    int rc = collective_testany(n, reqs, index, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+}
+
+int collective_testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                        MPI_Status statuses[]) {
+  int rc = MPI_SUCCESS;
+  auto fin = pass(n, reqs, [&] { return testsome(n, reqs, outcount, indices, statuses); }, &rc);
+  const int slots = *outcount == MPI_UNDEFINED ? 0 : *outcount;
+  return with_errors(fin, rc, statuses, slots, [&](int i) {
+    int k = 0;
+    while (k < slots - 1 && indices[k] != i) ++k;
+    return k;
+  });
+}
+
+int collective_waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                        MPI_Status statuses[]) {
+  for (;; pause()) {
+    int rc = collective_testsome(n, reqs, outcount, indices, statuses);
+    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+  }
+}
+
+int collective_request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
+  {
+    std::lock_guard<std::recursive_mutex> g(g_mu);
+    advance_locked();
+  }
+  return PMPI_Request_get_status(req, flag, status);  // MPI asks query() once complete
+}
+
+int collective_request_free(MPI_Request* req) {
+  std::lock_guard<std::recursive_mutex> g(g_mu);
+  auto it = g_entries.find(*req);
+  if (it == g_entries.end()) return request_free(req);  // another thread completed it
+  if (it->second.done) {
+    erase(it);
+    return PMPI_Request_free(req);
+  }
+  it->second.freed = true;  // advance_locked frees it in MPI when done
+  *req = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // namespace adacomp

@@ -1,0 +1,85 @@
+// The progress engine of the compressed nonblocking collectives.
+//
+// A compressed nonblocking collective is a Schedule: a state machine that
+// posts its point-to-point messages on the communicator's private duplicate,
+// codes, decodes and reduces as they complete, and never blocks. The
+// application holds a generalized request (PMPI_Grequest_start) for it; the
+// engine completes that request (PMPI_Grequest_complete) when the schedule
+// is done, so PMPI's own Wait/Test over mixed arrays sees it.
+//
+// Progress is driven by the library, never by a thread of its own:
+//  - on entry to every intercepted MPI call (one relaxed atomic load when
+//    nothing is outstanding);
+//  - in the Wait/Test family, which poll the engine until what they wait for
+//    is done (the collective_* functions below);
+//  - inside the library's blocking compressed collectives while they wait.
+// A rank blocked in MPI outside the library (a pass-through blocking call,
+// or a call the library does not intercept) does not advance its schedules
+// meanwhile; its peers' waits for them end once it enters the library again.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include <mpi.h>
+
+#include "runtime/comm_state.h"
+
+namespace adacomp {
+
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  // Does whatever is ready without blocking; true once the collective is
+  // done on this rank (result in place, its own messages complete).
+  virtual bool advance() = 0;
+  // Reports a failure through the application's error handler and returns
+  // the code for the call that completes the request.
+  virtual int finish() = 0;
+};
+
+// Tag of the next nonblocking collective on `s`: each outstanding call has
+// its own, distinct from the blocking calls' (coll/call.h), so their
+// messages never match another call's.
+int next_collective_tag(CommState& s);
+
+// Hands the application a generalized request for `s` and advances it once.
+int start_schedule(std::unique_ptr<Schedule> s, MPI_Request* request);
+
+extern std::atomic<int> g_outstanding_collectives;
+void progress_collectives_slow();
+
+inline bool collectives_outstanding() {
+  return g_outstanding_collectives.load(std::memory_order_relaxed) != 0;
+}
+// Advances every outstanding schedule this thread can get at.
+inline void progress_collectives() {
+  if (collectives_outstanding()) progress_collectives_slow();
+}
+
+// Completes outstanding schedules whose requests the application freed
+// (they still owe their peers messages); before the private communicators go.
+void drain_collectives();
+
+// ---- the Wait/Test family ----
+// True when one of the requests is the engine's; the p2p wrappers then hand
+// the call to the collective_* form, which polls the engine and completes
+// point-to-point and pass-through requests of the same array as usual.
+bool owns_collective(int n, const MPI_Request reqs[]);
+
+int collective_wait(MPI_Request* req, MPI_Status* status);
+int collective_test(MPI_Request* req, int* flag, MPI_Status* status);
+int collective_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
+int collective_testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
+int collective_waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);
+int collective_testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
+int collective_waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                        MPI_Status statuses[]);
+int collective_testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                        MPI_Status statuses[]);
+int collective_request_get_status(MPI_Request req, int* flag, MPI_Status* status);
+// Freeing an active collective request (erroneous in MPI, so made safe):
+// the schedule still runs to the end, as its peers need, then is dropped.
+int collective_request_free(MPI_Request* req);
+
+}  // namespace adacomp
