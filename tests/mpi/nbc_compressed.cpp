@@ -1,0 +1,319 @@
+// Compressed MPI_Iallreduce and MPI_Ibcast (issue 14), compression forced:
+// results bit-identical to the blocking compressed calls (and, for integers,
+// to PMPI), for several types and ops, in place, count 0, odd counts, on the
+// world and a split communicator; several outstanding at once completed in
+// reverse order; mixed arrays with point-to-point requests through Waitall,
+// Testsome, Waitany, Testany and Request_get_status; a freed active request;
+// a blocking collective while nonblocking ones are outstanding. The stats
+// prove the compressed path ran.
+//
+// --quick (oversubscribed MPICH): the world communicator only.
+// --corrupt (with ADACOMP_FAULT=corrupt-frames): the failure reaches the
+// communicator's error handler from Wait, Test and Waitall, never a hang.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+template <class T>
+MPI_Datatype mpi_type();
+template <> MPI_Datatype mpi_type<int>() { return MPI_INT; }
+template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> MPI_Datatype mpi_type<long long>() { return MPI_LONG_LONG; }
+template <> MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_CHAR; }
+
+template <class T>
+std::vector<T> input(int rank, int n) {
+  std::vector<T> v(n);
+  for (int i = 0; i < n; ++i)
+    v[i] = static_cast<T>((i % 97) * 0.37 + rank * 1.25 + (i % 5 == 0 ? 100 : 0));
+  return v;
+}
+
+unsigned long long compressed(const char* op) { return op_stats(op).compressed_calls; }
+
+// Iallreduce against the blocking compressed call (same bits) and, for
+// integers, against PMPI.
+template <class T>
+void allreduce_case(MPI_Comm comm, const char* name, int n, MPI_Op op, bool in_place) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const MPI_Datatype type = mpi_type<T>();
+  std::vector<T> in = input<T>(rank, n), blocking(n), nb(n), plain(n);
+  MPI_Allreduce(in.data(), blocking.data(), n, type, op, comm);
+  const unsigned long long before = compressed("allreduce");
+  MPI_Request req;
+  if (in_place) {
+    nb = in;
+    MPI_Iallreduce(MPI_IN_PLACE, nb.data(), n, type, op, comm, &req);
+  } else {
+    MPI_Iallreduce(in.data(), nb.data(), n, type, op, comm, &req);
+  }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(req == MPI_REQUEST_NULL, "%s: request not freed by Wait", name);
+  CHECK(n == 0 || compressed("allreduce") == before + 1, "%s: n=%d not compressed", name, n);
+  CHECK(n == 0 || std::memcmp(nb.data(), blocking.data(), n * sizeof(T)) == 0,
+        "%s: n=%d Iallreduce differs from Allreduce", name, n);
+  if (std::is_integral<T>::value) {
+    PMPI_Allreduce(in.data(), plain.data(), n, type, op, comm);
+    CHECK(n == 0 || std::memcmp(nb.data(), plain.data(), n * sizeof(T)) == 0,
+          "%s: n=%d Iallreduce differs from PMPI", name, n);
+  }
+}
+
+void bcast_cases(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int n : {1, 7, 4099, 30001}) {
+    for (int root = 0; root < size; ++root) {
+      std::vector<double> want = input<double>(root, n), buf(n, -1.0);
+      if (rank == root) buf = want;
+      const unsigned long long before = compressed("bcast");
+      MPI_Request req;
+      MPI_Ibcast(buf.data(), n, MPI_DOUBLE, root, comm, &req);
+      int flag = 0;
+      while (!flag) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+      CHECK(compressed("bcast") == before + 1, "%s: Ibcast n=%d not compressed", name, n);
+      CHECK(buf == want, "%s: Ibcast n=%d root=%d", name, n, root);
+    }
+  }
+  // A non-contiguous type: packed, coded, unpacked.
+  MPI_Datatype every_other;
+  MPI_Type_vector(5000, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  std::vector<int> want(10000), buf(10000, -7);
+  for (int i = 0; i < 10000; ++i) want[i] = i % 2 ? -7 : i * 3;
+  if (rank == size - 1) buf = want;
+  MPI_Request req;
+  MPI_Ibcast(buf.data(), 1, every_other, size - 1, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(buf == want, "%s: Ibcast of a vector type", name);
+  MPI_Type_free(&every_other);
+}
+
+// Several outstanding, completed in reverse order, with a blocking
+// compressed Allreduce in between.
+void outstanding(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int n = 20001, k = 5;
+  std::vector<std::vector<long long>> out(k, std::vector<long long>(n));
+  std::vector<long long> in(n), bc(n);
+  for (int i = 0; i < n; ++i) in[i] = i * 7 + rank;
+  if (rank == 0) bc = in;
+  std::vector<MPI_Request> reqs(k + 1);
+  for (int j = 0; j < k; ++j)
+    MPI_Iallreduce(in.data(), out[j].data(), n - j, MPI_LONG_LONG,
+                   j % 2 ? MPI_MAX : MPI_SUM, comm, &reqs[j]);
+  MPI_Ibcast(bc.data(), n, MPI_LONG_LONG, 0, comm, &reqs[k]);
+  std::vector<long long> mid(n);
+  MPI_Allreduce(in.data(), mid.data(), n, MPI_LONG_LONG, MPI_MIN, comm);
+  for (int j = k; j >= 0; --j) MPI_Wait(&reqs[j], MPI_STATUS_IGNORE);
+  bool ok = true;
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n - j; ++i) {
+      long long want = j % 2 ? i * 7LL + size - 1 : size * (i * 7LL) + size * (size - 1) / 2;
+      ok = ok && out[j][i] == want;
+    }
+  CHECK(ok, "%s: outstanding Iallreduces", name);
+  bool ok_bc = true, ok_mid = true;
+  for (int i = 0; i < n; ++i) {
+    ok_bc = ok_bc && bc[i] == i * 7LL;
+    ok_mid = ok_mid && mid[i] == i * 7LL;
+  }
+  CHECK(ok_bc, "%s: outstanding Ibcast", name);
+  CHECK(ok_mid, "%s: blocking Allreduce among outstanding ones", name);
+}
+
+// Mixed arrays: collectives with point-to-point requests.
+void mixed(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int n = 30000;
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  std::vector<double> in(n), sum(n), p2p(n), bc(n);
+  for (int i = 0; i < n; ++i) in[i] = i * 0.5 + rank;
+  auto check_all = [&](const char* how) {
+    bool ok_sum = true, ok_p2p = true, ok_bc = true;
+    for (int i = 0; i < n; ++i) {
+      ok_sum = ok_sum && sum[i] == size * (i * 0.5) + size * (size - 1) / 2.0;
+      ok_p2p = ok_p2p && p2p[i] == i * 0.5 + prev;
+      ok_bc = ok_bc && bc[i] == i * 0.5 + 1 % size;
+    }
+    CHECK(ok_sum && ok_p2p && ok_bc, "%s: %s (sum %d p2p %d bcast %d)", name, how, ok_sum,
+          ok_p2p, ok_bc);
+  };
+  auto start = [&](MPI_Request reqs[4]) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    std::fill(p2p.begin(), p2p.end(), 0.0);
+    bc = rank == 1 % size ? in : std::vector<double>(n, 0.0);
+    MPI_Irecv(p2p.data(), n, MPI_DOUBLE, prev, 9, comm, &reqs[0]);
+    MPI_Iallreduce(in.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm, &reqs[1]);
+    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 9, comm, &reqs[2]);
+    MPI_Ibcast(bc.data(), n, MPI_DOUBLE, 1 % size, comm, &reqs[3]);
+  };
+  MPI_Request reqs[4];
+  MPI_Status st[4];
+  start(reqs);
+  CHECK(MPI_Waitall(4, reqs, st) == MPI_SUCCESS, "%s: Waitall", name);
+  check_all("Waitall");
+
+  start(reqs);
+  int flag = 0;
+  while (!flag) MPI_Testall(4, reqs, &flag, MPI_STATUSES_IGNORE);
+  check_all("Testall");
+
+  start(reqs);
+  int left = 4, seen[4] = {0, 0, 0, 0};
+  while (left > 0) {
+    int outcount = 0, idx[4];
+    MPI_Testsome(4, reqs, &outcount, idx, st);
+    for (int j = 0; j < outcount; ++j) ++seen[idx[j]];
+    left -= outcount;
+  }
+  CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && seen[3] == 1, "%s: Testsome", name);
+  check_all("Testsome");
+
+  start(reqs);
+  for (int j = 0; j < 4; ++j) {
+    int index = -1;
+    MPI_Waitany(4, reqs, &index, MPI_STATUS_IGNORE);
+    CHECK(index >= 0 && index < 4 && reqs[index] == MPI_REQUEST_NULL, "%s: Waitany", name);
+  }
+  check_all("Waitany");
+
+  start(reqs);
+  for (int done = 0; done < 4;) {
+    int index = -1;
+    flag = 0;
+    MPI_Testany(4, reqs, &index, &flag, MPI_STATUS_IGNORE);
+    if (flag) ++done;
+  }
+  check_all("Testany");
+
+  start(reqs);
+  for (flag = 0; !flag;) MPI_Request_get_status(reqs[1], &flag, MPI_STATUS_IGNORE);
+  CHECK(reqs[1] != MPI_REQUEST_NULL, "%s: Request_get_status freed the request", name);
+  MPI_Waitsome(4, reqs, &left, seen, MPI_STATUSES_IGNORE);
+  MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+  check_all("Request_get_status + Waitsome");
+}
+
+// Freeing an active collective request (erroneous in MPI): no hang, no
+// crash, and the communicator's later collectives are right.
+void free_active(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  static std::vector<int> in, out;  // outlive the freed request
+  in.assign(50000, rank + 1);
+  out.assign(50000, 0);
+  MPI_Request req;
+  MPI_Iallreduce(in.data(), out.data(), 50000, MPI_INT, MPI_SUM, comm, &req);
+  MPI_Request_free(&req);
+  CHECK(req == MPI_REQUEST_NULL, "%s: Request_free left the handle", name);
+  std::vector<int> again(50000);
+  MPI_Allreduce(in.data(), again.data(), 50000, MPI_INT, MPI_SUM, comm);
+  CHECK(again[0] == size * (size + 1) / 2, "%s: Allreduce after a freed Iallreduce", name);
+  MPI_Barrier(comm);
+}
+
+void run(MPI_Comm comm, const char* name) {
+  // The communicator's first compressed collective is a blocking one: it
+  // creates the library's state (plan_nonblocking in src/coll/plan.h).
+  int one = 1, total = 0;
+  MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
+  for (int n : {0, 1, 7, 1001, 40001}) {
+    for (bool in_place : {false, true}) {
+      allreduce_case<double>(comm, name, n, MPI_SUM, in_place);
+      allreduce_case<int>(comm, name, n, MPI_SUM, in_place);
+    }
+    allreduce_case<float>(comm, name, n, MPI_MAX, false);
+    allreduce_case<long long>(comm, name, n, MPI_PROD, false);
+    allreduce_case<unsigned char>(comm, name, n, MPI_BOR, true);
+    allreduce_case<int>(comm, name, n, MPI_MIN, false);
+  }
+  bcast_cases(comm, name);
+  outstanding(comm, name);
+  mixed(comm, name);
+  free_active(comm, name);
+}
+
+int errors_seen = 0;
+void count_error(MPI_Comm*, int*, ...) { ++errors_seen; }
+
+void corrupt() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(count_error, &handler);
+  MPI_Comm_set_errhandler(comm, handler);
+  std::vector<double> in(50000, 1.0 + rank), out(50000);
+  PMPI_Barrier(comm);
+  MPI_Allreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm);  // creates the state
+  errors_seen = 0;
+
+  MPI_Request req;
+  MPI_Iallreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm, &req);
+  CHECK(errors_seen == 0, "error reported before Wait");
+  int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (size > 1) {
+    CHECK(is_adacomp_error(rc), "Iallreduce Wait returned %d", rc);
+    CHECK(errors_seen == 1, "error handler called %d times from Wait", errors_seen);
+  }
+
+  MPI_Ibcast(in.data(), 50000, MPI_DOUBLE, 0, comm, &req);
+  int flag = 0;
+  rc = MPI_SUCCESS;
+  while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+  if (size > 1) CHECK(rank == 0 || is_adacomp_error(rc), "Ibcast Test returned %d", rc);
+
+  MPI_Request reqs[2];
+  MPI_Status st[2];
+  MPI_Iallreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm, &reqs[0]);
+  MPI_Ibarrier(comm, &reqs[1]);
+  rc = MPI_Waitall(2, reqs, st);
+  if (size > 1) {
+    CHECK(rc == MPI_ERR_IN_STATUS, "Waitall returned %d", rc);
+    CHECK(is_adacomp_error(st[0].MPI_ERROR), "Waitall status[0] error %d", st[0].MPI_ERROR);
+    CHECK(st[1].MPI_ERROR == MPI_SUCCESS, "Waitall status[1] error %d", st[1].MPI_ERROR);
+  }
+  // The communicator stays usable.
+  int one = 1, total = 0;
+  rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
+  CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
+  MPI_Comm_free(&comm);
+  MPI_Errhandler_free(&handler);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (argc > 1 && std::strcmp(argv[1], "--corrupt") == 0) {
+    corrupt();
+    return finish_test("nbc_compressed --corrupt");
+  }
+  run(MPI_COMM_WORLD, "world");
+  if (argc > 1 && std::strcmp(argv[1], "--quick") == 0) return finish_test("nbc_compressed");
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  run(half, "split");
+  MPI_Comm_free(&half);
+  return finish_test("nbc_compressed");
+}
