@@ -17,6 +17,10 @@ int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                MPI_Comm comm, MPI_Request* request);
 int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
            MPI_Request* request);
+int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+            int root, MPI_Comm comm, MPI_Request* request);
+int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request);
 
 // src/coll/reduce_scatter.cpp
 int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,

@@ -8,6 +8,7 @@
 // else passes through to PMPI_I* after the same checks as the blocking
 // pass-through. Lossy Iallreduce passes through too: its per-hop bound needs
 // the range agreed over all ranks, a blocking reduction.
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -24,16 +25,20 @@
 namespace adacomp {
 namespace {
 
-// The flat ring Allreduce (coll/ring.cpp): P-1 reduce-scatter steps, then
-// P-1 allgather steps forwarding the owners' frames.
-class RingAllreduce : public Schedule {
+// The flat ring (coll/ring.cpp): P-1 reduce-scatter steps, then for the
+// Allreduce P-1 allgather steps forwarding the owners' frames. Alone
+// (Reduce_scatter_block) the owned block is copied out at the end.
+class Ring : public Schedule {
  public:
-  RingAllreduce(MPI_Comm app, const Plan& plan, void* acc, size_t count, MPI_Datatype type,
-                MPI_Op op)
+  // `out`: where the owned block goes (Reduce_scatter_block); null for the
+  // Allreduce, whose result is acc itself.
+  // `storage`: the accumulator when the schedule owns it (acc points into it).
+  Ring(MPI_Comm app, const Plan& plan, Op operation, uint8_t* acc, std::vector<RingBlock> blocks,
+       MPI_Datatype type, MPI_Op op, void* out, std::vector<uint8_t> storage = {})
       : plan_(plan),
-        call_(app, plan_, Op::allreduce),
-        args_{static_cast<uint8_t*>(acc), plan.type.size, type, op,
-              even_blocks(count, plan.state->coll.size)},
+        call_(app, plan_, operation),
+        storage_(std::move(storage)),
+        args_{acc, plan.type.size, type, op, std::move(blocks)},
         geo_{args_, plan.chunks},
         p_(call_.group.size),
         r_(call_.group.rank),
@@ -43,16 +48,22 @@ class RingAllreduce : public Schedule {
         send_(cap_ * k_),
         recv_(cap_ * k_),
         incoming_(cap_),
-        frames_(cap_ * k_ * p_),
+        frames_(out ? 0 : cap_ * k_ * p_),
         sizes_(static_cast<size_t>(p_) * k_),
         reqs_(2 * k_),
-        got_(2 * k_) {}
+        got_(2 * k_),
+        out_(static_cast<uint8_t*>(out)) {}
 
   bool advance() override {
     while (phase_ != Phase::done) {
       if (p_ == 1) phase_ = Phase::done;
       else if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
         return false;
+    }
+    if (out_ && !copied_) {
+      const RingBlock& mine = args_.blocks[owned_block(r_, p_)];
+      std::memcpy(out_, args_.acc + mine.offset * args_.elem_size, mine.count * args_.elem_size);
+      copied_ = true;
     }
     return true;
   }
@@ -89,7 +100,7 @@ class RingAllreduce : public Schedule {
     }
     if (next_ < k_ || !call_.test_all(k_, &reqs_[k_])) return false;
     posted_ = false;
-    if (++step_ == p_ - 1) phase_ = Phase::allgather, step_ = 0;
+    if (++step_ == p_ - 1) phase_ = out_ ? Phase::done : Phase::allgather, step_ = 0;
     return true;
   }
 
@@ -130,6 +141,7 @@ class RingAllreduce : public Schedule {
 
   const Plan plan_;
   CompressedCall call_;
+  std::vector<uint8_t> storage_;
   const ReduceArgs args_;
   const RingGeometry geo_;
   const int p_, r_, k_, tag_;
@@ -138,9 +150,82 @@ class RingAllreduce : public Schedule {
   std::vector<size_t> sizes_;
   std::vector<MPI_Request> reqs_;  // receives first, then sends
   std::vector<size_t> got_;
+  uint8_t* const out_;
   Phase phase_ = Phase::reduce_scatter;
   int step_ = 0, next_ = 0, pending_ = -1;
-  bool posted_ = false;
+  bool posted_ = false, copied_ = false;
+};
+
+// The flat binomial-tree Reduce (coll/reduce.cpp): chunk by chunk, the
+// children's frames folded in child order (the blocking call's order of
+// operations), then the chunk coded on to the parent.
+class TreeReduce : public Schedule {
+ public:
+  TreeReduce(MPI_Comm app, const Plan& plan, const void* input, void* recvbuf, int count,
+             MPI_Datatype type, MPI_Op op, int root)
+      : plan_(plan),
+        call_(app, plan_, Op::reduce),
+        count_(count),
+        type_(type),
+        op_(op),
+        tag_(next_collective_tag(*plan.state)),
+        k_(plan.chunks),
+        cap_(frame_capacity(max_block_count(count, k_) * plan.type.size)) {
+    CommState& st = *plan_.state;
+    const RootedTree tree = rooted_tree(st, root, false);
+    members_ = tree.members;
+    tree_ = binomial_tree(tree.me, static_cast<int>(members_.size()));
+    const bool is_root = st.coll.rank == root;
+    if (!is_root) own_.resize(plan_.bytes);
+    acc_ = is_root ? static_cast<uint8_t*>(recvbuf) : own_.data();
+    if (input != acc_) std::memcpy(acc_, input, plan_.bytes);
+    const int nc = static_cast<int>(tree_.children.size());
+    in_.resize(cap_ * k_ * nc);
+    out_.resize(tree_.parent >= 0 ? cap_ * k_ : 0);
+    incoming_.resize(cap_);
+    recvs_.resize(static_cast<size_t>(nc) * k_);
+    for (int i = 0; i < nc; ++i)
+      for (int c = 0; c < k_; ++c)
+        call_.irecv(in_.data() + cap_ * (i * k_ + c), cap_, members_[tree_.children[i]], tag_,
+                    &recvs_[i * k_ + c]);
+    sends_.resize(tree_.parent >= 0 ? k_ : 0);
+  }
+
+  bool advance() override {
+    const size_t elem = plan_.type.size;
+    const int nc = static_cast<int>(tree_.children.size());
+    for (; c_ < k_; ++c_, i_ = 0) {
+      uint8_t* chunk = acc_ + block_begin(count_, k_, c_) * elem;
+      const size_t bytes = block_count(count_, k_, c_) * elem;
+      for (size_t got = 0; i_ < nc; ++i_) {
+        if (!call_.test(&recvs_[i_ * k_ + c_], &got)) return false;
+        if (call_.decode(in_.data() + cap_ * (i_ * k_ + c_), got, incoming_.data(), bytes))
+          PMPI_Reduce_local(incoming_.data(), chunk, static_cast<int>(bytes / elem), type_, op_);
+      }
+      if (tree_.parent >= 0) {
+        size_t n = call_.encode(chunk, bytes, out_.data() + cap_ * c_);
+        call_.isend(out_.data() + cap_ * c_, n, bytes, members_[tree_.parent], tag_,
+                    &sends_[c_]);
+      }
+    }
+    return call_.test_all(static_cast<int>(sends_.size()), sends_.data());
+  }
+  int finish() override { return call_.finish(); }
+
+ private:
+  const Plan plan_;
+  CompressedCall call_;
+  const int count_;
+  const MPI_Datatype type_;
+  const MPI_Op op_;
+  const int tag_, k_;
+  const size_t cap_;
+  std::vector<int> members_;
+  Tree tree_;
+  std::vector<uint8_t> own_, in_, out_, incoming_;
+  uint8_t* acc_ = nullptr;
+  std::vector<MPI_Request> recvs_, sends_;
+  int c_ = 0, i_ = 0;
 };
 
 // The flat binomial-tree Bcast (coll/bcast.cpp): the root codes each chunk
@@ -240,8 +325,52 @@ int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
     return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
   if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   return start_schedule(
-      std::make_unique<RingAllreduce>(comm, plan, recvbuf, static_cast<size_t>(count), type, op),
+      std::make_unique<Ring>(comm, plan, Op::allreduce, static_cast<uint8_t*>(recvbuf),
+                             even_blocks(count, plan.state->coll.size), type, op, nullptr),
+      comm, request);
+}
+
+int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+            int root, MPI_Comm comm, MPI_Request* request) {
+  stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(Op::reduce, comm, count, type, op, &plan) ||
+      plan.tier.tier == Tier::lossy || root < 0 || root >= plan.state->coll.size)
+    return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+  const bool is_root = plan.state->coll.rank == root;
+  const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  return start_schedule(
+      std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root), comm,
       request);
+}
+
+// The blocking call's layout (coll/reduce_scatter.cpp): rank i's slice is
+// ring block owned_block(i), so nothing travels after the reduce-scatter.
+int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
+  auto pass = [&] {
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
+  };
+  int p = 0;
+  if (comm == MPI_COMM_NULL || recvcount < 0 || PMPI_Comm_size(comm, &p) != MPI_SUCCESS ||
+      static_cast<long long>(recvcount) * p > INT_MAX)
+    return pass();
+  Plan plan;
+  if (!plan_nonblocking(Op::reduce_scatter_block, comm, recvcount * p, type, op, &plan) ||
+      plan.tier.tier == Tier::lossy)
+    return pass();
+  std::vector<RingBlock> blocks(p);
+  for (int i = 0; i < p; ++i)
+    blocks[owned_block(i, p)] = {static_cast<size_t>(i) * recvcount,
+                                 static_cast<size_t>(recvcount)};
+  std::vector<uint8_t> acc(plan.bytes);
+  std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
+  uint8_t* at = acc.data();
+  return start_schedule(std::make_unique<Ring>(comm, plan, Op::reduce_scatter_block, at,
+                                               std::move(blocks), type, op, recvbuf,
+                                               std::move(acc)),
+                        comm, request);
 }
 
 int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -252,7 +381,7 @@ int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
       root >= plan.state->coll.size)  // PMPI reports a bad root
     return PMPI_Ibcast(buffer, count, type, root, comm, request);
   return start_schedule(std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root),
-                        request);
+                        comm, request);
 }
 
 }  // namespace adacomp

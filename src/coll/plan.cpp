@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "coll/schedule.h"
 #include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
@@ -105,10 +106,12 @@ bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_
 
 bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan) {
+  settle_collectives(comm);
   return plan_common(operation, comm, count, type, op, true, false, plan);
 }
 
 bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
+  settle_collectives(comm);
   return plan_common(operation, comm, count, type, MPI_OP_NULL, false, false, plan);
 }
 
@@ -119,6 +122,7 @@ bool plan_nonblocking(Op operation, MPI_Comm comm, int count, MPI_Datatype type,
 
 bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
                    Plan* plan) {
+  settle_collectives(comm);
   if (!any_block_pays || switched_off(comm) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   bool adaptive = false;

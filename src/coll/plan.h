@@ -34,6 +34,9 @@ struct Plan {
   PathChoice* model = nullptr;  // adaptive policy: the call is timed for this slot
 };
 
+// The blocking gates first complete the nonblocking collectives outstanding
+// on `comm` (settle_collectives, coll/schedule.h).
+//
 // True when a reduction should be compressed: commutative op, contiguous
 // predefined type, intracommunicator, message in a compressed tier, and the
 // policy says so. False: pass through with pass_through().

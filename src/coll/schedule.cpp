@@ -25,6 +25,7 @@ constexpr int kTagSpan = 16384;  // tags in use stay below MPI's minimum MPI_TAG
 
 struct Entry {
   std::unique_ptr<Schedule> schedule;
+  MPI_Comm comm = MPI_COMM_NULL;  // the application's
   bool done = false;   // the request is complete in MPI
   bool freed = false;  // the application freed it while active
 };
@@ -88,11 +89,13 @@ int next_collective_tag(CommState& s) {
   return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
 }
 
-int start_schedule(std::unique_ptr<Schedule> s, MPI_Request* request) {
+int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request) {
   int rc = PMPI_Grequest_start(query, free_entry, cancel, nullptr, request);
   if (rc != MPI_SUCCESS) return rc;
   std::lock_guard<std::recursive_mutex> g(g_mu);
-  g_entries[*request].schedule = std::move(s);
+  Entry& e = g_entries[*request];
+  e.schedule = std::move(s);
+  e.comm = comm;
   g_owned.fetch_add(1, std::memory_order_relaxed);
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();
@@ -102,6 +105,17 @@ int start_schedule(std::unique_ptr<Schedule> s, MPI_Request* request) {
 void progress_collectives_slow() {
   std::unique_lock<std::recursive_mutex> g(g_mu, std::try_to_lock);
   if (g) advance_locked();  // else another thread is advancing them
+}
+
+void settle_collectives_slow(MPI_Comm comm) {
+  for (;; std::this_thread::yield()) {
+    std::unique_lock<std::recursive_mutex> g(g_mu, std::try_to_lock);
+    if (!g) continue;
+    advance_locked();
+    bool outstanding = false;
+    for (const auto& [handle, e] : g_entries) outstanding = outstanding || (!e.done && e.comm == comm);
+    if (!outstanding) return;
+  }
 }
 
 void drain_collectives() {

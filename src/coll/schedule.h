@@ -43,8 +43,9 @@ class Schedule {
 // messages never match another call's.
 int next_collective_tag(CommState& s);
 
-// Hands the application a generalized request for `s` and advances it once.
-int start_schedule(std::unique_ptr<Schedule> s, MPI_Request* request);
+// Hands the application a generalized request for `s`, a collective on
+// the application's `comm`, and advances it once.
+int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request);
 
 extern std::atomic<int> g_outstanding_collectives;
 void progress_collectives_slow();
@@ -55,6 +56,16 @@ inline bool collectives_outstanding() {
 // Advances every outstanding schedule this thread can get at.
 inline void progress_collectives() {
   if (collectives_outstanding()) progress_collectives_slow();
+}
+
+void settle_collectives_slow(MPI_Comm comm);
+// Every blocking collective on `comm` first completes the nonblocking ones
+// outstanding on it (the gates in coll/plan.h call this). Every rank starts
+// those before this call, so waiting for them cannot deadlock a correct
+// program, while a rank blocked in this call's PMPI form would no longer
+// advance them for peers still waiting in theirs.
+inline void settle_collectives(MPI_Comm comm) {
+  if (collectives_outstanding()) settle_collectives_slow(comm);
 }
 
 // Completes outstanding schedules whose requests the application freed

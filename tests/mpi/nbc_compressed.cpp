@@ -1,4 +1,5 @@
-// Compressed MPI_Iallreduce and MPI_Ibcast (issue 14), compression forced:
+// Compressed MPI_Iallreduce, MPI_Ibcast, MPI_Ireduce and
+// MPI_Ireduce_scatter_block (issue 14), compression forced:
 // results bit-identical to the blocking compressed calls (and, for integers,
 // to PMPI), for several types and ops, in place, count 0, odd counts, on the
 // world and a split communicator; several outstanding at once completed in
@@ -99,6 +100,57 @@ void bcast_cases(MPI_Comm comm, const char* name) {
   MPI_Type_free(&every_other);
 }
 
+// Ireduce at every root and Ireduce_scatter_block against the blocking
+// compressed calls (same bits) and the compressed counters.
+void reduce_cases(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int n : {1, 7, 4099, 30001}) {
+    std::vector<double> in = input<double>(rank, n);
+    for (int root = 0; root < size; ++root) {
+      for (bool in_place : {false, true}) {
+        std::vector<double> blocking(n, -1.0), nb(n, -1.0);
+        MPI_Reduce(in.data(), blocking.data(), n, MPI_DOUBLE, MPI_SUM, root, comm);
+        const unsigned long long before = compressed("reduce");
+        MPI_Request req;
+        if (in_place && rank == root) {
+          nb = in;
+          MPI_Ireduce(MPI_IN_PLACE, nb.data(), n, MPI_DOUBLE, MPI_SUM, root, comm, &req);
+        } else {
+          MPI_Ireduce(in.data(), nb.data(), n, MPI_DOUBLE, MPI_SUM, root, comm, &req);
+        }
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CHECK(compressed("reduce") == before + 1, "%s: Ireduce n=%d not compressed", name, n);
+        CHECK(rank != root || std::memcmp(nb.data(), blocking.data(), n * sizeof(double)) == 0,
+              "%s: Ireduce n=%d root=%d in_place=%d differs from Reduce", name, n, root,
+              in_place);
+      }
+    }
+    for (bool in_place : {false, true}) {
+      std::vector<int> all(static_cast<size_t>(n) * size), blocking(n), nb(n);
+      for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i * 3 + rank);
+      MPI_Reduce_scatter_block(all.data(), blocking.data(), n, MPI_INT, MPI_SUM, comm);
+      const unsigned long long before = compressed("reduce_scatter_block");
+      MPI_Request req;
+      std::vector<int> inplace = all;
+      if (in_place)
+        MPI_Ireduce_scatter_block(MPI_IN_PLACE, inplace.data(), n, MPI_INT, MPI_SUM, comm, &req);
+      else
+        MPI_Ireduce_scatter_block(all.data(), nb.data(), n, MPI_INT, MPI_SUM, comm, &req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      const int* got = in_place ? inplace.data() : nb.data();
+      CHECK(compressed("reduce_scatter_block") == before + 1,
+            "%s: Ireduce_scatter_block n=%d not compressed", name, n);
+      bool ok = true;
+      for (int i = 0; i < n; ++i)
+        ok = ok && got[i] == blocking[i] &&
+             got[i] == size * (3 * (rank * n + i)) + size * (size - 1) / 2;
+      CHECK(ok, "%s: Ireduce_scatter_block n=%d in_place=%d", name, n, in_place);
+    }
+  }
+}
+
 // Several outstanding, completed in reverse order, with a blocking
 // compressed Allreduce in between.
 void outstanding(MPI_Comm comm, const char* name) {
@@ -132,6 +184,28 @@ void outstanding(MPI_Comm comm, const char* name) {
   }
   CHECK(ok_bc, "%s: outstanding Ibcast", name);
   CHECK(ok_mid, "%s: blocking Allreduce among outstanding ones", name);
+}
+
+// Rank 0 waits for an Iallreduce before a passed-through blocking
+// collective, the others enter that collective first: it must advance
+// their outstanding schedules, or rank 0 would wait forever.
+void wait_orders(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<int> in(40000, rank), out(40000);
+  struct {
+    double value;
+    int rank;
+  } mine{static_cast<double>(rank), rank}, best{};
+  MPI_Request req;
+  MPI_Iallreduce(in.data(), out.data(), 40000, MPI_INT, MPI_SUM, comm, &req);
+  if (rank == 0) MPI_Wait(&req, MPI_STATUS_IGNORE);
+  // MPI_DOUBLE_INT is no type the library codes: PMPI_Allreduce.
+  MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+  if (rank != 0) MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(out[0] == size * (size - 1) / 2 && out[39999] == out[0], "%s: wait orders", name);
+  CHECK(best.rank == size - 1, "%s: MAXLOC alongside", name);
 }
 
 // Mixed arrays: collectives with point-to-point requests.
@@ -244,7 +318,9 @@ void run(MPI_Comm comm, const char* name) {
     allreduce_case<int>(comm, name, n, MPI_MIN, false);
   }
   bcast_cases(comm, name);
+  reduce_cases(comm, name);
   outstanding(comm, name);
+  wait_orders(comm, name);
   mixed(comm, name);
   free_active(comm, name);
 }
