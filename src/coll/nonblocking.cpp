@@ -6,8 +6,7 @@
 //
 // What compresses is decided by plan_nonblocking (coll/plan.h); everything
 // else passes through to PMPI_I* after the same checks as the blocking
-// pass-through. Lossy Iallreduce passes through too: its per-hop bound needs
-// the range agreed over all ranks, a blocking reduction.
+// pass-through.
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -24,6 +23,39 @@
 
 namespace adacomp {
 namespace {
+
+// A lossy reduction's per-hop bound (coll/bound.h) without blocking: the
+// value range is MAX-reduced by a PMPI_Iallreduce on the private
+// communicator, started with the call (so in the same order on every rank
+// as the blocking calls' agreements), and the bound set before the first
+// coding. Every element passes `compressions` codings and `additions` ops.
+class BoundAgreement {
+ public:
+  void start(const Plan& plan, const void* data, size_t count, int compressions, int additions) {
+    if (plan.tier.tier != Tier::lossy) return;
+    compressions_ = compressions;
+    additions_ = additions;
+    local_range(plan, data, count, mine_);
+    PMPI_Iallreduce(mine_, widest_, 2, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm, &req_);
+    pending_ = true;
+  }
+  // True once the bound is set (at once when not lossy).
+  bool ready(CompressedCall& call) {
+    if (!pending_) return true;
+    int done = 0;
+    if (PMPI_Test(&req_, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) return false;
+    call.set_hop_bound(bound_from_range(call.plan, widest_, call.plan.state->coll.size,
+                                        compressions_, additions_));
+    pending_ = false;
+    return true;
+  }
+
+ private:
+  double mine_[2] = {0, 0}, widest_[2] = {0, 0};
+  MPI_Request req_ = MPI_REQUEST_NULL;
+  int compressions_ = 0, additions_ = 0;
+  bool pending_ = false;
+};
 
 // The flat ring (coll/ring.cpp): P-1 reduce-scatter steps, then for the
 // Allreduce P-1 allgather steps forwarding the owners' frames. Alone
@@ -52,9 +84,14 @@ class Ring : public Schedule {
         sizes_(static_cast<size_t>(p_) * k_),
         reqs_(2 * k_),
         got_(2 * k_),
-        out_(static_cast<uint8_t*>(out)) {}
+        out_(static_cast<uint8_t*>(out)) {
+    const size_t total = plan.bytes / plan.type.size;
+    bound_.start(plan_, acc, total,
+                 out ? reduce_scatter_compressions(p_) : allreduce_compressions(p_), p_ - 1);
+  }
 
   bool advance() override {
+    if (!bound_.ready(call_)) return false;
     while (phase_ != Phase::done) {
       if (p_ == 1) phase_ = Phase::done;
       else if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
@@ -151,6 +188,7 @@ class Ring : public Schedule {
   std::vector<MPI_Request> reqs_;  // receives first, then sends
   std::vector<size_t> got_;
   uint8_t* const out_;
+  BoundAgreement bound_;
   Phase phase_ = Phase::reduce_scatter;
   int step_ = 0, next_ = 0, pending_ = -1;
   bool posted_ = false, copied_ = false;
@@ -179,6 +217,8 @@ class TreeReduce : public Schedule {
     if (!is_root) own_.resize(plan_.bytes);
     acc_ = is_root ? static_cast<uint8_t*>(recvbuf) : own_.data();
     if (input != acc_) std::memcpy(acc_, input, plan_.bytes);
+    // Every member but the root sends each element once.
+    bound_.start(plan_, acc_, count, static_cast<int>(members_.size()) - 1, st.coll.size - 1);
     const int nc = static_cast<int>(tree_.children.size());
     in_.resize(cap_ * k_ * nc);
     out_.resize(tree_.parent >= 0 ? cap_ * k_ : 0);
@@ -192,6 +232,7 @@ class TreeReduce : public Schedule {
   }
 
   bool advance() override {
+    if (!bound_.ready(call_)) return false;
     const size_t elem = plan_.type.size;
     const int nc = static_cast<int>(tree_.children.size());
     for (; c_ < k_; ++c_, i_ = 0) {
@@ -225,6 +266,7 @@ class TreeReduce : public Schedule {
   std::vector<uint8_t> own_, in_, out_, incoming_;
   uint8_t* acc_ = nullptr;
   std::vector<MPI_Request> recvs_, sends_;
+  BoundAgreement bound_;
   int c_ = 0, i_ = 0;
 };
 
@@ -320,8 +362,7 @@ int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                MPI_Comm comm, MPI_Request* request) {
   stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::allreduce, comm, count, type, op, &plan) ||
-      plan.tier.tier == Tier::lossy)
+  if (!plan_nonblocking(Op::allreduce, comm, count, type, op, &plan))
     return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
   if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   return start_schedule(
@@ -334,8 +375,8 @@ int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MP
             int root, MPI_Comm comm, MPI_Request* request) {
   stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::reduce, comm, count, type, op, &plan) ||
-      plan.tier.tier == Tier::lossy || root < 0 || root >= plan.state->coll.size)
+  if (!plan_nonblocking(Op::reduce, comm, count, type, op, &plan) || root < 0 ||
+      root >= plan.state->coll.size)
     return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
   const bool is_root = plan.state->coll.rank == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -357,8 +398,7 @@ int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI
       static_cast<long long>(recvcount) * p > INT_MAX)
     return pass();
   Plan plan;
-  if (!plan_nonblocking(Op::reduce_scatter_block, comm, recvcount * p, type, op, &plan) ||
-      plan.tier.tier == Tier::lossy)
+  if (!plan_nonblocking(Op::reduce_scatter_block, comm, recvcount * p, type, op, &plan))
     return pass();
   std::vector<RingBlock> blocks(p);
   for (int i = 0; i < p; ++i)

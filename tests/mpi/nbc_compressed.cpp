@@ -9,11 +9,15 @@
 // prove the compressed path ran.
 //
 // --quick (oversubscribed MPICH): the world communicator only.
+// --lossy BOUND (lossy mode, that absolute bound): see lossy_case.
 // --corrupt (with ADACOMP_FAULT=corrupt-frames): the failure reaches the
 // communicator's error handler from Wait, Test and Waitall, never a hang.
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -325,6 +329,37 @@ void run(MPI_Comm comm, const char* name) {
   free_active(comm, name);
 }
 
+// Lossy (ADACOMP_MODE=lossy, ADACOMP_ERROR_BOUND=bound): the nonblocking
+// reductions agree on the bound without blocking, give the blocking lossy
+// calls' bits, and stay within the bound of the exact (PMPI) result.
+template <class T>
+void lossy_case(MPI_Comm comm, int n, double bound) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const MPI_Datatype type = mpi_type<T>();
+  std::vector<T> in(n), blocking(n), nb(n), exact(n), red_b(n), red_nb(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<T>(std::sin(i * 0.001 + rank) * 10);
+  MPI_Allreduce(in.data(), blocking.data(), n, type, MPI_SUM, comm);
+  const unsigned long long before = op_stats("allreduce").lossy_calls;
+  MPI_Request req[2];
+  MPI_Iallreduce(in.data(), nb.data(), n, type, MPI_SUM, comm, &req[0]);
+  MPI_Ireduce(in.data(), red_nb.data(), n, type, MPI_SUM, size - 1, comm, &req[1]);
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  MPI_Reduce(in.data(), red_b.data(), n, type, MPI_SUM, size - 1, comm);
+  PMPI_Allreduce(in.data(), exact.data(), n, type, MPI_SUM, comm);
+  CHECK(size == 1 || op_stats("allreduce").lossy_calls == before + 1,
+        "lossy Iallreduce n=%d not lossy", n);
+  CHECK(std::memcmp(nb.data(), blocking.data(), n * sizeof(T)) == 0,
+        "lossy Iallreduce n=%d differs from Allreduce", n);
+  CHECK(rank != size - 1 || std::memcmp(red_nb.data(), red_b.data(), n * sizeof(T)) == 0,
+        "lossy Ireduce n=%d differs from Reduce", n);
+  double worst = 0;
+  for (int i = 0; i < n; ++i)
+    worst = std::max(worst, std::fabs(static_cast<double>(nb[i]) - exact[i]));
+  CHECK(worst <= bound, "lossy Iallreduce n=%d error %g over the bound %g", n, worst, bound);
+}
+
 int errors_seen = 0;
 void count_error(MPI_Comm*, int*, ...) { ++errors_seen; }
 
@@ -379,6 +414,16 @@ void corrupt() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  if (argc > 2 && std::strcmp(argv[1], "--lossy") == 0) {
+    const double bound = std::atof(argv[2]);
+    int one = 1, total = 0;
+    MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int n : {1, 1001, 40001}) {
+      lossy_case<double>(MPI_COMM_WORLD, n, bound);
+      lossy_case<float>(MPI_COMM_WORLD, n, bound);
+    }
+    return finish_test("nbc_compressed --lossy");
+  }
   if (argc > 1 && std::strcmp(argv[1], "--corrupt") == 0) {
     corrupt();
     return finish_test("nbc_compressed --corrupt");
