@@ -51,6 +51,12 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype recvtype, MPI_Comm comm);
 
 #if MPI_VERSION >= 4
+// MPI-4 persistent forms (src/coll/nonblocking.cpp), started by MPI_Start.
+int allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Info info, MPI_Request* request);
+
 // MPI-4 large-count forms. src/coll/large_count.cpp: Allreduce, Reduce and
 // Bcast; src/coll/reduce_scatter.cpp and src/coll/gather.cpp: the others.
 int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,

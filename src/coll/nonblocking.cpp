@@ -356,6 +356,51 @@ class TreeBcast : public Schedule {
   int next_ = 0;
 };
 
+#if MPI_VERSION >= 4
+// Persistent forms: the plan is made once, at init; each start copies the
+// input as the nonblocking call does and runs a fresh schedule.
+class PersistentAllreduce : public Persistent {
+ public:
+  PersistentAllreduce(MPI_Comm app, const Plan& plan, const void* sendbuf, void* recvbuf,
+                      int count, MPI_Datatype type, MPI_Op op)
+      : app_(app), plan_(plan), sendbuf_(sendbuf), recvbuf_(recvbuf), count_(count),
+        type_(type), op_(op) {}
+  std::unique_ptr<Schedule> start() override {
+    if (sendbuf_ != MPI_IN_PLACE) std::memcpy(recvbuf_, sendbuf_, plan_.bytes);
+    return std::make_unique<Ring>(app_, plan_, Op::allreduce, static_cast<uint8_t*>(recvbuf_),
+                                  even_blocks(count_, plan_.state->coll.size), type_, op_,
+                                  nullptr);
+  }
+
+ private:
+  const MPI_Comm app_;
+  const Plan plan_;
+  const void* const sendbuf_;
+  void* const recvbuf_;
+  const int count_;
+  const MPI_Datatype type_;
+  const MPI_Op op_;
+};
+
+class PersistentBcast : public Persistent {
+ public:
+  PersistentBcast(MPI_Comm app, const Plan& plan, void* buffer, int count, MPI_Datatype type,
+                  int root)
+      : app_(app), plan_(plan), buffer_(buffer), count_(count), type_(type), root_(root) {}
+  std::unique_ptr<Schedule> start() override {
+    return std::make_unique<TreeBcast>(app_, plan_, buffer_, count_, type_, root_);
+  }
+
+ private:
+  const MPI_Comm app_;
+  const Plan plan_;
+  void* const buffer_;
+  const int count_;
+  const MPI_Datatype type_;
+  const int root_;
+};
+#endif  // MPI_VERSION >= 4
+
 }  // namespace
 
 int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -423,5 +468,29 @@ int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
   return start_schedule(std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root),
                         comm, request);
 }
+
+#if MPI_VERSION >= 4
+int allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(Op::allreduce, comm, count, type, op, &plan))
+    return PMPI_Allreduce_init(sendbuf, recvbuf, count, type, op, comm, info, request);
+  return init_persistent(
+      std::make_unique<PersistentAllreduce>(comm, plan, sendbuf, recvbuf, count, type, op), comm,
+      *plan.state, request);
+}
+
+int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Info info, MPI_Request* request) {
+  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(Op::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
+      root >= plan.state->coll.size)
+    return PMPI_Bcast_init(buffer, count, type, root, comm, info, request);
+  return init_persistent(std::make_unique<PersistentBcast>(comm, plan, buffer, count, type, root),
+                         comm, *plan.state, request);
+}
+#endif  // MPI_VERSION >= 4
 
 }  // namespace adacomp

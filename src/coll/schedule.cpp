@@ -24,10 +24,15 @@ constexpr int kTagBase = 1024;   // above every blocking call's tag
 constexpr int kTagSpan = 16384;  // tags in use stay below MPI's minimum MPI_TAG_UB (32767)
 
 struct Entry {
-  std::unique_ptr<Schedule> schedule;
-  MPI_Comm comm = MPI_COMM_NULL;  // the application's
-  bool done = false;   // the request is complete in MPI
+  std::unique_ptr<Schedule> schedule;  // null: an inactive persistent request
+  MPI_Comm comm = MPI_COMM_NULL;       // the application's
+  bool done = false;   // the request is complete in MPI (or its signal sent)
   bool freed = false;  // the application freed it while active
+  // Persistent: the request is a receive of a zero-byte `signal_tag` message
+  // from `self` on `signal_comm`.
+  std::unique_ptr<Persistent> persistent;
+  MPI_Comm signal_comm = MPI_COMM_NULL;
+  int self = 0, signal_tag = 0;
 };
 
 // Recursive: a Wait over a mixed array runs the point-to-point layer's Test
@@ -63,16 +68,23 @@ void advance_locked() {
   t_advancing = true;
   for (auto it = g_entries.begin(); it != g_entries.end();) {
     Entry& e = it->second;
-    if (e.done || !e.schedule->advance()) {
+    if (!e.schedule || e.done || !e.schedule->advance()) {
       ++it;
       continue;
     }
     e.done = true;
     g_outstanding_collectives.fetch_sub(1, std::memory_order_relaxed);
     MPI_Request handle = it->first;
-    PMPI_Grequest_complete(handle);
+    if (e.persistent) {
+      MPI_Request signal;
+      PMPI_Isend(nullptr, 0, MPI_BYTE, e.self, e.signal_tag, e.signal_comm, &signal);
+      PMPI_Request_free(&signal);
+    } else {
+      PMPI_Grequest_complete(handle);
+    }
     if (e.freed) {
-      PMPI_Request_free(&handle);  // complete now, so MPI frees it at once
+      // Complete now, or as soon as the signal arrives: MPI frees it then.
+      if (!e.persistent) PMPI_Request_free(&handle);
       auto next = std::next(it);
       erase(it);
       it = next;
@@ -97,6 +109,37 @@ int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* requ
   e.schedule = std::move(s);
   e.comm = comm;
   g_owned.fetch_add(1, std::memory_order_relaxed);
+  g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
+  advance_locked();
+  return MPI_SUCCESS;
+}
+
+int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,
+                    MPI_Request* request) {
+  const int tag = next_collective_tag(state);
+  int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, state.coll.rank, tag, state.coll.comm, request);
+  if (rc != MPI_SUCCESS) return rc;
+  std::lock_guard<std::recursive_mutex> g(g_mu);
+  Entry& e = g_entries[*request];
+  e.comm = comm;
+  e.persistent = std::move(p);
+  e.signal_comm = state.coll.comm;
+  e.self = state.coll.rank;
+  e.signal_tag = tag;
+  g_owned.fetch_add(1, std::memory_order_relaxed);
+  return MPI_SUCCESS;
+}
+
+int collective_start(MPI_Request* req) {
+  std::lock_guard<std::recursive_mutex> g(g_mu);
+  auto it = g_entries.find(*req);
+  if (it == g_entries.end() || !it->second.persistent) return start(req);
+  Entry& e = it->second;
+  if (e.schedule) return PMPI_Start(req);  // still active: MPI reports it
+  int rc = PMPI_Start(req);
+  if (rc != MPI_SUCCESS) return rc;
+  e.schedule = e.persistent->start();
+  e.done = false;
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();
   return MPI_SUCCESS;
@@ -146,25 +189,31 @@ struct Finished {
 };
 
 // One pass: the engine advanced, then `test_form` (a Test-form call of the
-// point-to-point layer over the same array, which returns its code).
-// Returns the engine's requests that the pass completed in MPI.
-template <class F>
-std::vector<Finished> pass(int n, MPI_Request reqs[], F test_form, int* rc) {
+// point-to-point layer over the same array, which returns its code), and
+// `completed(i)` tells whether it completed request i. Returns the engine's
+// active requests that the pass completed.
+template <class F, class C>
+std::vector<Finished> pass(int n, MPI_Request reqs[], F test_form, C completed_by_form,
+                           int* rc) {
   std::vector<std::pair<int, std::unique_ptr<Schedule>>> completed;
   {
     std::lock_guard<std::recursive_mutex> g(g_mu);
     advance_locked();
     std::vector<std::pair<int, MPI_Request>> mine;
-    for (int i = 0; i < n; ++i)
-      if (reqs[i] != MPI_REQUEST_NULL && g_entries.count(reqs[i])) mine.emplace_back(i, reqs[i]);
+    for (int i = 0; i < n; ++i) {
+      if (reqs[i] == MPI_REQUEST_NULL) continue;
+      auto it = g_entries.find(reqs[i]);
+      if (it != g_entries.end() && it->second.schedule) mine.emplace_back(i, reqs[i]);
+    }
     t_in_pass = true;
     *rc = test_form();
     t_in_pass = false;
     for (auto [i, handle] : mine) {
-      if (reqs[i] != MPI_REQUEST_NULL) continue;  // not completed by this pass
+      // A persistent request stays allocated, inactive, once complete.
+      if (reqs[i] != MPI_REQUEST_NULL && !completed_by_form(i)) continue;
       auto it = g_entries.find(handle);
       completed.emplace_back(i, std::move(it->second.schedule));
-      erase(it);
+      if (!it->second.persistent) erase(it);
     }
   }
   std::vector<Finished> out;
@@ -205,7 +254,8 @@ void pause() { std::this_thread::yield(); }
 
 int collective_test(MPI_Request* req, int* flag, MPI_Status* status) {
   int rc = MPI_SUCCESS;
-  auto fin = pass(1, req, [&] { return test(req, flag, status); }, &rc);
+  auto fin = pass(1, req, [&] { return test(req, flag, status); }, [&](int) { return *flag; },
+                  &rc);
   return single(fin, rc, status);
 }
 
@@ -218,7 +268,8 @@ int collective_wait(MPI_Request* req, MPI_Status* status) {
 
 int collective_testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   int rc = MPI_SUCCESS;
-  auto fin = pass(n, reqs, [&] { return testall(n, reqs, flag, statuses); }, &rc);
+  auto fin = pass(n, reqs, [&] { return testall(n, reqs, flag, statuses); },
+                  [&](int) { return *flag; }, &rc);
   return with_errors(fin, rc, statuses, *flag ? n : 0, [](int i) { return i; });
 }
 
@@ -231,7 +282,8 @@ int collective_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
 
 int collective_testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
   int rc = MPI_SUCCESS;
-  auto fin = pass(n, reqs, [&] { return testany(n, reqs, index, flag, status); }, &rc);
+  auto fin = pass(n, reqs, [&] { return testany(n, reqs, index, flag, status); },
+                  [&](int i) { return *flag && *index == i; }, &rc);
   return single(fin, rc, status);
 }
 
@@ -245,7 +297,13 @@ int collective_waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status
 int collective_testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
                         MPI_Status statuses[]) {
   int rc = MPI_SUCCESS;
-  auto fin = pass(n, reqs, [&] { return testsome(n, reqs, outcount, indices, statuses); }, &rc);
+  auto fin = pass(n, reqs, [&] { return testsome(n, reqs, outcount, indices, statuses); },
+                  [&](int i) {
+                    for (int k = 0; k < *outcount; ++k)
+                      if (indices[k] == i) return true;
+                    return false;
+                  },
+                  &rc);
   const int slots = *outcount == MPI_UNDEFINED ? 0 : *outcount;
   return with_errors(fin, rc, statuses, slots, [&](int i) {
     int k = 0;
@@ -274,11 +332,18 @@ int collective_request_free(MPI_Request* req) {
   std::lock_guard<std::recursive_mutex> g(g_mu);
   auto it = g_entries.find(*req);
   if (it == g_entries.end()) return request_free(req);  // another thread completed it
-  if (it->second.done) {
+  Entry& e = it->second;
+  if (e.persistent) {
+    // Active, MPI frees the receive once the schedule's signal completes it.
+    if (!e.schedule || e.done) erase(it);
+    else e.freed = true;
+    return PMPI_Request_free(req);
+  }
+  if (e.done) {
     erase(it);
     return PMPI_Request_free(req);
   }
-  it->second.freed = true;  // advance_locked frees it in MPI when done
+  e.freed = true;  // advance_locked frees it in MPI when done
   *req = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

@@ -38,6 +38,26 @@ class Schedule {
   virtual int finish() = 0;
 };
 
+// A persistent collective (MPI-4): the application's request is a
+// persistent zero-byte receive from this rank itself on the private
+// communicator (so MPI_Start, the Wait/Test family and mixed arrays treat it
+// as MPI does any persistent request); each MPI_Start posts it and runs a
+// fresh schedule from the plan made at init, whose end sends the zero-byte
+// message that completes it.
+class Persistent {
+ public:
+  virtual ~Persistent() = default;
+  // The schedule of one start (its buffers read now, as MPI_Start does).
+  virtual std::unique_ptr<Schedule> start() = 0;
+};
+
+// Makes `*request` the persistent request of `p`, a collective on `comm`
+// whose private communicator is `state`.
+int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,
+                    MPI_Request* request);
+// MPI_Start of a request init_persistent made (the p2p start calls this).
+int collective_start(MPI_Request* req);
+
 // Tag of the next nonblocking collective on `s`: each outstanding call has
 // its own, distinct from the blocking calls' (coll/call.h), so their
 // messages never match another call's.

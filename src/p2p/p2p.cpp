@@ -1756,6 +1756,7 @@ int testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status
 // looks in the stash, as every other receive does: a message a probe took
 // off the wire is delivered at once and the request is not started in MPI.
 int start(MPI_Request* req) {
+  if (owns_collective(1, req)) return collective_start(req);
   Pending* p = take_pending(*req);
   if (!p) return PMPI_Start(req);
   stats_for(p->is_recv ? Op::recv : Op::send).calls.fetch_add(1, std::memory_order_relaxed);
