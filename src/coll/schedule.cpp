@@ -156,7 +156,8 @@ void settle_collectives_slow(MPI_Comm comm) {
     if (!g) continue;
     advance_locked();
     bool outstanding = false;
-    for (const auto& [handle, e] : g_entries) outstanding = outstanding || (!e.done && e.comm == comm);
+    for (const auto& [handle, e] : g_entries)
+      outstanding = outstanding || (e.schedule && !e.done && e.comm == comm);
     if (!outstanding) return;
   }
 }
