@@ -22,7 +22,7 @@ report=$out/overlap-$flavor.txt
 bench=("$build/bench/adacomp-overlap" --bytes "$bytes" --reps "$reps")
 # Nonblocking collectives are compressed in the forced modes only (the
 # adaptive policy's agreement would block): lossless, every size.
-library=(env ADACOMP_MODE=lossless ADACOMP_THRESHOLD_LOSSLESS=0 "$build/adacomp")
+library=(env ADACOMP_NONBLOCKING=on ADACOMP_MODE=lossless ADACOMP_THRESHOLD_LOSSLESS=0 "$build/adacomp")
 for rate in 1gbit 10gbit; do
   ns=adacomp-overlap-$$-$rate
   trap 'netns_down $ns' EXIT

@@ -1,6 +1,8 @@
 // Writes a seed corpus for each fuzz target: valid payloads of several
-// data shapes and sizes, in the fuzz input layout (fuzz_input.h).
-// Usage: fuzz_make_seeds OUT_DIR CODEC
+// data shapes and sizes, in the fuzz input layout (fuzz_input.h); for
+// frame_header, whole frames of every kind and codec; for channel_record,
+// valid inter-step records (wire/channel_record.h).
+// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -8,9 +10,78 @@
 #include <vector>
 
 #include "fuzz_input.h"
+#include "wire/channel_record.h"
+#include "wire/frame.h"
+
+namespace {
+
+bool write_seed(const std::string& dir, int n, const uint8_t* bytes, size_t size) {
+  FILE* f = std::fopen((dir + "/seed_" + std::to_string(n)).c_str(), "wb");
+  if (!f) return false;
+  std::fwrite(bytes, 1, size, f);
+  return std::fclose(f) == 0;
+}
+
+// Frames as the library sends them: each codec on smooth doubles and
+// floats (stored where it does not shrink them), and empty messages, with
+// and without the inter-step flag.
+int frame_seeds(const std::string& dir) {
+  int written = 0;
+  for (int id = 0; id < 256; ++id) {
+    const adacomp::Codec* c = adacomp::find_codec(static_cast<adacomp::CodecId>(id));
+    if (!c) continue;
+    for (adacomp::ElemKind kind : {adacomp::ElemKind::f64, adacomp::ElemKind::f32})
+      for (size_t n : {size_t(0), size_t(7), size_t(500)}) {
+        adacomp::EncodeParams p;
+        p.kind = kind;
+        p.abs_bound = 1e-3;
+        std::vector<uint8_t> src(n * fuzz::elem_size(kind));
+        for (size_t i = 0; i < n; ++i) {
+          const double v = std::sin(i * 0.01);
+          const float f = static_cast<float>(v);
+          if (kind == adacomp::ElemKind::f32) std::memcpy(&src[4 * i], &f, 4);
+          else std::memcpy(&src[8 * i], &v, 8);
+        }
+        std::vector<uint8_t> frame(adacomp::frame_capacity(src.size()));
+        const size_t size = adacomp::encode_frame(*c, p, src.data(), src.size(), frame.data());
+        written += write_seed(dir, written, frame.data(), size);
+        adacomp::FrameHeader h;
+        if (n == 0 && adacomp::read_frame_header(frame.data(), size, &h)) {
+          h.flags = adacomp::kFrameInterstep;
+          adacomp::write_frame_header(h, frame.data());
+          written += write_seed(dir, written, frame.data(), size);
+        }
+      }
+  }
+  std::printf("frame_header: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
+// Records with 0, 1 and the most retired channels, delta or not.
+int channel_record_seeds(const std::string& dir) {
+  int written = 0;
+  for (size_t retired : {size_t(0), size_t(1), adacomp::kMaxRetiredPerFrame})
+    for (bool delta : {false, true}) {
+      adacomp::ChannelRecord r;
+      r.id = 7;
+      r.seq = delta ? 3 : 0;
+      r.xor_prev = delta;
+      for (size_t i = 0; i < retired; ++i)
+        r.retired.push_back({static_cast<uint32_t>(100 + i), static_cast<uint32_t>(i)});
+      std::vector<uint8_t> out(adacomp::channel_record_bytes(r) + 8, 0xAB);  // + coded bytes
+      adacomp::write_channel_record(r, out.data());
+      written += write_seed(dir, written, out.data(), out.size());
+    }
+  std::printf("channel_record: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
+  if (std::string(argv[2]) == "frame_header") return frame_seeds(argv[1]);
+  if (std::string(argv[2]) == "channel_record") return channel_record_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
   if (!c) return 2;
   int written = 0;
@@ -42,11 +113,7 @@ int main(int argc, char** argv) {
           out[0] = static_cast<uint8_t>(k);
           out[1] = static_cast<uint8_t>(n);
           out[2] = static_cast<uint8_t>(n >> 8);
-          std::string path = std::string(argv[1]) + "/seed_" + std::to_string(written++);
-          if (FILE* f = std::fopen(path.c_str(), "wb")) {
-            std::fwrite(out.data(), 1, fuzz::kPrefix + r, f);
-            std::fclose(f);
-          }
+          write_seed(argv[1], written++, out.data(), fuzz::kPrefix + r);
         }
   std::printf("%s: %d seeds\n", argv[2], written);
   return written ? 0 : 1;

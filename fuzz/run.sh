@@ -1,7 +1,7 @@
 #!/bin/sh
-# Builds the codec decoders' libFuzzer targets with clang (ASan + UBSan on
-# the codec library too) in BUILD_DIR and runs each for its share of
-# SECONDS_TOTAL, starting from seeds of valid payloads. Exits nonzero if any
+# Builds the libFuzzer targets (the codec decoders, the frame header and the
+# inter-step record) with clang (ASan + UBSan on the codec library too) in
+# BUILD_DIR and runs each for its share of SECONDS_TOTAL, starting from seeds of valid payloads. Exits nonzero if any
 # target finds a crash, leak or sanitizer error (artifacts stay in
 # BUILD_DIR/artifacts).
 #   fuzz/run.sh BUILD_DIR SECONDS_TOTAL
@@ -34,23 +34,33 @@ cmake -S "$BUILD/project" -B "$BUILD/tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$BUILD/tree" -j2 >/dev/null
 
 CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast quant_zstd"
-N=$(echo $CODECS | wc -w)
+# Each target: its name and its seed set (fuzz_make_seeds).
+TARGETS=""
+for c in $CODECS; do TARGETS="$TARGETS fuzz_decode_$c:$c"; done
+TARGETS="$TARGETS fuzz_frame_header:frame_header fuzz_channel_record:channel_record"
+N=$(echo $TARGETS | wc -w)
 EACH=$((TOTAL / N))
 [ "$EACH" -ge 1 ] || EACH=1
 mkdir -p "$BUILD/artifacts"
 status=0
-for c in $CODECS; do
-  corpus="$BUILD/corpus/$c"
+for t in $TARGETS; do
+  target=${t%%:*}
+  seeds=${t#*:}
+  corpus="$BUILD/corpus/$seeds"
   mkdir -p "$corpus"
-  "$BUILD/tree/fuzz/fuzz_make_seeds" "$corpus" "$c" >/dev/null
-  if ! "$BUILD/tree/fuzz/fuzz_decode_$c" -max_total_time="$EACH" -max_len=65536 \
-      -artifact_prefix="$BUILD/artifacts/$c-" -print_final_stats=0 "$corpus" \
-      >"$BUILD/fuzz_$c.log" 2>&1; then
-    echo "fuzz_decode_$c: FAILED (see $BUILD/fuzz_$c.log)" >&2
-    tail -30 "$BUILD/fuzz_$c.log" >&2
+  "$BUILD/tree/fuzz/fuzz_make_seeds" "$corpus" "$seeds" >/dev/null
+  if ! "$BUILD/tree/fuzz/$target" -max_total_time="$EACH" -max_len=65536 \
+      -artifact_prefix="$BUILD/artifacts/$seeds-" -print_final_stats=0 "$corpus" \
+      >"$BUILD/$target.log" 2>&1; then
+    echo "$target: FAILED (see $BUILD/$target.log)" >&2
+    tail -30 "$BUILD/$target.log" >&2
     status=1
   else
-    echo "fuzz_decode_$c: ok ($(grep -c . "$BUILD/fuzz_$c.log") log lines, ${EACH}s)"
+    echo "$target: ok ($(grep -c . "$BUILD/$target.log") log lines, ${EACH}s)"
   fi
+}
+for c in $CODECS; do
+  fuzz "$c" "fuzz_decode_$c"
 done
+fuzz frame_header fuzz_frame_header
 exit $status

@@ -29,7 +29,7 @@ typedef struct adacomp_op_stats {
 
 /* Reference memory of point-to-point inter-step coding in this process:
  * bytes kept now and at most, for messages sent (bounded by
- * ADACOMP_XOR_MEMORY) and received (that much per sender when received in
+ * ADACOMP_INTERSTEP_MEMORY) and received (that much per sender when received in
  * sending order; see docs/p2p.md). */
 typedef struct adacomp_xor_memory {
   unsigned long long send_bytes, send_peak;
@@ -56,7 +56,7 @@ int adacomp_get_xor_memory(adacomp_xor_memory* out);
 int adacomp_override_tier(const char* tier);
 
 /* Turns this rank's point-to-point inter-step (XOR) coding of the messages
- * it sends on (1) or off (0); -1 restores ADACOMP_XOR. Receivers decode
+ * it sends on (1) or off (0); -1 restores ADACOMP_INTERSTEP. Receivers decode
  * whatever arrives, so ranks need not agree. For benchmarks. Returns 0. */
 int adacomp_override_xor(int on);
 

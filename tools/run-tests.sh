@@ -4,8 +4,8 @@
 # and the packaging files, runs the SMPI build's simulated tests (8 ranks on 2
 # simulated hosts; SMPI_TESTS=0 skips them), then mpi4py's own test suite with
 # the library preloaded (1 and 2 ranks, each MPI; tools/mpi4py-suite.sh), then
-# fuzzes each decoder for a bounded time; the Open MPI suite also runs built
-# with ASan + UBSan (tools/sanitize.sh). Exits non-zero on any failure.
+# fuzzes each decoder and the frame header for a bounded time; the Open MPI
+# suite also runs built with ASan + UBSan (tools/sanitize.sh). Exits non-zero on any failure.
 # FUZZ_SECONDS (default 60) sets the fuzzing budget, 0 skips it;
 # MPI4PY_SUITE=0 skips the mpi4py suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail

@@ -87,7 +87,7 @@ ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, siz
 #endif
 
 template <typename T>
-long encode_t(const void* src, size_t src_bytes, void* dst, size_t cap) {
+long encode_t(const EncodeParams&, const void* src, size_t src_bytes, void* dst, size_t cap) {
   using U = bits::uint_of<T>;
   if (src_bytes % sizeof(U)) return kCodecUnsupported;
   const size_t n = src_bytes / sizeof(U), nblocks = n / kBlock;
@@ -139,20 +139,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
 
 size_t bitplane_max(size_t n) { return 1 + bits::kMaxVarint + n / 4 / kBlock + n + 1; }
 
-long bitplane_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported,
-                             [&](auto t) { return encode_t<decltype(t)>(src, n, dst, cap); });
-}
-
-long bitplane_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kBitplaneCodec = {CodecId::bitplane, "bitplane", false, true,
-                                     bitplane_max, bitplane_encode, bitplane_decode};
+ADACOMP_FLOAT_CODEC(kBitplaneCodec, CodecId::bitplane, "bitplane", false, bitplane_max);
 
 }  // namespace adacomp

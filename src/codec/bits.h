@@ -8,41 +8,46 @@
 #include <type_traits>
 #include <vector>
 
+#include "codec/bytes.h"
 #include "codec/codec.h"
-
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "codecs assume a little-endian host (payloads are little-endian)"
-#endif
 
 namespace adacomp {
 namespace bits {
-
-// Unaligned little-endian loads and stores.
-template <typename T>
-inline T load(const void* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <typename T>
-inline void store(void* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
 
 inline size_t elem_size(ElemKind k) {
   return k == ElemKind::f64 ? 8 : k == ElemKind::f32 ? 4 : 1;
 }
 
-// The one f32/f64 dispatch: calls f(double{}) or f(float{}) by kind, and
-// returns `otherwise` for byte payloads.
-template <typename F>
-inline long by_float_kind(ElemKind k, long otherwise, F&& f) {
-  switch (k) {
-    case ElemKind::f64: return f(double{});
-    case ElemKind::f32: return f(float{});
-    default: return otherwise;
+// The one f32/f64 dispatch of the float codecs (zfp-style): a Codec's
+// encode and decode entry points from the codec's implementations for
+// double and float. Byte payloads are refused.
+using TypedEncode = long (*)(const EncodeParams& p, const void* src, size_t src_bytes, void* dst,
+                             size_t cap);
+using TypedDecode = long (*)(const void* src, size_t src_bytes, void* dst, size_t dst_bytes);
+template <TypedEncode F64, TypedEncode F32>
+long float_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
+  switch (p.kind) {
+    case ElemKind::f64: return F64(p, src, n, dst, cap);
+    case ElemKind::f32: return F32(p, src, n, dst, cap);
+    default: return kCodecUnsupported;
   }
 }
+template <TypedDecode F64, TypedDecode F32>
+long float_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t dst_bytes) {
+  switch (kind) {
+    case ElemKind::f64: return F64(src, n, dst, dst_bytes);
+    case ElemKind::f32: return F32(src, n, dst, dst_bytes);
+    default: return kCodecCorrupt;
+  }
+}
+
+// A float codec's table entry (the codec's own file, namespace adacomp):
+// its encode_t<T> and decode_t<T>, for T = double and float, behind the
+// dispatch above.
+#define ADACOMP_FLOAT_CODEC(var, id, name, lossy, max_encoded)                           \
+  extern const Codec var = {id, name, lossy, true, max_encoded,                          \
+                            bits::float_encode<encode_t<double>, encode_t<float>>,       \
+                            bits::float_decode<decode_t<double>, decode_t<float>>}
 
 // Same-width unsigned integer of a float type, and back.
 template <typename T>

@@ -254,9 +254,10 @@ const uint8_t* decode_block(const Table<T> t, Lane<T>* lanes, typename T::U* o, 
   return in;
 }
 
-template <class T>
+template <typename F>
 long encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
               void* dst, size_t cap) {
+  using T = Traits<F>;
   using U = typename T::U;
   if (src_bytes % sizeof(U)) return kCodecUnsupported;
   size_t n = src_bytes / sizeof(U);
@@ -318,8 +319,9 @@ struct PairInfo {
   }
 };
 
-template <class T>
+template <typename F>
 long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
+  using T = Traits<F>;
   using U = typename T::U;
   static constexpr PairInfo<T> kPair;
   if (dst_bytes % sizeof(U)) return kCodecCorrupt;
@@ -374,23 +376,8 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
 
 size_t fpc_max(size_t n) { return kHeader + bits::kMaxVarint + n + n / 4 + 16; }
 
-long fpc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
-                size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return encode_t<Traits<decltype(t)>>(p, src, n, dst, cap);
-  });
-}
-
-long fpc_decode(ElemKind kind, const void* src, size_t n, void* dst,
-                size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<Traits<decltype(t)>>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kFpcCodec = {CodecId::fpc, "fpc", false, true,
-                                fpc_max, fpc_encode, fpc_decode};
+ADACOMP_FLOAT_CODEC(kFpcCodec, CodecId::fpc, "fpc", false, fpc_max);
 
 }  // namespace adacomp

@@ -59,8 +59,9 @@ inline T recon(int64_t q, double step) {
 }
 
 template <typename T>
-long encode_t(double eb, const void* src, size_t src_bytes, void* dst,
+long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, void* dst,
               size_t cap) {
+  const double eb = params.abs_bound;
   if (src_bytes % sizeof(T)) return kCodecUnsupported;
   if (!(eb > 0) || !std::isfinite(2 * eb)) return kCodecUnsupported;
   const size_t n = src_bytes / sizeof(T), nblocks = (n + kBlock - 1) / kBlock;
@@ -182,23 +183,8 @@ size_t quant_max(size_t n) {
   return kHeader + bits::kMaxVarint + n / 4 / kBlock + 1 + 7 * n / 4 + 16 + 3 * n;
 }
 
-long quant_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
-                  size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return encode_t<decltype(t)>(p.abs_bound, src, n, dst, cap);
-  });
-}
-
-long quant_decode(ElemKind kind, const void* src, size_t n, void* dst,
-                  size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kQuantCodec = {CodecId::quant, "quant", true, true,
-                                  quant_max, quant_encode, quant_decode};
+ADACOMP_FLOAT_CODEC(kQuantCodec, CodecId::quant, "quant", true, quant_max);
 
 }  // namespace adacomp

@@ -75,7 +75,8 @@ ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, siz
 #endif
 
 template <typename T>
-long encode_t(double eb, const void* src, size_t src_bytes, void* dst, size_t cap) {
+long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, void* dst, size_t cap) {
+  const double eb = params.abs_bound;
   if (src_bytes % sizeof(T)) return kCodecUnsupported;
   if (!qblock::valid_bound(eb)) return kCodecUnsupported;
   const size_t n = src_bytes / sizeof(T), nblocks = (n + kBlock - 1) / kBlock;
@@ -146,21 +147,8 @@ size_t quant_fast_max(size_t n) {
   return kHeader + 2 * bits::kMaxVarint + n / 4 / kBlock + 1 + n + 128 + 3 * n;
 }
 
-long quant_fast_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return encode_t<decltype(t)>(p.abs_bound, src, n, dst, cap);
-  });
-}
-
-long quant_fast_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kQuantFastCodec = {CodecId::quant_fast, "quant_fast", true, true,
-                                      quant_fast_max, quant_fast_encode, quant_fast_decode};
+ADACOMP_FLOAT_CODEC(kQuantFastCodec, CodecId::quant_fast, "quant_fast", true, quant_fast_max);
 
 }  // namespace adacomp

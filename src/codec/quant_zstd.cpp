@@ -215,21 +215,8 @@ size_t quant_zstd_max(size_t n) {
                   1 + kQuantFastCodec.max_encoded(n));
 }
 
-long quant_zstd_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return encode_t<decltype(t)>(p, src, n, dst, cap);
-  });
-}
-
-long quant_zstd_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kQuantZstdCodec = {CodecId::quant_zstd, "quant_zstd", true, true,
-                                      quant_zstd_max, quant_zstd_encode, quant_zstd_decode};
+ADACOMP_FLOAT_CODEC(kQuantZstdCodec, CodecId::quant_zstd, "quant_zstd", true, quant_zstd_max);
 
 }  // namespace adacomp

@@ -37,6 +37,7 @@
 namespace adacomp {
 namespace {
 
+// The inner codec: lossless, so never truncate or to_f32 themselves.
 const Codec* inner_codec(CodecId id) {
   const Codec* c = find_codec(id);
   if (!c || c->lossy) return nullptr;
@@ -110,9 +111,9 @@ int trunc_bits_for(const U* in, size_t count, double eb) {
   return 0;
 }
 
-template <typename U>
-long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
-                    void* dst, size_t cap) {
+template <typename F>
+long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
+  using U = bits::uint_of<F>;
   const int n = p.abs_bound > 0 ? trunc_bits_for(static_cast<const U*>(src), src_bytes / sizeof(U),
                                                  p.abs_bound)
                                 : p.truncate_bits;
@@ -146,16 +147,15 @@ long trunc_encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
   return r < 0 ? r : r + 2;
 }
 
-template <typename U>
-long trunc_decode_t(ElemKind kind, const void* src, size_t src_bytes,
-                    void* dst, size_t dst_bytes) {
+template <typename F>
+long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
+  using U = bits::uint_of<F>;
+  const ElemKind kind = sizeof(U) == 8 ? ElemKind::f64 : ElemKind::f32;
   if (dst_bytes % sizeof(U) || src_bytes < 2) return kCodecCorrupt;
   const auto* s = static_cast<const uint8_t*>(src);
   const int n = s[0];
   const Codec* inner = inner_codec(static_cast<CodecId>(s[1]));
-  if (n < 1 || n >= kMantBits<U> || !inner || inner->id == CodecId::truncate ||
-      inner->id == CodecId::to_f32)
-    return kCodecCorrupt;
+  if (n < 1 || n >= kMantBits<U> || !inner) return kCodecCorrupt;
   size_t count = dst_bytes / sizeof(U);
   if (inner->id != CodecId::stored) {
     long r = inner->decode(kind, s + 2, src_bytes - 2, dst, dst_bytes);
@@ -175,30 +175,12 @@ long trunc_decode_t(ElemKind kind, const void* src, size_t src_bytes,
 
 size_t trunc_max(size_t n) { return 2 + inner_max(n); }
 
-long trunc_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
-                  size_t cap) {
-  if (p.lossy_inner == CodecId::truncate || p.lossy_inner == CodecId::to_f32)
-    return kCodecUnsupported;
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return trunc_encode_t<bits::uint_of<decltype(t)>>(p, src, n, dst, cap);
-  });
-}
-
-long trunc_decode(ElemKind kind, const void* src, size_t n, void* dst,
-                  size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return trunc_decode_t<bits::uint_of<decltype(t)>>(kind, src, n, dst, dst_bytes);
-  });
-}
-
 size_t f32_max(size_t n) { return 1 + inner_max(n / 2); }
 
 long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
                 void* dst, size_t cap) {
   const Codec* inner = inner_codec(p.lossy_inner);
-  if (p.kind != ElemKind::f64 || src_bytes % 8 || !inner ||
-      inner->id == CodecId::truncate || inner->id == CodecId::to_f32)
-    return kCodecUnsupported;
+  if (p.kind != ElemKind::f64 || src_bytes % 8 || !inner) return kCodecUnsupported;
   size_t count = src_bytes / 8;
   if (cap < 1) return kCodecNoSpace;
   auto* o = static_cast<uint8_t*>(dst);
@@ -242,8 +224,7 @@ long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst,
   if (kind != ElemKind::f64 || dst_bytes % 8 || src_bytes < 1) return kCodecCorrupt;
   const auto* s = static_cast<const uint8_t*>(src);
   const Codec* inner = inner_codec(static_cast<CodecId>(s[0]));
-  if (!inner || inner->id == CodecId::truncate || inner->id == CodecId::to_f32)
-    return kCodecCorrupt;
+  if (!inner) return kCodecCorrupt;
   size_t count = dst_bytes / 8;
   auto* d = static_cast<uint8_t*>(dst);
   // The floats are decoded into the upper half of dst and widened front to
@@ -259,8 +240,7 @@ long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst,
 
 }  // namespace
 
-extern const Codec kTruncateCodec = {CodecId::truncate, "truncate", true, true,
-                                     trunc_max, trunc_encode, trunc_decode};
+ADACOMP_FLOAT_CODEC(kTruncateCodec, CodecId::truncate, "truncate", true, trunc_max);
 extern const Codec kToF32Codec = {CodecId::to_f32, "to_f32", true, true,
                                   f32_max, f32_encode, f32_decode};
 

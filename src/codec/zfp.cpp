@@ -178,23 +178,8 @@ size_t zfp_max(size_t n) {
   return std::max(kHeader + bits::kMaxVarint + 3 * n + 64, 1 + kQuantCodec.max_encoded(n));
 }
 
-long zfp_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
-                size_t cap) {
-  return bits::by_float_kind(p.kind, kCodecUnsupported, [&](auto t) {
-    return encode_t<decltype(t)>(p, src, n, dst, cap);
-  });
-}
-
-long zfp_decode(ElemKind kind, const void* src, size_t n, void* dst,
-                size_t dst_bytes) {
-  return bits::by_float_kind(kind, kCodecCorrupt, [&](auto t) {
-    return decode_t<decltype(t)>(src, n, dst, dst_bytes);
-  });
-}
-
 }  // namespace
 
-extern const Codec kZfpCodec = {CodecId::zfp, "zfp", true, true,
-                                zfp_max, zfp_encode, zfp_decode};
+ADACOMP_FLOAT_CODEC(kZfpCodec, CodecId::zfp, "zfp", true, zfp_max);
 
 }  // namespace adacomp

@@ -6,22 +6,26 @@
 
 namespace adacomp {
 
+namespace {
+
 // Contexts are reused per thread: creating one per call costs more than
 // compressing a small message.
-ZSTD_CCtx* zstd_thread_cctx() {
+template <typename Ctx, Ctx* (*create)(), size_t (*destroy)(Ctx*)>
+Ctx* thread_context() {
   thread_local struct Holder {
-    ZSTD_CCtx* ctx = ZSTD_createCCtx();
-    ~Holder() { ZSTD_freeCCtx(ctx); }
+    Ctx* ctx = create();
+    ~Holder() { destroy(ctx); }
   } h;
   return h.ctx;
 }
 
+}  // namespace
+
+ZSTD_CCtx* zstd_thread_cctx() {
+  return thread_context<ZSTD_CCtx, ZSTD_createCCtx, ZSTD_freeCCtx>();
+}
 ZSTD_DCtx* zstd_thread_dctx() {
-  thread_local struct Holder {
-    ZSTD_DCtx* ctx = ZSTD_createDCtx();
-    ~Holder() { ZSTD_freeDCtx(ctx); }
-  } h;
-  return h.ctx;
+  return thread_context<ZSTD_DCtx, ZSTD_createDCtx, ZSTD_freeDCtx>();
 }
 
 namespace {

@@ -52,7 +52,7 @@ int allreduce_rails(const void* input, void* recvbuf, int count, MPI_Datatype ty
   }
   const size_t elem = plan.type.size;
   uint8_t* slice = scratch(ScratchSlot::accumulator, counts[node.rank] * elem + 1);
-  CompressedCall call(comm, plan, Op::allreduce, s.rail);
+  CompressedCall call(comm, plan, OpKind::allreduce, s.rail);
   set_bound(call, plan, input, count, s.rail.size);
   int rc = PMPI_Reduce_scatter(input, slice, counts.data(), type, op, node.comm);
   if (rc == MPI_SUCCESS) {
@@ -75,7 +75,7 @@ int allreduce_leaders(const void* input, void* recvbuf, int count, MPI_Datatype 
     std::memcpy(copy, input, plan.bytes);
     src = copy;
   }
-  CompressedCall call(comm, plan, Op::allreduce, s.leaders);
+  CompressedCall call(comm, plan, OpKind::allreduce, s.leaders);
   set_bound(call, plan, input, count, s.loc.nodes);
   int rc = PMPI_Reduce(src, leader ? recvbuf : nullptr, count, type, op, 0, s.node.comm);
   if (rc == MPI_SUCCESS && leader)
@@ -86,12 +86,11 @@ int allreduce_leaders(const void* input, void* recvbuf, int count, MPI_Datatype 
 
 }  // namespace
 
-int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-              MPI_Op op, MPI_Comm comm) {
-  stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm) {
+  stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduction(Op::allreduce, comm, count, type, op, &plan))
-    return pass_through(plan, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
+  if (!plan_reduction(OpKind::allreduce, comm, count, type, op, &plan)) return decline(plan);
 
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
@@ -101,7 +100,7 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
     return allreduce_leaders(input, recvbuf, count, type, op, comm, plan);
 
   if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
-  CompressedCall call(comm, plan, Op::allreduce);
+  CompressedCall call(comm, plan, OpKind::allreduce);
   set_bound(call, plan, recvbuf, count, plan.state->coll.size);
   ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op);
   return call.finish();

@@ -56,44 +56,30 @@ void tree_bcast(CompressedCall& call, const std::vector<int>& members, int me, u
 
 }  // namespace
 
-int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  auto pass = [&] { return PMPI_Bcast(buffer, count, type, root, comm); };
-  if (!plan_movement(Op::bcast, comm, count, type, &plan)) return pass_through(plan, pass);
-  CommState& st = *plan.state;
-  const int p = st.coll.size, r = st.coll.rank;
-  if (root < 0 || root >= p) return pass();  // PMPI reports the error
-  const bool node_aware = plan.layout != Layout::flat;
-  const RootedTree tree = rooted_tree(st, root, node_aware);
+  if (!plan_movement(OpKind::bcast, comm, count, type, &plan)) return decline(plan);
+  RootedTree tree;
+  if (!rooted_tree(plan, root, &tree)) return kDeclined;
+  const CommState& st = *plan.state;
+  const int r = st.coll.rank;
   const std::vector<int>& members = tree.members;
   const int me = tree.me;
-  CompressedCall call(comm, plan, Op::bcast);
+  CompressedCall call(comm, plan, OpKind::bcast);
 
   if (me >= 0 && members.size() > 1) {
     // Non-contiguous data is packed into a contiguous staging buffer first.
     const size_t bytes = plan.bytes;
-    uint8_t* data = static_cast<uint8_t*>(buffer) + plan.type.true_lb;
-    if (!plan.type.contiguous) {
-      data = scratch(ScratchSlot::work, bytes);
-      if (r == root) {
-        int pos = 0;
-        PMPI_Pack(buffer, count, type, data, static_cast<int>(bytes), &pos, st.coll.comm);
-      }
-    }
+    uint8_t* data = stage(buffer, count, type, plan.type, bytes, r == root, st.coll.comm);
     // One compression between the root's data and any receiver.
     if (r == root && plan.tier.tier == Tier::lossy)
       call.set_hop_bound(hop_bound(plan, data, bytes / plan.type.size, MPI_COMM_NULL, 1, 0));
     tree_bcast(call, members, me, data);
-    if (!plan.type.contiguous && r != root) {
-      int pos = 0;
-      PMPI_Unpack(data, static_cast<int>(bytes), &pos, buffer, count, type, st.coll.comm);
-    }
+    if (r != root) unstage(data, bytes, buffer, count, type, plan.type, st.coll.comm);
   }
   int rc = MPI_SUCCESS;
-  if (node_aware) {
-    rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);
-  }
+  if (tree.per_node) rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);
   return call.finish_with(rc);
 }
 

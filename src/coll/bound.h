@@ -1,9 +1,4 @@
-// Error budget of lossy collectives. The user's bound E must hold for every
-// element of the final result against the exact result. Along any element's
-// path the errors of N lossy compressions add up, and so does the rounding
-// of the A additions (or other ops) that combine partial results, which
-// plain MPI suffers too. Each compression therefore gets
-//   (E - rounding) / N,   rounding = (A + 1) * unit_roundoff * max|partial|.
+// Error budget of lossy collectives (the arithmetic: policy/budget.h).
 #pragma once
 
 #include <cstddef>

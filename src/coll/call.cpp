@@ -5,54 +5,42 @@
 #include "coll/schedule.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 
-CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, Op op, const Group& g)
-    : group(g), plan(p), app_(app), op_(op), stats_(stats_for(op)), codec_(p.codec),
-      params_(p.params), start_(PMPI_Wtime()) {
+CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Group& g)
+    : group(g), plan(p), app_(app), op_(op), stats_(stats_for(op)), coder_{p.codec, p.params},
+      start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.chunks > 1) stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 void CompressedCall::set_hop_bound(double abs_bound) {
-  params_.abs_bound = abs_bound;
-  if (codec_->lossy && !(abs_bound > 0))
-    codec_ = &codec_for(config(), Tier::lossless, params_.kind);
+  coder_.params.abs_bound = abs_bound;
+  if (coder_.codec->lossy && !(abs_bound > 0))
+    coder_.codec = &codec_for(config(), Tier::lossless, coder_.params.kind);
 }
 
 size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
-  ScopedTimer t(stats_.ns_compress);
-  size_t n = encode_frame(*codec_, params_, src, bytes, frame);
-  if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
-  return n;
+  return encode_payload(coder_, src, bytes, frame, stats_);
 }
 
 bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
                             size_t raw_bytes) {
-  ScopedTimer t(stats_.ns_decompress);
-  if (decode_frame(frame, frame_bytes, dst, raw_bytes) == kCodecOk) return true;
-  corrupt_ = true;
-  return false;
-}
-
-void CompressedCall::check(int rc) {
-  if (rc != MPI_SUCCESS && mpi_error_ == MPI_SUCCESS) mpi_error_ = rc;
+  return errors_.codec(decode_payload(frame, frame_bytes, dst, raw_bytes, stats_));
 }
 
 void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes,
                            int peer, int tag, MPI_Request* req) {
-  stats_.bytes_in.fetch_add(raw_bytes, std::memory_order_relaxed);
-  stats_.bytes_wire.fetch_add(frame_bytes, std::memory_order_relaxed);
-  check(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm,
+  count_sent(stats_, raw_bytes, frame_bytes);
+  errors_.mpi(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm,
                    req));
 }
 
 void CompressedCall::irecv(uint8_t* frame, size_t capacity, int peer, int tag,
                            MPI_Request* req) {
-  check(PMPI_Irecv(frame, static_cast<int>(capacity), MPI_BYTE, peer, tag, group.comm, req));
+  errors_.mpi(PMPI_Irecv(frame, static_cast<int>(capacity), MPI_BYTE, peer, tag, group.comm, req));
 }
 
 namespace {
@@ -74,7 +62,7 @@ void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
   MPI_Status st[8];
   for (int i = 0; i < n; i += 8) {
     int m = n - i < 8 ? n - i : 8;
-    check(PMPI_Waitall(m, reqs + i, st));
+    errors_.mpi(PMPI_Waitall(m, reqs + i, st));
     if (!recv_bytes) continue;
     for (int j = 0; j < m; ++j) recv_bytes[i + j] = received_bytes(st[j]);
   }
@@ -86,7 +74,7 @@ bool CompressedCall::test_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
   std::vector<MPI_Status> st(recv_bytes ? n : 0);
   int done = 0;
   const int rc = PMPI_Testall(n, reqs, &done, recv_bytes ? st.data() : MPI_STATUSES_IGNORE);
-  check(rc);
+  errors_.mpi(rc);
   if (rc != MPI_SUCCESS) return true;  // remembered; waiting on would never end
   if (done && recv_bytes)
     for (int j = 0; j < n; ++j) recv_bytes[j] = received_bytes(st[j]);
@@ -96,19 +84,14 @@ bool CompressedCall::test_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
 bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {
   int done = 0;
   MPI_Status st;
-  check(PMPI_Test(req, &done, &st));
+  errors_.mpi(PMPI_Test(req, &done, &st));
   if (done) *recv_bytes = received_bytes(st);
   return done;
 }
 
 int CompressedCall::finish() {
   record_time(plan, PMPI_Wtime() - start_);
-  if (mpi_error_ != MPI_SUCCESS) {
-    PMPI_Comm_call_errhandler(app_, mpi_error_);
-    return mpi_error_;
-  }
-  if (corrupt_) return raise_failure(app_, Failure::corrupt_frame, op_display_name(op_));
-  return MPI_SUCCESS;
+  return errors_.report(app_, op_display_name(op_));
 }
 
 }  // namespace adacomp

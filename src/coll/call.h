@@ -13,6 +13,7 @@
 #include "coll/plan.h"
 #include "runtime/comm_state.h"
 #include "runtime/stats.h"
+#include "runtime/transfer.h"
 
 namespace adacomp {
 
@@ -23,19 +24,20 @@ class CompressedCall {
  public:
   // Frames travel between the ranks of `group` (the private communicator,
   // or one of its node-aware splits).
-  CompressedCall(MPI_Comm app, const Plan& plan, Op op, const Group& group);
-  CompressedCall(MPI_Comm app, const Plan& plan, Op op)
+  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, const Group& group);
+  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op)
       : CompressedCall(app, plan, op, plan.state->coll) {}
 
   // Error bound of each compression of this call. A lossy plan with no
   // usable bound (e.g. a constant field under a relative bound) codes
   // losslessly instead.
   void set_hop_bound(double abs_bound);
-  bool lossy() const { return codec_->lossy; }
+  bool lossy() const { return coder_.codec->lossy; }
 
   // Encodes `bytes` of src into frame (capacity frame_capacity(bytes)).
   size_t encode(const void* src, size_t bytes, uint8_t* frame);
-  // Decodes a received frame; on failure remembers it and returns false.
+  // Decodes a received frame; on failure remembers the codec's reason and
+  // returns false.
   bool decode(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes);
 
   // Point-to-point on the private communicator, counted in the statistics.
@@ -54,7 +56,7 @@ class CompressedCall {
   int finish();
   // The same, first reporting `rc` of a PMPI stage of the call.
   int finish_with(int rc) {
-    check(rc);
+    errors_.mpi(rc);
     return finish();
   }
 
@@ -62,15 +64,11 @@ class CompressedCall {
   const Plan& plan;
 
  private:
-  void check(int rc);
-
   MPI_Comm app_;
-  Op op_;
+  OpKind op_;
   OpStats& stats_;
-  const Codec* codec_;
-  EncodeParams params_;
-  int mpi_error_ = MPI_SUCCESS;
-  bool corrupt_ = false;
+  Coder coder_;
+  TransferErrors errors_;
   double start_;  // MPI_Wtime at construction, for the runtime model
 };
 

@@ -5,8 +5,7 @@
 // communicator under the call's own tag, so results are the blocking call's.
 //
 // What compresses is decided by plan_nonblocking (coll/plan.h); everything
-// else passes through to PMPI_I* after the same checks as the blocking
-// pass-through.
+// else is declined, and the entry point calls PMPI_I* (runtime/call_result.h).
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -65,7 +64,7 @@ class Ring : public Schedule {
   // `out`: where the owned block goes (Reduce_scatter_block); null for the
   // Allreduce, whose result is acc itself.
   // `storage`: the accumulator when the schedule owns it (acc points into it).
-  Ring(MPI_Comm app, const Plan& plan, Op operation, uint8_t* acc, std::vector<RingBlock> blocks,
+  Ring(MPI_Comm app, const Plan& plan, OpKind operation, uint8_t* acc, std::vector<RingBlock> blocks,
        MPI_Datatype type, MPI_Op op, void* out, std::vector<uint8_t> storage = {})
       : plan_(plan),
         call_(app, plan_, operation),
@@ -202,7 +201,7 @@ class TreeReduce : public Schedule {
   TreeReduce(MPI_Comm app, const Plan& plan, const void* input, void* recvbuf, int count,
              MPI_Datatype type, MPI_Op op, int root)
       : plan_(plan),
-        call_(app, plan_, Op::reduce),
+        call_(app, plan_, OpKind::reduce),
         count_(count),
         type_(type),
         op_(op),
@@ -210,7 +209,8 @@ class TreeReduce : public Schedule {
         k_(plan.chunks),
         cap_(frame_capacity(max_block_count(count, k_) * plan.type.size)) {
     CommState& st = *plan_.state;
-    const RootedTree tree = rooted_tree(st, root, false);
+    RootedTree tree;
+    rooted_tree(plan_, root, &tree);  // flat; the caller checked the root
     members_ = tree.members;
     tree_ = binomial_tree(tree.me, static_cast<int>(members_.size()));
     const bool is_root = st.coll.rank == root;
@@ -276,7 +276,7 @@ class TreeBcast : public Schedule {
  public:
   TreeBcast(MPI_Comm app, const Plan& plan, void* buffer, int count, MPI_Datatype type, int root)
       : plan_(plan),
-        call_(app, plan_, Op::bcast),
+        call_(app, plan_, OpKind::bcast),
         buffer_(buffer),
         count_(count),
         type_(type),
@@ -288,7 +288,8 @@ class TreeBcast : public Schedule {
         frames_(cap_ * k_),
         sizes_(k_) {
     CommState& st = *plan_.state;
-    const RootedTree tree = rooted_tree(st, root, false);
+    RootedTree tree;
+    rooted_tree(plan_, root, &tree);  // flat; the caller checked the root
     members_ = tree.members;
     tree_ = binomial_tree(tree.me, static_cast<int>(members_.size()));
     is_root_ = tree_.parent < 0;
@@ -367,7 +368,7 @@ class PersistentAllreduce : public Persistent {
         type_(type), op_(op) {}
   std::unique_ptr<Schedule> start() override {
     if (sendbuf_ != MPI_IN_PLACE) std::memcpy(recvbuf_, sendbuf_, plan_.bytes);
-    return std::make_unique<Ring>(app_, plan_, Op::allreduce, static_cast<uint8_t*>(recvbuf_),
+    return std::make_unique<Ring>(app_, plan_, OpKind::allreduce, static_cast<uint8_t*>(recvbuf_),
                                   even_blocks(count_, plan_.state->coll.size), type_, op_,
                                   nullptr);
   }
@@ -403,26 +404,26 @@ class PersistentBcast : public Persistent {
 
 }  // namespace
 
-int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-               MPI_Comm comm, MPI_Request* request) {
-  stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::allreduce, comm, count, type, op, &plan))
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+  if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
+    return decline(plan);
   if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   return start_schedule(
-      std::make_unique<Ring>(comm, plan, Op::allreduce, static_cast<uint8_t*>(recvbuf),
+      std::make_unique<Ring>(comm, plan, OpKind::allreduce, static_cast<uint8_t*>(recvbuf),
                              even_blocks(count, plan.state->coll.size), type, op, nullptr),
       comm, request);
 }
 
-int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-            int root, MPI_Comm comm, MPI_Request* request) {
-  stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::reduce, comm, count, type, op, &plan) || root < 0 ||
+  if (!plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan) || root < 0 ||
       root >= plan.state->coll.size)
-    return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+    return decline(plan);
   const bool is_root = plan.state->coll.rank == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   return start_schedule(
@@ -432,19 +433,16 @@ int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MP
 
 // The blocking call's layout (coll/reduce_scatter.cpp): rank i's slice is
 // ring block owned_block(i), so nothing travels after the reduce-scatter.
-int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
-                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
-  auto pass = [&] {
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
-  };
+CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request* request) {
+  stats_for(OpKind::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
   int p = 0;
   if (comm == MPI_COMM_NULL || recvcount < 0 || PMPI_Comm_size(comm, &p) != MPI_SUCCESS ||
-      static_cast<long long>(recvcount) * p > INT_MAX)
-    return pass();
-  Plan plan;
-  if (!plan_nonblocking(Op::reduce_scatter_block, comm, recvcount * p, type, op, &plan))
-    return pass();
+      static_cast<long long>(recvcount) * p > INT_MAX ||
+      !plan_nonblocking(OpKind::reduce_scatter_block, comm, recvcount * p, type, op, &plan))
+    return decline(plan);
   std::vector<RingBlock> blocks(p);
   for (int i = 0; i < p; ++i)
     blocks[owned_block(i, p)] = {static_cast<size_t>(i) * recvcount,
@@ -452,42 +450,42 @@ int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI
   std::vector<uint8_t> acc(plan.bytes);
   std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
   uint8_t* at = acc.data();
-  return start_schedule(std::make_unique<Ring>(comm, plan, Op::reduce_scatter_block, at,
+  return start_schedule(std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, at,
                                                std::move(blocks), type, op, recvbuf,
                                                std::move(acc)),
                         comm, request);
 }
 
-int ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-           MPI_Request* request) {
-  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
+  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
       root >= plan.state->coll.size)  // PMPI reports a bad root
-    return PMPI_Ibcast(buffer, count, type, root, comm, request);
+    return decline(plan);
   return start_schedule(std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root),
                         comm, request);
 }
 
 #if MPI_VERSION >= 4
-int allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  stats_for(Op::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::allreduce, comm, count, type, op, &plan))
-    return PMPI_Allreduce_init(sendbuf, recvbuf, count, type, op, comm, info, request);
+  if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
+    return decline(plan);
   return init_persistent(
       std::make_unique<PersistentAllreduce>(comm, plan, sendbuf, recvbuf, count, type, op), comm,
       *plan.state, request);
 }
 
-int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Info info, MPI_Request* request) {
-  stats_for(Op::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request* request) {
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_nonblocking(Op::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
+  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
       root >= plan.state->coll.size)
-    return PMPI_Bcast_init(buffer, count, type, root, comm, info, request);
+    return decline(plan);
   return init_persistent(std::make_unique<PersistentBcast>(comm, plan, buffer, count, type, root),
                          comm, *plan.state, request);
 }

@@ -1,57 +1,24 @@
 #include "coll/plan.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "coll/schedule.h"
+#include "policy/gate.h"
 #include "runtime/args.h"
 #include "runtime/runtime.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
 
-// The tier of this call and whether the adaptive policy decides it.
-TierChoice tier_of(const Config& cfg, Override ov, size_t bytes, ElemKind kind,
-                   bool* adaptive) {
-  const bool lossy_ok = cfg.lossy_enabled() && kind != ElemKind::bytes;
-  const Tier compressed = lossy_ok ? Tier::lossy : Tier::lossless;
-  *adaptive = false;
-  switch (ov) {
-    case Override::none:
-      *adaptive = cfg.model && cfg.adaptive();
-      return choose_tier(cfg, cfg.mode, bytes, kind);
-    case Override::adaptive:
-      *adaptive = cfg.model;
-      return choose_tier(cfg, Mode::adaptive, bytes, kind);
-    case Override::adaptive_pipelined:
-      *adaptive = cfg.model;
-      return choose_tier(cfg, Mode::pipelined, bytes, kind);
-    case Override::lossless: return {Tier::lossless, false};
-    case Override::lossy: return {compressed, false};
-    case Override::pipelined: return {compressed, true};
-    case Override::raw: break;
-  }
-  return {};
-}
-
-// Cheap checks first: the common small message leaves before any query.
-// The library is off for this call: not running, no communicator, or raw.
-bool switched_off(MPI_Comm comm) {
-  if (!runtime_active() || comm == MPI_COMM_NULL) return true;
-  const Override ov = tier_override();
-  return ov == Override::raw || (ov == Override::none && config().mode == Mode::raw);
-}
+// The library is off for this call: not running or no communicator. (The
+// raw mode and override are the gate's.)
+bool switched_off(MPI_Comm comm) { return !runtime_active() || comm == MPI_COMM_NULL; }
 
 bool intercommunicator(MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   return inter;
-}
-
-bool eligible(MPI_Comm comm, size_t bytes) {
-  if (switched_off(comm) || bytes == 0 || bytes > kMaxFramePayload) return false;
-  if (tier_override() == Override::none && bytes < config().threshold_lossless) return false;
-  return !intercommunicator(comm);
 }
 
 Layout layout_of(const CommState& s, Hierarchy h) {
@@ -62,12 +29,12 @@ Layout layout_of(const CommState& s, Hierarchy h) {
 
 // The policy's verdict once the tier is known: state, layout, model slot.
 // `nonblocking`: see plan_nonblocking.
-bool decide(Op operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* plan) {
+bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* plan) {
   const Config& cfg = config();
   if (adaptive && nonblocking) return false;
   // A job inside one node: nothing to create, nothing to time.
   if (adaptive && node_local_raw() && !job_spans_nodes()) return false;
-  plan->state = nonblocking ? existing_comm_state(comm) : comm_state(comm);
+  plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
   if (!plan->state) return false;
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
@@ -86,50 +53,66 @@ bool decide(Op operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* 
   return true;
 }
 
-bool plan_common(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
-  if (count <= 0 || comm == MPI_COMM_NULL) return false;
-  // Bad arguments go to PMPI, which reports them (runtime/args.h).
-  if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
+  // Cheap checks first: the common small message leaves before any query
+  // but the size, and bad arguments go to PMPI, which reports them.
+  if (count <= 0 || type == MPI_DATATYPE_NULL || switched_off(comm)) return false;
   int size = 0;
   PMPI_Type_size(type, &size);
   plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  if (!eligible(comm, plan->bytes)) return false;
+  const GateVerdict v =
+      gate(config(), tier_override(), plan->bytes, elem_kind(type), GateScope::collective);
+  if (v.tier.tier == Tier::raw) return false;
+  // An uncommitted derived datatype (runtime/args.h).
+  if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   plan->type = type_info(type);
   if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
-  bool adaptive = false;
-  plan->tier = tier_of(config(), tier_override(), plan->bytes, plan->type.kind, &adaptive);
-  return plan->tier.tier != Tier::raw && decide(operation, comm, adaptive, nonblocking, plan);
+  if (intercommunicator(comm)) return false;
+  plan->tier = v.tier;
+  return decide(operation, comm, v.adaptive, nonblocking, plan);
 }
+
+thread_local Plan t_declined;  // valid while t_timed
+thread_local bool t_timed = false;
 
 }  // namespace
 
-bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan) {
   settle_collectives(comm);
   return plan_common(operation, comm, count, type, op, true, false, plan);
 }
 
-bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
+bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
   settle_collectives(comm);
   return plan_common(operation, comm, count, type, MPI_OP_NULL, false, false, plan);
 }
 
-bool plan_nonblocking(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                       Plan* plan) {
+  if (!config().nonblocking) return false;
   return plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan);
 }
 
-bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
+bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    Plan* plan) {
   settle_collectives(comm);
-  if (!any_block_pays || switched_off(comm) || intercommunicator(comm)) return false;
+  if (switched_off(comm)) return false;
+  // The v calls are coded where any block is large enough: the gate at the
+  // smallest coded size.
+  const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
+  const GateVerdict v =
+      gate(config(), tier_override(), gated, ElemKind::bytes, GateScope::transfer);
+  if (v.tier.tier == Tier::raw || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
-  bool adaptive = false;
-  // Data movement is lossless: the tier only says whether the policy decides.
-  tier_of(config(), tier_override(), block_bytes, ElemKind::bytes, &adaptive);
-  plan->tier = {Tier::lossless, false};
-  return decide(operation, comm, adaptive, false, plan);
+  plan->tier = v.tier;
+  return decide(operation, comm, v.adaptive, false, plan);
+}
+
+bool codes_transfer(size_t bytes) {
+  return gate(config(), tier_override(), bytes, ElemKind::bytes, GateScope::transfer).tier.tier !=
+         Tier::raw;
 }
 
 bool codes_hop(const Plan& plan, int peer) {
@@ -148,6 +131,20 @@ void record_time(const Plan& plan, double seconds) {
     std::fprintf(stderr, "adacomp: model: %zu-byte class %s (raw %.3g s, compressed %.3g s)\n",
                  plan.bytes, plan.model->settled_compressed() ? "compressed" : "raw",
                  slowest[0], slowest[1]);
+}
+
+CallResult decline(const Plan& plan) {
+  if (plan.model) {
+    t_declined = plan;
+    t_timed = true;
+  }
+  return kDeclined;
+}
+
+const Plan* take_declined() {
+  if (!t_timed) return nullptr;
+  t_timed = false;
+  return &t_declined;
 }
 
 }  // namespace adacomp

@@ -12,8 +12,9 @@
 #include <mpi.h>
 
 #include "codec/codec.h"
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 #include "policy/tier.h"
+#include "runtime/call_result.h"
 #include "runtime/comm_state.h"
 #include "runtime/stats.h"
 
@@ -34,25 +35,30 @@ struct Plan {
   PathChoice* model = nullptr;  // adaptive policy: the call is timed for this slot
 };
 
+// The gates of the collectives (the message's verdict is policy/gate.h's):
+// each returns true when the call takes a compressed path and fills `plan`;
+// false declines the call (decline(plan)). Only cheap checks run before the
+// size is known, so a small message leaves at once; bad arguments are
+// declined too, and PMPI reports them with MPI's own error class.
+
 // The blocking gates first complete the nonblocking collectives outstanding
 // on `comm` (settle_collectives, coll/schedule.h).
-//
-// True when a reduction should be compressed: commutative op, contiguous
-// predefined type, intracommunicator, message in a compressed tier, and the
-// policy says so. False: pass through with pass_through().
-bool plan_reduction(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+
+// A reduction: commutative op, contiguous predefined type, intracommunicator.
+bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan);
 
-// True when a data-movement collective (Bcast, ...) should be compressed.
-// Any datatype qualifies (bytes are bytes); non-contiguous ones are packed
-// first. Only the sender's datatype decides the codec, which travels in the
-// frames; the path itself depends on sizes only.
-bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
+// A data-movement collective (Bcast, ...). Any datatype qualifies (bytes are
+// bytes); non-contiguous ones are packed first. Only the sender's datatype
+// decides the codec, which travels in the frames; the path itself depends on
+// sizes only.
+bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
 
 // The gate of the nonblocking forms (MPI_Iallreduce, MPI_Ibcast, ...): the
 // same decision as plan_reduction (op given) or plan_movement (op
 // MPI_OP_NULL), restricted to what can be decided without blocking, which
 // every rank still decides alike. False, and the call passes through, when
+//  - ADACOMP_NONBLOCKING is off (the default; docs/nonblocking.md);
 //  - the adaptive policy decides (its agreement is a blocking collective):
 //    nonblocking calls are compressed only in the forced modes;
 //  - the communicator has no library state yet (creating it duplicates the
@@ -60,14 +66,17 @@ bool plan_movement(Op operation, MPI_Comm comm, int count, MPI_Datatype type, Pl
 //    is a blocking one;
 //  - the call would be node-aware (its node stages are further collectives
 //    that the engine would have to order across outstanding calls).
-bool plan_nonblocking(Op operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                       Plan* plan);
 
-// The gate of the pairwise data-movement collectives: `block_bytes` is a
-// size every rank knows alike (the block of the regular calls, 0 for the v
-// calls, which then share one model slot per operation).
-bool plan_exchange(Op operation, MPI_Comm comm, size_t block_bytes, bool any_block_pays,
-                   Plan* plan);
+// The pairwise data-movement collectives: `block_bytes` is a size every rank
+// knows alike, the block of the regular calls; the v calls (`varied`) have
+// none and share one model slot per operation.
+bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
+
+// Whether one transfer of `bytes` of an exchange is coded (both ends know
+// `bytes`, so they agree).
+bool codes_transfer(size_t bytes);
 
 // Whether a hop between this rank and `peer` (ranks of the private
 // communicator) is coded: not inside a node when the call is node-aware.
@@ -77,13 +86,25 @@ bool codes_hop(const Plan& plan, int peer);
 // with the other ranks (collective over the private communicator).
 void record_time(const Plan& plan, double seconds);
 
-// Runs the PMPI call `f`, timed when the adaptive policy explores.
+// Declines the call: its entry point calls PMPI with the same arguments
+// (runtime/call_result.h). When the adaptive policy explores the raw path in
+// plan's model slot, that PMPI call is timed for the slot (run_declined).
+CallResult decline(const Plan& plan);
+
+// The plan whose slot times the declined call now ending on this thread, or
+// null (and forgotten once read).
+const Plan* take_declined();
+
+// Runs a declined call's PMPI form `pmpi`, timed when decline() asked.
+// Whoever receives kDeclined from an implementation runs its PMPI form
+// through here, so a timing asked for is never left for a later call.
 template <class F>
-int pass_through(const Plan& plan, F f) {
-  if (!plan.model) return f();
+int run_declined(F pmpi) {
+  const Plan* timed = take_declined();
+  if (!timed) return pmpi();
   const double start = PMPI_Wtime();
-  const int rc = f();
-  record_time(plan, PMPI_Wtime() - start);
+  const int rc = pmpi();
+  record_time(*timed, PMPI_Wtime() - start);
   return rc;
 }
 

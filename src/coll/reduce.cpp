@@ -61,33 +61,30 @@ void tree_reduce(CompressedCall& call, const std::vector<int>& members, int me, 
 
 }  // namespace
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-           MPI_Op op, int root, MPI_Comm comm) {
-  stats_for(Op::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                  MPI_Op op, int root, MPI_Comm comm) {
+  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  auto pass = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
-  if (!plan_reduction(Op::reduce, comm, count, type, op, &plan)) return pass_through(plan, pass);
-  CommState& st = *plan.state;
-  const int p = st.coll.size, r = st.coll.rank;
-  if (root < 0 || root >= p) return pass();  // PMPI reports the error
-  const bool node_aware = plan.layout != Layout::flat;
-  const RootedTree tree = rooted_tree(st, root, node_aware);
+  if (!plan_reduction(OpKind::reduce, comm, count, type, op, &plan)) return decline(plan);
+  RootedTree tree;
+  if (!rooted_tree(plan, root, &tree)) return kDeclined;
+  const CommState& st = *plan.state;
   const std::vector<int>& members = tree.members;
   const int me = tree.me;
-  const bool is_root = r == root;
+  const bool is_root = st.coll.rank == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
 
-  CompressedCall call(comm, plan, Op::reduce);
+  CompressedCall call(comm, plan, OpKind::reduce);
   // Every member but the root sends each element once: members-1
   // compressions; P-1 combining operations in all.
   if (plan.tier.tier == Tier::lossy)
     call.set_hop_bound(hop_bound(plan, input, count, st.coll.comm,
-                                 static_cast<int>(members.size()) - 1, p - 1));
+                                 static_cast<int>(members.size()) - 1, st.coll.size - 1));
 
   uint8_t* acc = is_root ? static_cast<uint8_t*>(recvbuf)
                          : me >= 0 ? scratch(ScratchSlot::accumulator, plan.bytes) : nullptr;
   int rc = MPI_SUCCESS;
-  if (node_aware) {
+  if (tree.per_node) {
     // No MPI_IN_PLACE here: some MPIs mishandle it at a non-zero root.
     if (is_root && sendbuf == MPI_IN_PLACE) {
       uint8_t* copy = scratch(ScratchSlot::work, plan.bytes);

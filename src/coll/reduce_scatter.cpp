@@ -31,7 +31,7 @@ Count count_of(const Count* counts, Count block, int i) { return counts ? counts
 // Eligibility is the Allreduce's, for the whole vector (identical on every
 // rank: MPI requires identical counts, so the _c forms decide alike).
 template <class Count>
-bool plan_reduce_scatter(Op operation, MPI_Comm comm, const Count* counts, Count block,
+bool plan_reduce_scatter(OpKind operation, MPI_Comm comm, const Count* counts, Count block,
                          MPI_Datatype type, MPI_Op op, Plan* plan) {
   int size = 0;
   if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return false;
@@ -46,7 +46,7 @@ bool plan_reduce_scatter(Op operation, MPI_Comm comm, const Count* counts, Count
 }
 
 template <class Count>
-int reduce_scatter_nodes(Op operation, const Plan& plan, const void* sendbuf, void* recvbuf,
+int reduce_scatter_nodes(OpKind operation, const Plan& plan, const void* sendbuf, void* recvbuf,
                          const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
                          MPI_Comm comm) {
   CommState& s = *plan.state;
@@ -103,7 +103,7 @@ int reduce_scatter_nodes(Op operation, const Plan& plan, const void* sendbuf, vo
 }
 
 template <class Count>
-int reduce_scatter_ring(Op operation, const Plan& plan, const void* sendbuf, void* recvbuf,
+int reduce_scatter_ring(OpKind operation, const Plan& plan, const void* sendbuf, void* recvbuf,
                         const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
                         MPI_Comm comm) {
   if (plan.layout != Layout::flat)
@@ -132,49 +132,42 @@ int reduce_scatter_ring(Op operation, const Plan& plan, const void* sendbuf, voi
   return call.finish();
 }
 
-}  // namespace
-
-int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
+// Both calls and both count widths.
+template <class Count>
+CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recvbuf,
+                               const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
+                               MPI_Comm comm) {
+  stats_for(operation).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduce_scatter<int>(Op::reduce_scatter_block, comm, nullptr, recvcount, type, op,
-                                &plan))
-    return pass_through(plan, [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm); });
-  return reduce_scatter_ring<int>(Op::reduce_scatter_block, plan, sendbuf, recvbuf, nullptr,
-                                  recvcount, type, op, comm);
+  if (!plan_reduce_scatter(operation, comm, counts, block, type, op, &plan)) return decline(plan);
+  return reduce_scatter_ring(operation, plan, sendbuf, recvbuf, counts, block, type, op, comm);
 }
 
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  stats_for(Op::reduce_scatter).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_reduce_scatter(Op::reduce_scatter, comm, recvcounts, 0, type, op, &plan))
-    return pass_through(plan, [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm); });
-  return reduce_scatter_ring(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts, 0, type,
-                             op, comm);
+}  // namespace
+
+CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl<int>(OpKind::reduce_scatter_block, sendbuf, recvbuf, nullptr, recvcount,
+                                  type, op, comm);
+}
+
+CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                          MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, type, op,
+                             comm);
 }
 
 #if MPI_VERSION >= 4
-int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                           MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  stats_for(Op::reduce_scatter_block).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_reduce_scatter<MPI_Count>(Op::reduce_scatter_block, comm, nullptr, recvcount, type,
-                                      op, &plan))
-    return pass_through(plan, [&] { return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, type, op, comm); });
-  return reduce_scatter_ring<MPI_Count>(Op::reduce_scatter_block, plan, sendbuf, recvbuf,
-                                        nullptr, recvcount, type, op, comm);
+CallResult reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl<MPI_Count>(OpKind::reduce_scatter_block, sendbuf, recvbuf, nullptr,
+                                        recvcount, type, op, comm);
 }
 
-int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                     MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  stats_for(Op::reduce_scatter).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_reduce_scatter<MPI_Count>(Op::reduce_scatter, comm, recvcounts, 0, type, op, &plan))
-    return pass_through(plan, [&] { return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm); });
-  return reduce_scatter_ring<MPI_Count>(Op::reduce_scatter, plan, sendbuf, recvbuf, recvcounts,
-                                        0, type, op, comm);
+CallResult reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl<MPI_Count>(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0,
+                                        type, op, comm);
 }
 #endif  // MPI_VERSION >= 4
 

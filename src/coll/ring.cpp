@@ -3,6 +3,19 @@
 #include "runtime/scratch.h"
 
 namespace adacomp {
+namespace {
+
+// One ring over the call's group: this rank, its neighbours, and the
+// geometry of its blocks with at most `cap` frame bytes per chunk.
+struct Ring : RingGeometry {
+  Ring(const CompressedCall& call, const ReduceArgs& args)
+      : RingGeometry{args, call.plan.chunks}, p(call.group.size), r(call.group.rank),
+        left((r - 1 + p) % p), right((r + 1) % p), cap(chunk_capacity()) {}
+  const int p, r, left, right;
+  const size_t cap;
+};
+
+}  // namespace
 
 std::vector<RingBlock> even_blocks(size_t count, int parts) {
   std::vector<RingBlock> blocks(parts);
@@ -12,11 +25,10 @@ std::vector<RingBlock> even_blocks(size_t count, int parts) {
 }
 
 void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
-  if (p == 1) return;
-  const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const RingGeometry g{a, k};
-  const size_t cap = g.chunk_capacity();
+  const Ring g(call, a);
+  if (g.p == 1) return;
+  const int p = g.p, r = g.r, k = g.chunks, left = g.left, right = g.right;
+  const size_t cap = g.cap;
   uint8_t* send_frames = scratch(ScratchSlot::send_frame, cap * k);
   uint8_t* recv_frames = scratch(ScratchSlot::recv_frame, cap * k);
   uint8_t* incoming = scratch(ScratchSlot::work, cap);
@@ -50,11 +62,10 @@ void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
 }
 
 void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
-  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks;
-  if (p == 1) return;
-  const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const RingGeometry g{a, k};
-  const size_t cap = g.chunk_capacity();
+  const Ring g(call, a);
+  if (g.p == 1) return;
+  const int p = g.p, r = g.r, k = g.chunks, left = g.left, right = g.right;
+  const size_t cap = g.cap;
   uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
   auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };
   std::vector<size_t> sizes(static_cast<size_t>(p) * k);

@@ -4,8 +4,8 @@
 // are decoded while later ones travel. One chunk is the unpipelined case.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // The engine's table of schedules, keyed by the application's request, and
-// the Wait/Test family over requests that include them.
+// its part of the Wait/Test family (interpose/completion.cpp has the rest).
 //
 // Everything that looks at the table, and the Test-form pass that may free a
 // completed request in MPI, runs under one lock: once MPI frees a handle
@@ -11,8 +11,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include "p2p/p2p.h"
 
 namespace adacomp {
 
@@ -35,16 +33,12 @@ struct Entry {
   int self = 0, signal_tag = 0;
 };
 
-// Recursive: a Wait over a mixed array runs the point-to-point layer's Test
-// form under the lock, and that may complete a request of its own through
-// the wrappers, which look at the table.
+// Recursive: a schedule's own MPI calls, and the Test form a pass runs under
+// the lock, may come back to the engine.
 std::recursive_mutex g_mu;
 std::unordered_map<MPI_Request, Entry> g_entries;
 std::atomic<int> g_owned{0};  // entries in the table
 thread_local bool t_advancing = false;
-// Inside a pass's point-to-point Test form, which must treat the engine's
-// requests as the plain generalized requests they are.
-thread_local bool t_in_pass = false;
 
 int query(void*, MPI_Status* s) {
   s->MPI_SOURCE = MPI_ANY_SOURCE;
@@ -130,10 +124,11 @@ int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& sta
   return MPI_SUCCESS;
 }
 
-int collective_start(MPI_Request* req) {
+CallResult collective_start(MPI_Request* req) {
+  if (g_owned.load(std::memory_order_relaxed) == 0) return kDeclined;
   std::lock_guard<std::recursive_mutex> g(g_mu);
   auto it = g_entries.find(*req);
-  if (it == g_entries.end() || !it->second.persistent) return start(req);
+  if (it == g_entries.end() || !it->second.persistent) return kDeclined;
   Entry& e = it->second;
   if (e.schedule) return PMPI_Start(req);  // still active: MPI reports it
   int rc = PMPI_Start(req);
@@ -172,30 +167,21 @@ void drain_collectives() {
   g_owned.store(0, std::memory_order_relaxed);
 }
 
-// ---- the Wait/Test family ---------------------------------------------------
+// ---- for the Wait/Test family -----------------------------------------------
 
-bool owns_collective(int n, const MPI_Request reqs[]) {
-  if (g_owned.load(std::memory_order_relaxed) == 0 || t_in_pass) return false;
+bool collectives_involved(int n, const MPI_Request reqs[]) {
+  if (collectives_outstanding()) return true;
+  if (g_owned.load(std::memory_order_relaxed) == 0) return false;
   std::lock_guard<std::recursive_mutex> g(g_mu);
   for (int i = 0; i < n; ++i)
     if (reqs[i] != MPI_REQUEST_NULL && g_entries.count(reqs[i])) return true;
   return false;
 }
 
-namespace {
-
-struct Finished {
-  int index;  // in the request array
-  int rc;     // the collective's outcome, already through the error handler
-};
-
-// One pass: the engine advanced, then `test_form` (a Test-form call of the
-// point-to-point layer over the same array, which returns its code), and
-// `completed(i)` tells whether it completed request i. Returns the engine's
-// active requests that the pass completed.
-template <class F, class C>
-std::vector<Finished> pass(int n, MPI_Request reqs[], F test_form, C completed_by_form,
-                           int* rc) {
+std::vector<Finished> collective_pass(int n, MPI_Request reqs[],
+                                      const std::function<int()>& test_form,
+                                      const std::function<bool(int)>& completed_by_form,
+                                      int* rc) {
   std::vector<std::pair<int, std::unique_ptr<Schedule>>> completed;
   {
     std::lock_guard<std::recursive_mutex> g(g_mu);
@@ -206,9 +192,7 @@ std::vector<Finished> pass(int n, MPI_Request reqs[], F test_form, C completed_b
       auto it = g_entries.find(reqs[i]);
       if (it != g_entries.end() && it->second.schedule) mine.emplace_back(i, reqs[i]);
     }
-    t_in_pass = true;
     *rc = test_form();
-    t_in_pass = false;
     for (auto [i, handle] : mine) {
       // A persistent request stays allocated, inactive, once complete.
       if (reqs[i] != MPI_REQUEST_NULL && !completed_by_form(i)) continue;
@@ -222,117 +206,11 @@ std::vector<Finished> pass(int n, MPI_Request reqs[], F test_form, C completed_b
   return out;
 }
 
-// A failed collective among an array's completions: its code in its status
-// (MPI_ERR_IN_STATUS), the others' MPI_ERROR set; `slots` statuses were filled.
-template <class SlotOf>
-int with_errors(const std::vector<Finished>& fin, int rc, MPI_Status statuses[], int slots,
-                SlotOf slot_of) {
-  int first = MPI_SUCCESS;
-  for (const Finished& f : fin)
-    if (f.rc != MPI_SUCCESS && first == MPI_SUCCESS) first = f.rc;
-  if (first == MPI_SUCCESS) return rc;
-  if (statuses == MPI_STATUSES_IGNORE) return first;
-  if (rc == MPI_SUCCESS)
-    for (int k = 0; k < slots; ++k) statuses[k].MPI_ERROR = MPI_SUCCESS;
-  for (const Finished& f : fin)
-    if (f.rc != MPI_SUCCESS) statuses[slot_of(f.index)].MPI_ERROR = f.rc;
-  return MPI_ERR_IN_STATUS;
-}
-
-// A single completion's outcome (Wait, Test, the Any forms).
-int single(const std::vector<Finished>& fin, int rc, MPI_Status* status) {
-  for (const Finished& f : fin) {
-    if (f.rc == MPI_SUCCESS) continue;
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = f.rc;
-    return f.rc;
-  }
-  return rc;
-}
-
-void pause() { std::this_thread::yield(); }
-
-}  // namespace
-
-int collective_test(MPI_Request* req, int* flag, MPI_Status* status) {
-  int rc = MPI_SUCCESS;
-  auto fin = pass(1, req, [&] { return test(req, flag, status); }, [&](int) { return *flag; },
-                  &rc);
-  return single(fin, rc, status);
-}
-
-int collective_wait(MPI_Request* req, MPI_Status* status) {
-  for (int flag = 0;; pause()) {
-    int rc = collective_test(req, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-}
-
-int collective_testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
-  int rc = MPI_SUCCESS;
-  auto fin = pass(n, reqs, [&] { return testall(n, reqs, flag, statuses); },
-                  [&](int) { return *flag; }, &rc);
-  return with_errors(fin, rc, statuses, *flag ? n : 0, [](int i) { return i; });
-}
-
-int collective_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  for (int flag = 0;; pause()) {
-    int rc = collective_testall(n, reqs, &flag, statuses);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-}
-
-int collective_testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
-  int rc = MPI_SUCCESS;
-  auto fin = pass(n, reqs, [&] { return testany(n, reqs, index, flag, status); },
-                  [&](int i) { return *flag && *index == i; }, &rc);
-  return single(fin, rc, status);
-}
-
-int collective_waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
-  for (int flag = 0;; pause()) {
-    int rc = collective_testany(n, reqs, index, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-}
-
-int collective_testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
-                        MPI_Status statuses[]) {
-  int rc = MPI_SUCCESS;
-  auto fin = pass(n, reqs, [&] { return testsome(n, reqs, outcount, indices, statuses); },
-                  [&](int i) {
-                    for (int k = 0; k < *outcount; ++k)
-                      if (indices[k] == i) return true;
-                    return false;
-                  },
-                  &rc);
-  const int slots = *outcount == MPI_UNDEFINED ? 0 : *outcount;
-  return with_errors(fin, rc, statuses, slots, [&](int i) {
-    int k = 0;
-    while (k < slots - 1 && indices[k] != i) ++k;
-    return k;
-  });
-}
-
-int collective_waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],
-                        MPI_Status statuses[]) {
-  for (;; pause()) {
-    int rc = collective_testsome(n, reqs, outcount, indices, statuses);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-  }
-}
-
-int collective_request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
-  {
-    std::lock_guard<std::recursive_mutex> g(g_mu);
-    advance_locked();
-  }
-  return PMPI_Request_get_status(req, flag, status);  // MPI asks query() once complete
-}
-
-int collective_request_free(MPI_Request* req) {
+CallResult collective_request_free(MPI_Request* req) {
+  if (g_owned.load(std::memory_order_relaxed) == 0) return kDeclined;
   std::lock_guard<std::recursive_mutex> g(g_mu);
   auto it = g_entries.find(*req);
-  if (it == g_entries.end()) return request_free(req);  // another thread completed it
+  if (it == g_entries.end()) return kDeclined;
   Entry& e = it->second;
   if (e.persistent) {
     // Active, MPI frees the receive once the schedule's signal completes it.

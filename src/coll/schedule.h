@@ -10,19 +10,23 @@
 // Progress is driven by the library, never by a thread of its own:
 //  - on entry to every intercepted MPI call (one relaxed atomic load when
 //    nothing is outstanding);
-//  - in the Wait/Test family, which poll the engine until what they wait for
-//    is done (the collective_* functions below);
+//  - in the Wait/Test family and the intercepted blocking point-to-point
+//    calls, which poll while anything is outstanding
+//    (interpose/completion.cpp, interpose/polled.cpp);
 //  - inside the library's blocking compressed collectives while they wait.
-// A rank blocked in MPI outside the library (a pass-through blocking call,
-// or a call the library does not intercept) does not advance its schedules
-// meanwhile; its peers' waits for them end once it enters the library again.
+// A rank blocked in an MPI call the library does not intercept does not
+// advance its schedules meanwhile, hence ADACOMP_NONBLOCKING (off by
+// default; docs/nonblocking.md).
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include <mpi.h>
 
+#include "runtime/call_result.h"
 #include "runtime/comm_state.h"
 
 namespace adacomp {
@@ -55,8 +59,8 @@ class Persistent {
 // whose private communicator is `state`.
 int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,
                     MPI_Request* request);
-// MPI_Start of a request init_persistent made (the p2p start calls this).
-int collective_start(MPI_Request* req);
+// MPI_Start of a request init_persistent made; kDeclined for any other.
+CallResult collective_start(MPI_Request* req);
 
 // Tag of the next nonblocking collective on `s`: each outstanding call has
 // its own, distinct from the blocking calls' (coll/call.h), so their
@@ -92,25 +96,27 @@ inline void settle_collectives(MPI_Comm comm) {
 // (they still owe their peers messages); before the private communicators go.
 void drain_collectives();
 
-// ---- the Wait/Test family ----
-// True when one of the requests is the engine's; the p2p wrappers then hand
-// the call to the collective_* form, which polls the engine and completes
-// point-to-point and pass-through requests of the same array as usual.
-bool owns_collective(int n, const MPI_Request reqs[]);
+// ---- for the Wait/Test family (interpose/completion.cpp) ----
+// True when a Wait/Test-family call over `reqs` involves the engine: some
+// collective is outstanding (a wait must then keep advancing it, as a peer
+// may need it first), or one of the requests is the engine's.
+bool collectives_involved(int n, const MPI_Request reqs[]);
 
-int collective_wait(MPI_Request* req, MPI_Status* status);
-int collective_test(MPI_Request* req, int* flag, MPI_Status* status);
-int collective_waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
-int collective_testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
-int collective_waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);
-int collective_testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
-int collective_waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],
-                        MPI_Status statuses[]);
-int collective_testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
-                        MPI_Status statuses[]);
-int collective_request_get_status(MPI_Request req, int* flag, MPI_Status* status);
+struct Finished {
+  int index;  // in the request array
+  int rc;     // the collective's outcome, already through the error handler
+};
+// One pass of a completion call: the engine advanced, then `test_form` (the
+// Test form of the call over the same array, returning its code into *rc),
+// where `completed_by_form(i)` tells whether it completed request i. Returns
+// the engine's requests that the pass completed, with their outcomes.
+std::vector<Finished> collective_pass(int n, MPI_Request reqs[],
+                                      const std::function<int()>& test_form,
+                                      const std::function<bool(int)>& completed_by_form, int* rc);
+
 // Freeing an active collective request (erroneous in MPI, so made safe):
 // the schedule still runs to the end, as its peers need, then is dropped.
-int collective_request_free(MPI_Request* req);
+// kDeclined: not the engine's request.
+CallResult collective_request_free(MPI_Request* req);
 
 }  // namespace adacomp

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "coll/plan.h"
 #include "runtime/comm_state.h"
 
 namespace adacomp {
@@ -48,23 +49,28 @@ inline int member_index(const std::vector<int>& members, int rank) {
   return -1;
 }
 
-// A rooted collective's tree on `st`: the members (every rank, or one per
-// node when `per_node`, the node groups then made), this rank's place among
+// A rooted collective's tree: the members (every rank, or one per node when
+// the plan is node-aware, the node groups then made), this rank's place among
 // them (-1: not a member), and the node-local rank of this node's member,
 // the root of the node stage.
 struct RootedTree {
   std::vector<int> members;
   int me = -1;
   int local_root = 0;
+  bool per_node = false;
 };
 
-inline RootedTree rooted_tree(CommState& st, int root, bool per_node) {
-  if (per_node) ensure_node_groups(&st);
-  RootedTree t;
-  t.members = tree_members(st.loc, st.coll.size, root, per_node);
-  t.me = member_index(t.members, st.coll.rank);
-  t.local_root = st.loc.node == st.loc.node_of[root] ? st.loc.local_rank_of(root) : 0;
-  return t;
+// The tree of a planned call rooted at `root`; false when the root is out of
+// range (the call is then declined, and PMPI reports it).
+inline bool rooted_tree(const Plan& plan, int root, RootedTree* t) {
+  CommState& st = *plan.state;
+  if (root < 0 || root >= st.coll.size) return false;
+  t->per_node = plan.layout != Layout::flat;
+  if (t->per_node) ensure_node_groups(&st);
+  t->members = tree_members(st.loc, st.coll.size, root, t->per_node);
+  t->me = member_index(t->members, st.coll.rank);
+  t->local_root = st.loc.node == st.loc.node_of[root] ? st.loc.local_rank_of(root) : 0;
+  return true;
 }
 
 }  // namespace adacomp

@@ -1,15 +1,11 @@
-// Shared by the generated Fortran entry points (tools/gen_fortran.py).
+// Shared by the generated Fortran entry points (tools/gen_entries.py).
 #pragma once
 
 #include <mpi.h>
 
 #include <vector>
 
-#include "coll/coll.h"
-#include "interpose/lifecycle.h"
-#include "p2p/p2p.h"
-
-#define ADACOMP_FEXPORT __attribute__((visibility("default")))
+#include "interpose/entry.h"
 
 #ifndef MPI_F_STATUS_SIZE
 #define MPI_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
@@ -19,6 +15,8 @@ namespace adacomp {
 // Translates the Fortran MPI_IN_PLACE and MPI_BOTTOM sentinels (addresses of
 // the MPI library's Fortran common blocks) to their C values.
 void* fortran_buffer(void* p);
+// Before MPI_Init from Fortran: MPICH records the sentinels' addresses.
+void fortran_setup();
 }  // namespace adacomp
 
 inline void* fbuf(void* p) { return adacomp::fortran_buffer(p); }

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "p2p/channel.h"
+#include "p2p/interstep.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -13,10 +13,10 @@
 ADACOMP_EXPORT const char* adacomp_version(void) { return ADACOMP_VERSION; }
 
 ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
-  using adacomp::Op;
-  for (int i = 0; i < static_cast<int>(Op::kCount); ++i) {
-    if (std::strcmp(op, adacomp::op_name(static_cast<Op>(i))) != 0) continue;
-    const adacomp::OpStats& s = adacomp::stats_for(static_cast<Op>(i));
+  using adacomp::OpKind;
+  for (int i = 0; i < static_cast<int>(OpKind::kCount); ++i) {
+    if (std::strcmp(op, adacomp::op_name(static_cast<OpKind>(i))) != 0) continue;
+    const adacomp::OpStats& s = adacomp::stats_for(static_cast<OpKind>(i));
     out->calls = s.calls;
     out->compressed_calls = s.compressed_calls;
     out->bytes_in = s.bytes_in;
@@ -41,7 +41,7 @@ ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
 }
 
 ADACOMP_EXPORT int adacomp_override_xor(int on) {
-  adacomp::set_xor_override(on);
+  adacomp::set_interstep_override(on);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <utility>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -109,18 +110,17 @@ bool parse_positive(const std::string& v, double* out) {
   return true;
 }
 
-bool parse_choice(const std::string& v, std::initializer_list<std::pair<const char*, int>> names,
-                  int* out) {
+// One of the named values; *out is left alone on anything else.
+template <typename T>
+bool parse_choice(const std::string& v, std::initializer_list<std::pair<const char*, T>> names,
+                  T* out) {
   for (const auto& [name, value] : names)
     if (v == name) { *out = value; return true; }
   return false;
 }
 
 bool parse_on_off(const std::string& v, bool* out) {
-  int on;
-  if (!parse_choice(v, {{"on", 1}, {"off", 0}}, &on)) return false;
-  *out = on;
-  return true;
+  return parse_choice(v, {{"on", true}, {"off", false}}, out);
 }
 
 // ADACOMP_NODE_MAP: comma-separated positive block sizes.
@@ -151,13 +151,11 @@ struct Setting {
 const Setting kSettings[] = {
     {"ADACOMP_MODE", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
      [](const std::string& v, Config& c) {
-       int m;
-       if (!parse_choice(v, {{"raw", 0}, {"0", 0}, {"lossless", 1}, {"1", 1}, {"lossy", 2},
-                             {"2", 2}, {"adaptive", 3}, {"3", 3}, {"pipelined", 4}, {"4", 4}},
-                         &m))
-         return false;
-       c.mode = static_cast<Mode>(m);
-       return true;
+       return parse_choice(v, {{"raw", Mode::raw}, {"0", Mode::raw}, {"lossless", Mode::lossless},
+                               {"1", Mode::lossless}, {"lossy", Mode::lossy}, {"2", Mode::lossy},
+                               {"adaptive", Mode::adaptive}, {"3", Mode::adaptive},
+                               {"pipelined", Mode::pipelined}, {"4", Mode::pipelined}},
+                           &c.mode);
      }},
     {"ADACOMP_THRESHOLD_LOSSLESS", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossless); }},
@@ -185,14 +183,11 @@ const Setting kSettings[] = {
      }},
     {"ADACOMP_LOSSY_CODEC", "quant|quant_fast|quant_zstd|zfp|truncate|to_f32",
      [](const std::string& v, Config& c) {
-       int id;
-       if (!parse_choice(v, {{"quant", int(CodecId::quant)}, {"quant_fast", int(CodecId::quant_fast)},
-                             {"quant_zstd", int(CodecId::quant_zstd)}, {"zfp", int(CodecId::zfp)},
-                             {"truncate", int(CodecId::truncate)}, {"to_f32", int(CodecId::to_f32)}},
-                         &id))
-         return false;
-       c.lossy_codec = static_cast<CodecId>(id);
-       return true;
+       using C = CodecId;
+       return parse_choice(v, {{"quant", C::quant}, {"quant_fast", C::quant_fast},
+                               {"quant_zstd", C::quant_zstd}, {"zfp", C::zfp},
+                               {"truncate", C::truncate}, {"to_f32", C::to_f32}},
+                           &c.lossy_codec);
      }},
     {"ADACOMP_ERROR_BOUND", "a positive absolute error bound, e.g. 1e-4",
      [](const std::string& v, Config& c) {
@@ -217,20 +212,19 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.latency_s); }},
     {"ADACOMP_HIERARCHY", "auto|rails|leaders|flat",
      [](const std::string& v, Config& c) {
-       int h;
-       if (!parse_choice(v, {{"auto", int(Hierarchy::automatic)}, {"rails", int(Hierarchy::rails)},
-                             {"leaders", int(Hierarchy::leaders)}, {"flat", int(Hierarchy::flat)}},
-                         &h))
-         return false;
-       c.hierarchy = static_cast<Hierarchy>(h);
-       return true;
+       using H = Hierarchy;
+       return parse_choice(v, {{"auto", H::automatic}, {"rails", H::rails},
+                               {"leaders", H::leaders}, {"flat", H::flat}},
+                           &c.hierarchy);
      }},
     {"ADACOMP_NODE_MAP", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
      [](const std::string& v, Config& c) { return parse_node_map(v, &c.node_map); }},
-    {"ADACOMP_XOR", "on|off",
+    {"ADACOMP_INTERSTEP", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
-    {"ADACOMP_XOR_MEMORY", "a byte count with optional K, M or G suffix",
+    {"ADACOMP_INTERSTEP_MEMORY", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
+    {"ADACOMP_NONBLOCKING", "on|off",
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.nonblocking); }},
     {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.init_timeout_s) && c.init_timeout_s > 0;
@@ -249,7 +243,14 @@ const Setting kSettings[] = {
      }},
 };
 
+// Former names, still accepted (README, man adacomp.conf): the feature
+// they set is called inter-step coding everywhere else.
+const std::pair<const char*, const char*> kAliases[] = {
+    {"ADACOMP_XOR", "ADACOMP_INTERSTEP"}, {"ADACOMP_XOR_MEMORY", "ADACOMP_INTERSTEP_MEMORY"}};
+
 const Setting* find_setting(const std::string& key) {
+  for (const auto& [former, now] : kAliases)
+    if (key == former) return find_setting(now);
   for (const Setting& s : kSettings)
     if (key == s.key) return &s;
   return nullptr;
@@ -404,7 +405,8 @@ std::string config_fingerprint(const Config& c) {
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
     << c.rel_error_bound << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
-    << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy) << ";nodes=";
+    << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy)
+    << ";nonblocking=" << c.nonblocking << ";nodes=";
   for (int n : c.node_map) f << n << ",";
   return f.str();
 }

@@ -24,6 +24,8 @@ enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, pipeline
 // Measured by adacomp-calibrate; zero means "not calibrated".
 struct LinkModel {
   double bandwidth_Bps = 0;  // achieved point-to-point bandwidth
+  // Shown only (verbose line, JSON report): a coded message pays the same
+  // latency as a plain one, so the break-even (policy/model.h) is per byte.
   double latency_s = 0;
   bool known() const { return bandwidth_Bps > 0; }
 };
@@ -70,6 +72,10 @@ struct Config {
   // messages it sends (a receiver keeps at most this much per sender).
   bool interstep = true;
   size_t interstep_memory = 64 * 1024 * 1024;
+  // Compressed nonblocking collectives (MPI_Iallreduce, ...; docs/nonblocking.md).
+  // Off by default: a rank blocked in an MPI call the library does not
+  // intercept does not advance them, which a correct program may rely on.
+  bool nonblocking = false;
   int verbose = 0;
   double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty

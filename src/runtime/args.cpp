@@ -2,7 +2,7 @@
 
 #include <climits>
 
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 
 namespace adacomp {
 namespace {

@@ -13,19 +13,23 @@ void free_group(Group* g) {
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* s = static_cast<CommState*>(value);
-  for (Group* g : {&s->rail, &s->leaders, &s->node, &s->coll}) free_group(g);
-  delete s;
+  for (Group* g : {&s->p2p, &s->rail, &s->leaders, &s->node, &s->coll}) free_group(g);
+  delete s;  // and p2p's part, through its own deleter
   return MPI_SUCCESS;
+}
+
+// Our own errors are reported on the application's communicator; a
+// private one just returns codes to us.
+void describe(Group* g) {
+  PMPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(g->comm, &g->rank);
+  PMPI_Comm_size(g->comm, &g->size);
 }
 
 Group split(MPI_Comm from, int color, int key) {
   Group g;
   PMPI_Comm_split(from, color, key, &g.comm);
-  if (g.comm != MPI_COMM_NULL) {
-    PMPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
-    PMPI_Comm_rank(g.comm, &g.rank);
-    PMPI_Comm_size(g.comm, &g.size);
-  }
+  if (g.comm != MPI_COMM_NULL) describe(&g);
   return g;
 }
 
@@ -46,28 +50,26 @@ void comm_state_finalize() {
     PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
     if (found) PMPI_Comm_delete_attr(comm, g_keyval);
   }
-  PMPI_Comm_free_keyval(&g_keyval);
+  PMPI_Comm_free_keyval(&g_keyval);  // sets it to MPI_KEYVAL_INVALID
 }
 
-CommState* existing_comm_state(MPI_Comm comm) {
+CommState* find_comm_state(MPI_Comm comm) {
   void* value = nullptr;
   int found = 0;
-  PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
-  return found ? static_cast<CommState*>(value) : nullptr;
+  if (g_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+      PMPI_Comm_get_attr(comm, g_keyval, &value, &found) != MPI_SUCCESS || !found)
+    return nullptr;
+  return static_cast<CommState*>(value);
 }
 
 CommState* comm_state(MPI_Comm comm) {
-  if (CommState* existing = existing_comm_state(comm)) return existing;
+  if (CommState* s = find_comm_state(comm)) return s;
   auto* s = new CommState;
   if (PMPI_Comm_dup(comm, &s->coll.comm) != MPI_SUCCESS) {
     delete s;
     return nullptr;
   }
-  // Our own errors are reported on the application's communicator; the
-  // private one just returns codes to us.
-  PMPI_Comm_set_errhandler(s->coll.comm, MPI_ERRORS_RETURN);
-  PMPI_Comm_rank(s->coll.comm, &s->coll.rank);
-  PMPI_Comm_size(s->coll.comm, &s->coll.size);
+  describe(&s->coll);
   s->loc = learn_locality(s->coll.comm);
   PMPI_Comm_set_attr(comm, g_keyval, s);
   return s;
@@ -79,6 +81,13 @@ void ensure_node_groups(CommState* s) {
   s->node = split(s->coll.comm, loc.node, s->coll.rank);
   s->leaders = split(s->coll.comm, loc.local_rank == 0 ? 0 : MPI_UNDEFINED, s->coll.rank);
   s->rail = split(s->coll.comm, loc.local_rank, s->coll.rank);
+}
+
+bool ensure_p2p_group(CommState* s) {
+  if (s->p2p.comm != MPI_COMM_NULL) return true;
+  if (PMPI_Comm_dup(s->coll.comm, &s->p2p.comm) != MPI_SUCCESS) return false;
+  describe(&s->p2p);
+  return true;
 }
 
 }  // namespace adacomp

@@ -1,8 +1,12 @@
 // Per-communicator library state, cached as an attribute of the
-// application's communicator and freed with it.
+// application's communicator and freed with it: the one state of both the
+// collectives and point-to-point (one keyval, one delete callback, one
+// finalize sweep, one set of private duplicates, locality learned once).
 #pragma once
 
 #include <mpi.h>
+
+#include <memory>
 
 #include "policy/model.h"
 #include "runtime/locality.h"
@@ -16,6 +20,14 @@ struct Group {
   int size = 1;
 };
 
+// Point-to-point's part of the state, defined in src/p2p (a layer above).
+// Why a forward-declared type with the deleter stored beside the pointer:
+// runtime must neither include p2p's headers nor link to its code, yet the
+// state's one delete callback has to free p2p's part too; the deleter is the
+// function p2p installed along with the part.
+struct P2PComm;
+using P2PCommPtr = std::unique_ptr<P2PComm, void (*)(P2PComm*)>;
+
 struct CommState {
   Group coll;    // private duplicate: the library's collective traffic only
   Locality loc;  // learned when the state is created
@@ -23,6 +35,10 @@ struct CommState {
   // this rank's node, the node leaders (local rank 0; null elsewhere), and
   // this rank's rail (the ranks of every node with its local rank).
   Group node, leaders, rail;
+  // Private duplicate for point-to-point traffic (application tags, so never
+  // shared with `coll`), with p2p's part; both null where p2p is off.
+  Group p2p;
+  P2PCommPtr p2p_part{nullptr, nullptr};
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
   // Nonblocking collectives started on this communicator: each one's tags
@@ -40,12 +56,15 @@ void comm_state_finalize();
 // reach it on a path that every rank of `comm` takes. Returns nullptr if
 // creation failed.
 CommState* comm_state(MPI_Comm comm);
-// The state if it exists, never creating it (nonblocking callers must not
-// block in a creation).
-CommState* existing_comm_state(MPI_Comm comm);
+// State of `comm` if it has one (nullptr otherwise); never creates, so not
+// collective: for calls that only some ranks make.
+CommState* find_comm_state(MPI_Comm comm);
 
 // Creates node, leaders and rail groups if not yet there (collective over
 // the communicator, like every caller).
 void ensure_node_groups(CommState* s);
+// Creates the point-to-point duplicate if not yet there (collective over
+// the communicator). Returns false if it could not be made.
+bool ensure_p2p_group(CommState* s);
 
 }  // namespace adacomp

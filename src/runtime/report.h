@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/op_stats.h"
+
 namespace adacomp {
 
 constexpr int kReportSchema = 1;
@@ -25,12 +27,16 @@ struct RankRange {
   double min = 0, mean = 0, max = 0;
 };
 
-// One row per operation: counters summed over ranks, and how they spread.
+// One row per operation: counters summed over ranks (in the order of
+// ADACOMP_OP_COUNTERS), and how they spread.
 struct OpRow {
   const char* key;
-  uint64_t calls, compressed_calls, lossy_calls, pipelined_calls, xor_calls, bytes_in, bytes_wire;
-  double seconds_compress, seconds_decompress;
+  uint64_t counters[kOpCounters];
   RankRange calls_per_rank, bytes_wire_per_rank, codec_seconds_per_rank;
+  double ratio() const {
+    const uint64_t wire = counters[counter_bytes_wire];
+    return wire ? double(counters[counter_bytes_in]) / wire : 0.0;
+  }
 };
 
 // Calls of one size class: payloads from `bytes_from` to twice that.

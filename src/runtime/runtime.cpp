@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "codec/bytes.h"
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/link_probe.h"
@@ -25,7 +26,7 @@ bool g_spans_nodes = false;
 std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
-std::atomic<int> g_xor_override{-1};
+std::atomic<int> g_interstep_override{-1};
 int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost = MPI_ERR_OTHER;
 
 // Stops every rank the same way: after a collective agreement, each rank
@@ -38,12 +39,6 @@ int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost =
   std::exit(1);
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
-  return h;
-}
-
 // All ranks must have a valid configuration, and the same library version
 // with the same settings, or they could take different collective paths
 // and deadlock.
@@ -51,7 +46,7 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   int rank;
   PMPI_Comm_rank(world, &rank);
   std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
-  uint64_t h = fnv1a(fp);
+  uint64_t h = bits::fnv1a_64(fp.data(), fp.size());
   // First field: the lowest invalid rank wins the MAX, so its error is
   // printed once (ranks usually share their settings and so their error).
   // Below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T compares as signed.
@@ -140,11 +135,11 @@ bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_confi
 const Config& config() { return g_config; }
 Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
 void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
-bool xor_enabled() {
-  int o = g_xor_override.load(std::memory_order_relaxed);
+bool interstep_enabled() {
+  int o = g_interstep_override.load(std::memory_order_relaxed);
   return o < 0 ? g_config.interstep : o != 0;
 }
-void set_xor_override(int on) { g_xor_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
+void set_interstep_override(int on) { g_interstep_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
 
 // Before any handle is used: with the other MPI's library underneath, every
 // handle this build knows is wrong. Each rank stops alike; the launcher's
@@ -222,7 +217,7 @@ void runtime_stop() {
   comm_state_finalize();
 }
 
-int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation, const char* reason) {
   int code = MPI_ERR_OTHER;
   switch (f) {
     case Failure::corrupt_frame: code = g_err_corrupt; break;
@@ -233,7 +228,8 @@ int raise_failure(MPI_Comm app_comm, Failure f, const char* operation) {
   int len = 0, rank = -1;
   PMPI_Error_string(code, text, &len);
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "adacomp: rank %d: MPI_%s: %s\n", rank, operation, text);
+  std::fprintf(stderr, "adacomp: rank %d: MPI_%s: %s%s%s%s\n", rank, operation, text,
+               reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
   std::fflush(stderr);
   PMPI_Comm_call_errhandler(app_comm, code);
   return code;

@@ -28,8 +28,8 @@ void set_tier_override(Override o);
 // Point-to-point inter-step coding: the configuration, unless
 // adacomp_override_xor() set it (-1 restores the configuration). Only
 // senders decide, so ranks need not agree.
-bool xor_enabled();
-void set_xor_override(int on);
+bool interstep_enabled();
+void set_interstep_override(int on);
 
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.
@@ -49,6 +49,9 @@ enum class Failure {
 // error handler (fatal by default) and returns the MPI error code to return
 // from the intercepted call when the handler returns. The message is also
 // printed by the library itself: MPI's own abort path can lose it.
-int raise_failure(MPI_Comm app_comm, Failure f, const char* operation);
+// `operation` is the call the user made ("Wait"), `reason` what failed
+// (a codec's codec_status_string, or which check of the frame), if known.
+int raise_failure(MPI_Comm app_comm, Failure f, const char* operation,
+                  const char* reason = nullptr);
 
 }  // namespace adacomp

@@ -1,6 +1,8 @@
 #include "runtime/stats.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "runtime/report.h"
@@ -8,41 +10,20 @@
 namespace adacomp {
 namespace {
 
-constexpr int kOps = static_cast<int>(Op::kCount);
-OpStats g_stats[kOps];
-
-// In the order of enum Op: report key, and the name after "MPI_".
-struct OpNames {
-  const char* key;
-  const char* display;
-};
-constexpr OpNames kOpNames[] = {
-    {"allreduce", "Allreduce"},   {"bcast", "Bcast"},
-    {"reduce", "Reduce"},         {"send", "Send"},
-    {"recv", "Recv"},             {"allgather", "Allgather"},
-    {"allgatherv", "Allgatherv"}, {"gather", "Gather"},
-    {"gatherv", "Gatherv"},       {"scatter", "Scatter"},
-    {"scatterv", "Scatterv"},     {"alltoall", "Alltoall"},
-    {"alltoallv", "Alltoallv"},   {"reduce_scatter", "Reduce_scatter"},
-    {"reduce_scatter_block", "Reduce_scatter_block"},
-};
-static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kOps, "a name for every Op");
+constexpr int kOps = static_cast<int>(OpKind::kCount);
 
 constexpr const char* kCallNames[] = {
-#define ADACOMP_C_CALL(Name, impl, params, args) #Name,
-#include "interpose/c_calls.def"
-#if MPI_VERSION >= 4
-#include "interpose/c_calls_mpi4.def"
-#endif
-#undef ADACOMP_C_CALL
+#define ADACOMP_CALL(Name) #Name,
+#include "adacomp_calls.h"
+#undef ADACOMP_CALL
 };
 static_assert(sizeof(kCallNames) / sizeof(kCallNames[0]) == kCallCount, "a name for every call");
 
 // One rank's figures, laid out flat so that three reductions (sum, min,
 // max) carry them all: per operation its counters and codec time, per call
 // its count and time, then the rank's wall and MPI time.
-enum OpField { f_calls, f_compressed, f_lossy, f_pipelined, f_xor, f_in, f_wire, f_ns_comp,
-               f_ns_decomp, f_ns_codec, kOpFields };
+// Per operation: its counters (runtime/op_stats.h), then the codec time.
+constexpr int f_ns_codec = kOpCounters, kOpFields = kOpCounters + 1;
 constexpr int kCallBase = kOps * kOpFields;
 constexpr int kSizeBase = kCallBase + 2 * kCallCount;
 constexpr int kRankBase = kSizeBase + 2 * kCallCount * kSizeClasses;
@@ -57,12 +38,10 @@ int size_class(long long bytes) {
 std::vector<uint64_t> local_values() {
   std::vector<uint64_t> v(kValues);
   for (int i = 0; i < kOps; ++i) {
-    const OpStats& s = g_stats[i];
+    const OpStats& s = stats_for(static_cast<OpKind>(i));
     uint64_t* o = &v[i * kOpFields];
-    o[f_calls] = s.calls, o[f_compressed] = s.compressed_calls, o[f_lossy] = s.lossy_calls;
-    o[f_pipelined] = s.pipelined_calls, o[f_xor] = s.xor_calls, o[f_in] = s.bytes_in;
-    o[f_wire] = s.bytes_wire, o[f_ns_comp] = s.ns_compress, o[f_ns_decomp] = s.ns_decompress;
-    o[f_ns_codec] = o[f_ns_comp] + o[f_ns_decomp];
+    for (int c = 0; c < kOpCounters; ++c) o[c] = s.value(static_cast<OpCounter>(c));
+    o[f_ns_codec] = o[counter_ns_compress] + o[counter_ns_decompress];
   }
   uint64_t mpi_ns = 0;
   for (int c = 0; c < kCallCount; ++c) {
@@ -80,20 +59,35 @@ std::vector<uint64_t> local_values() {
 }
 
 void print_table(const ReportData& d) {
-  std::fprintf(stderr,
-               "adacomp: statistics summed over ranks\n"
-               "%-12s %10s %10s %8s %9s %8s %14s %14s %7s %10s %10s\n",
-               "operation", "calls", "compressed", "lossy", "pipelined", "xor", "bytes_in",
-               "bytes_wire", "ratio", "comp_s", "decomp_s");
+  std::string head = "adacomp: statistics summed over ranks\n", row;
+  char cell[64];
+  auto add = [](std::string* line, const char* text) { *line += ' ', *line += text; };
+  std::snprintf(cell, sizeof cell, "%-12s", "operation");
+  head += cell;
+  for (int c = 0; c < kOpCounters; ++c) {
+    const OpCounterInfo& f = kOpCounterInfo[c];
+    if (c == counter_ns_compress) add(&head, "  ratio");
+    std::snprintf(cell, sizeof cell, "%*s", f.width, f.heading);
+    add(&head, cell);
+  }
+  std::fprintf(stderr, "%s\n", head.c_str());
   for (const OpRow& r : d.ops) {
-    if (r.calls == 0) continue;
-    std::fprintf(stderr, "%-12s %10llu %10llu %8llu %9llu %8llu %14llu %14llu %7.3f %10.4f %10.4f\n",
-                 r.key, (unsigned long long)r.calls, (unsigned long long)r.compressed_calls,
-                 (unsigned long long)r.lossy_calls, (unsigned long long)r.pipelined_calls,
-                 (unsigned long long)r.xor_calls, (unsigned long long)r.bytes_in,
-                 (unsigned long long)r.bytes_wire,
-                 r.bytes_wire ? double(r.bytes_in) / r.bytes_wire : 0.0, r.seconds_compress,
-                 r.seconds_decompress);
+    if (r.counters[counter_calls] == 0) continue;
+    std::snprintf(cell, sizeof cell, "%-12s", r.key);
+    row = cell;
+    for (int c = 0; c < kOpCounters; ++c) {
+      const OpCounterInfo& f = kOpCounterInfo[c];
+      if (c == counter_ns_compress) {
+        std::snprintf(cell, sizeof cell, "%7.3f", r.ratio());
+        add(&row, cell);
+      }
+      if (f.unit == CounterUnit::count)
+        std::snprintf(cell, sizeof cell, "%*llu", f.width, (unsigned long long)r.counters[c]);
+      else
+        std::snprintf(cell, sizeof cell, "%*.4f", f.width, r.counters[c] * 1e-9);
+      add(&row, cell);
+    }
+    std::fprintf(stderr, "%s\n", row.c_str());
   }
   std::fprintf(stderr,
                "adacomp: per rank, wall %.3f/%.3f/%.3f s, in intercepted MPI calls "
@@ -115,11 +109,7 @@ void record_call(CallId id, uint64_t ns, long long bytes) {
   g_call_times.sized_ns[id][k].fetch_add(ns, std::memory_order_relaxed);
 }
 
-const char* op_name(Op op) { return kOpNames[static_cast<int>(op)].key; }
-const char* op_display_name(Op op) { return kOpNames[static_cast<int>(op)].display; }
 const char* call_name(CallId id) { return kCallNames[id]; }
-
-OpStats& stats_for(Op op) { return g_stats[static_cast<int>(op)]; }
 
 void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
   int rank, size;
@@ -147,11 +137,11 @@ void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
   d.wall_seconds = range(kRankBase, 1e-9);
   d.mpi_seconds = range(kRankBase + 1, 1e-9);
   for (int i = 0; i < kOps; ++i) {
-    const uint64_t* t = &sum[i * kOpFields];
     const int b = i * kOpFields;
-    d.ops.push_back({kOpNames[i].key, t[f_calls], t[f_compressed], t[f_lossy], t[f_pipelined],
-                     t[f_xor], t[f_in], t[f_wire], t[f_ns_comp] * 1e-9, t[f_ns_decomp] * 1e-9,
-                     range(b + f_calls, 1), range(b + f_wire, 1), range(b + f_ns_codec, 1e-9)});
+    OpRow row{op_name(static_cast<OpKind>(i)), {}, range(b + counter_calls, 1),
+              range(b + counter_bytes_wire, 1), range(b + f_ns_codec, 1e-9)};
+    std::copy(&sum[b], &sum[b + kOpCounters], row.counters);
+    d.ops.push_back(row);
   }
   for (int c = 0; c < kCallCount; ++c) {
     const int b = kCallBase + 2 * c;

@@ -1,5 +1,7 @@
-// Per-operation counters, updated lock-free from any thread and summed over
-// ranks at MPI_Finalize into a table (ADACOMP_VERBOSE) and JSON (ADACOMP_REPORT).
+// Statistics at the MPI boundary: the per-operation counters
+// (runtime/op_stats.h), the time inside each intercepted call, and their sum
+// over ranks at MPI_Finalize into a table (ADACOMP_VERBOSE) and JSON
+// (ADACOMP_REPORT).
 #pragma once
 
 #include <atomic>
@@ -9,64 +11,18 @@
 
 #include <mpi.h>
 
+#include "runtime/op_stats.h"
+
 namespace adacomp {
-
-enum class Op : int {
-  allreduce, bcast, reduce,
-  // point-to-point and the other collectives
-  send, recv, allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, alltoallv,
-  reduce_scatter, reduce_scatter_block,
-  kCount
-};
-const char* op_name(Op op);          // "allreduce": report keys
-const char* op_display_name(Op op);  // "Allreduce": as in MPI_Allreduce
-
-struct OpStats {
-  std::atomic<uint64_t> calls{0};
-  std::atomic<uint64_t> compressed_calls{0};
-  std::atomic<uint64_t> lossy_calls{0};      // of compressed_calls
-  std::atomic<uint64_t> pipelined_calls{0};  // of compressed_calls
-  std::atomic<uint64_t> xor_calls{0};  // of compressed_calls: XOR with the previous message
-  std::atomic<uint64_t> bytes_in{0};    // payload bytes the codecs were given
-  std::atomic<uint64_t> bytes_wire{0};  // frame bytes actually sent
-  std::atomic<uint64_t> ns_compress{0};
-  std::atomic<uint64_t> ns_decompress{0};
-};
-
-OpStats& stats_for(Op op);
-
-// Times a scope and adds the elapsed nanoseconds to a shared counter and,
-// optionally, to a local one.
-class ScopedTimer {
- public:
-  explicit ScopedTimer(std::atomic<uint64_t>& sink, uint64_t* local = nullptr)
-      : sink_(sink), local_(local), start_(std::chrono::steady_clock::now()) {}
-  ~ScopedTimer() {
-    auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now() - start_)
-                                        .count());
-    sink_.fetch_add(ns, std::memory_order_relaxed);
-    if (local_) *local_ += ns;
-  }
-  ScopedTimer(const ScopedTimer&) = delete;
-  ScopedTimer& operator=(const ScopedTimer&) = delete;
-
- private:
-  std::atomic<uint64_t>& sink_;
-  uint64_t* local_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 // Time inside each intercepted C entry point (mpiP's "MPI time"), by call.
 // Measured only when a report or the table is asked for (set_call_timing),
 // so the default path pays one relaxed load.
+// The calls are those of src/interpose/mpi_calls.txt (tools/gen_entries.py).
 enum CallId : int {
-#define ADACOMP_C_CALL(Name, impl, params, args) call_##Name,
-#include "interpose/c_calls.def"
-#if MPI_VERSION >= 4
-#include "interpose/c_calls_mpi4.def"
-#endif
-#undef ADACOMP_C_CALL
+#define ADACOMP_CALL(Name) call_##Name,
+#include "adacomp_calls.h"
+#undef ADACOMP_CALL
   kCallCount
 };
 const char* call_name(CallId id);  // "Allreduce", as in MPI_Allreduce

@@ -2,19 +2,12 @@
 
 #include <cstring>
 
+#include "codec/bytes.h"
+
 namespace adacomp {
 namespace {
 
 constexpr uint8_t kMagic0 = 0xAD, kMagic1 = 0xC0;
-
-void put_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
 
 // Fletcher-16 over the header with the checksum field zeroed: catches a
 // damaged or misaligned header before any length in it is trusted.
@@ -38,28 +31,25 @@ void write_frame_header(const FrameHeader& h, void* dst) {
   p[3] = static_cast<uint8_t>(h.codec);
   p[4] = static_cast<uint8_t>(h.kind);
   p[5] = h.flags;
-  put_u64(p + 8, h.raw_bytes);
-  put_u64(p + 16, h.payload_bytes);
-  uint16_t c = header_check(p);
-  p[6] = static_cast<uint8_t>(c);
-  p[7] = static_cast<uint8_t>(c >> 8);
+  bits::store(p + 8, h.raw_bytes);
+  bits::store(p + 16, h.payload_bytes);
+  bits::store(p + 6, header_check(p));
 }
 
 bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   if (available < kFrameHeaderBytes) return false;
   const auto* p = static_cast<const uint8_t*>(src);
   if (p[0] != kMagic0 || p[1] != kMagic1 || p[2] != kFrameVersion ||
-      (p[5] & ~kFrameChannel) != 0)
+      (p[5] & ~kFrameInterstep) != 0)
     return false;
-  uint16_t c = static_cast<uint16_t>(p[6] | (p[7] << 8));
-  if (c != header_check(p)) return false;
+  if (bits::load<uint16_t>(p + 6) != header_check(p)) return false;
   if (p[4] > static_cast<uint8_t>(ElemKind::f64)) return false;
   FrameHeader h;
   h.codec = static_cast<CodecId>(p[3]);
   h.kind = static_cast<ElemKind>(p[4]);
   h.flags = p[5];
-  h.raw_bytes = get_u64(p + 8);
-  h.payload_bytes = get_u64(p + 16);
+  h.raw_bytes = bits::load<uint64_t>(p + 8);
+  h.payload_bytes = bits::load<uint64_t>(p + 16);
   if (!find_codec(h.codec)) return false;
   if (h.payload_bytes > available - kFrameHeaderBytes) return false;
   *out = h;

@@ -17,9 +17,9 @@ constexpr size_t kMaxFramePayload = static_cast<size_t>(INT_MAX) - kFrameHeaderB
 constexpr uint8_t kFrameVersion = 1;
 
 // Flag bits of FrameHeader::flags.
-// The payload opens with an inter-step channel record (src/p2p/channel.h)
+// The payload opens with an inter-step channel record (src/p2p/interstep.h)
 // before the coded bytes; point-to-point only.
-constexpr uint8_t kFrameChannel = 1;
+constexpr uint8_t kFrameInterstep = 1;
 
 struct FrameHeader {
   CodecId codec = CodecId::stored;

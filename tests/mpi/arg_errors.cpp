@@ -42,13 +42,9 @@ void compare(const char* label, const std::function<int()>& lib, const std::func
   compare(label, [&] { return MPI_##__VA_ARGS__; }, [&] { return PMPI_##__VA_ARGS__; })
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  start_test(&argc, &argv, &rank, &size);
+  MPI_Comm comm = error_returning_comm();
   const int peer = (rank + 1) % size, from = (rank - 1 + size) % size;
   const int n = 4096;  // compressed-size messages (thresholds 0 in ctest)
   std::vector<double> a(n, 1.5 + rank), b(n * size + n, 0.0), c(n * size + n, 0.0);

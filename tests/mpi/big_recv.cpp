@@ -29,13 +29,9 @@ void check_message(const double* got, const MPI_Status& st, int message, const c
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  start_test(&argc, &argv, &rank, &size);
+  MPI_Comm comm = error_returning_comm();
   const int messages = 8;
   if (size == 2 && rank == 0) {
     std::vector<double> m(kMsg);

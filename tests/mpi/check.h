@@ -53,6 +53,24 @@ inline int g_checks = 0;
   X(double, MPI_DOUBLE) \
   X(long double, MPI_LONG_DOUBLE)
 
+// The start the MPI tests share: MPI_Init, then this rank and the size of
+// MPI_COMM_WORLD.
+inline void start_test(int* argc, char*** argv, int* rank, int* size) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+
+// A duplicate of MPI_COMM_WORLD whose errors return to the caller: the tests
+// of error paths check return codes on it, while MPI_COMM_WORLD keeps its
+// fatal handler (an error raised there still kills the test).
+inline MPI_Comm error_returning_comm() {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return comm;
+}
+
 inline adacomp_op_stats op_stats(const char* op) {
   adacomp_op_stats s{};
   if (adacomp_get_stats(op, &s) != 0) {

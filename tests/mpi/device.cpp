@@ -20,10 +20,8 @@ unsigned long long calls(const char* op) { return op_stats(op).calls; }
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  start_test(&argc, &argv, &rank, &size);
   const int n = 1 << 14, peer = (rank + 1) % size, from = (rank - 1 + size) % size;
   std::vector<double> host(n, 1.0 + rank), host_out(n * size);
   std::vector<double> dev(n, 1.0 + rank), dev_out(n * size);  // "device" memory

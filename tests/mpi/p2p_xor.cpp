@@ -256,9 +256,7 @@ void budget_pressure() {
 // the truncation (here: after a barrier) arrive exactly; those already in
 // flight arrive exactly or fail with an AdaComp error, never hang.
 void truncation(int short_count) {
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = error_returning_comm();
   const size_t n = 4096;
   auto send = [&](int step) {
     std::vector<double> out = message(rank_, 7, step, n);

@@ -21,10 +21,8 @@ size_t heap_in_use() { return mallinfo2().uordblks; }
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  start_test(&argc, &argv, &rank, &size);
   const int peer = (rank + 1) % size, from = (rank - 1 + size) % size;
   std::vector<double> out(64, 1.0 + rank), in(64);
   MPI_Request ps, pr;

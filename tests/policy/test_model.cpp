@@ -1,22 +1,12 @@
 // The adaptive policy's decisions without MPI: exploration order, the
 // agreement rule with its margin, the doubling rest, and the sender's
 // break-even for point-to-point. A plain executable, nonzero exit on failure.
-#include <cstdio>
-
 #include "policy/model.h"
+#include "unit.h"
 
 using namespace adacomp;
 
 namespace {
-
-int failures = 0;
-#define EXPECT(cond)                                                    \
-  do {                                                                  \
-    if (!(cond)) {                                                      \
-      ++failures;                                                       \
-      std::fprintf(stderr, "%s:%d: EXPECT(%s) failed\n", __FILE__, __LINE__, #cond); \
-    }                                                                   \
-  } while (0)
 
 // Runs one exploration with the given raw and compressed times (this rank's
 // are also the slowest) and returns the settled path.
@@ -87,6 +77,5 @@ int main() {
     EXPECT(trials == 1);                       // ...but retried every kRetryAfter
     EXPECT(!e.should_code(1, 1 << 20, LinkModel{}));
   }
-  std::printf("policy model: %s\n", failures ? "FAILED" : "ok");
-  return failures ? 1 : 0;
+  return unit::finish("policy model");
 }

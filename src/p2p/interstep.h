@@ -1,8 +1,9 @@
 // Inter-step coding of point-to-point messages (the CAM scheme): a message
 // that repeats on a channel (communicator, peer, tag, size, element kind) may
 // be coded as its XOR with the channel's previous message, which both ends
-// keep. Nothing here knows MPI; src/p2p/p2p.cpp drives it and docs/p2p.md
-// describes the protocol.
+// keep. Nothing here knows MPI; src/p2p/send.cpp and frames.cpp drive it, the
+// record's bytes are wire/channel_record.h, and docs/p2p.md describes the
+// protocol.
 //
 // The sender owns every decision and tells the receiver in-band: each frame
 // on a channel carries a record (channel id, position, whether it is an XOR
@@ -19,28 +20,9 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "wire/channel_record.h"
 
 namespace adacomp {
-
-struct Retired {
-  uint32_t id;
-  uint32_t last_seq;  // the channel's last frame; the receiver drops it after
-};
-
-struct ChannelRecord {
-  uint32_t id = 0;    // unique in the sending process; never reused
-  uint32_t seq = 0;   // 0 opens the channel
-  bool xor_prev = false;  // the body codes (message XOR message seq - 1)
-  std::vector<Retired> retired;
-};
-
-constexpr size_t kMaxRetiredPerFrame = 32;
-
-size_t channel_record_bytes(const ChannelRecord& r);
-void write_channel_record(const ChannelRecord& r, uint8_t* dst);
-// Validates the record's checksum and layout within `available` bytes.
-bool read_channel_record(const uint8_t* src, size_t available, ChannelRecord* out,
-                         size_t* record_bytes);
 
 void xor_bytes(uint8_t* dst, const uint8_t* a, const uint8_t* b, size_t n);  // dst = a ^ b
 
@@ -104,12 +86,12 @@ class SendChannels {
 };
 
 // Codes `data` (k.bytes) as a channel frame into `out` (capacity
-// frame_capacity(k.bytes)): header with kFrameChannel, record, then the
+// frame_capacity(k.bytes)): header with kFrameInterstep, record, then the
 // message coded by `plain` or its XOR with the previous one coded by a
 // byte-plane codec, whichever is smaller when both are tried. Returns the
 // frame size, or 0 when the message goes without a channel (none available,
 // or coding does not shrink it); `*xor_used` tells which coding went out.
-size_t encode_channel_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
+size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
                             const Codec& plain, const EncodeParams& p, const uint8_t* data,
                             uint8_t* out, bool* xor_used);
 

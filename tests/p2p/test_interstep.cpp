@@ -1,4 +1,4 @@
-// Inter-step channels without MPI (src/p2p/channel.*): records, a sender and
+// Inter-step channels without MPI (src/p2p/interstep.*): records, a sender and
 // a receiver exchanging frames in channel order but interleaved across
 // channels, the reference budget with retirement, channels going to sleep,
 // and the receiver's turn rules. Exits non-zero on any failure.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "p2p/channel.h"
+#include "p2p/interstep.h"
 #include "wire/frame.h"
 
 using namespace adacomp;
@@ -58,10 +58,10 @@ struct Frame {
   std::vector<double> sent;
 };
 
-// Receives one frame as p2p.cpp does: header, record, turn, decode, finish.
+// Receives one frame as src/p2p/frames.cpp does: header, record, turn, decode, finish.
 bool receive(RecvChannels& rx, const Frame& f, std::vector<double>* out) {
   FrameHeader h;
-  if (!read_frame_header(f.bytes.data(), f.bytes.size(), &h) || !(h.flags & kFrameChannel))
+  if (!read_frame_header(f.bytes.data(), f.bytes.size(), &h) || !(h.flags & kFrameInterstep))
     return false;
   const uint8_t* body = f.bytes.data() + kFrameHeaderBytes;
   ChannelRecord rec;
@@ -102,7 +102,7 @@ void exchange(size_t budget, int channels, bool reorder, bool expect_xor) {
       f.sent = drift(c, step, n);
       f.bytes.resize(frame_capacity(bytes));
       bool used = false;
-      size_t len = encode_channel_frame(tx, {1, c, bytes, ElemKind::f64}, budget, plain, p,
+      size_t len = encode_interstep_frame(tx, {1, c, bytes, ElemKind::f64}, budget, plain, p,
                                         reinterpret_cast<const uint8_t*>(f.sent.data()),
                                         f.bytes.data(), &used);
       CHECK(channel_memory().send_bytes <= budget, "sender holds %zu > budget %zu",
@@ -153,7 +153,7 @@ void sleeping_channel() {
     const double phase = std::uniform_real_distribution<double>(0, 6.28)(rng);
     for (size_t i = 0; i < n; ++i) v[i] = std::sin(i * 0.001 + phase);
     bool used = false;
-    encode_channel_frame(tx, {0, 1, bytes, ElemKind::f64}, 1 << 20, *find_codec(CodecId::fpc),
+    encode_interstep_frame(tx, {0, 1, bytes, ElemKind::f64}, 1 << 20, *find_codec(CodecId::fpc),
                          p, reinterpret_cast<const uint8_t*>(v.data()), out.data(), &used);
   }
   CHECK(channel_memory().send_bytes == before, "sleeping channel still holds %zu bytes",

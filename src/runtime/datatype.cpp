@@ -1,4 +1,4 @@
-#include "coll/datatype.h"
+#include "runtime/datatype.h"
 
 namespace adacomp {
 
@@ -26,13 +26,14 @@ TypeInfo type_info(MPI_Datatype t) {
   // Consecutive elements must also follow each other with no gap.
   info.contiguous = size > 0 && true_extent == size && extent == size;
   info.named = is_named(t);
-  if (info.named) {
-    if (t == MPI_FLOAT || t == MPI_REAL || t == MPI_REAL4)
-      info.kind = ElemKind::f32;
-    else if (t == MPI_DOUBLE || t == MPI_DOUBLE_PRECISION || t == MPI_REAL8)
-      info.kind = ElemKind::f64;
-  }
+  if (info.named) info.kind = elem_kind(t);
   return info;
+}
+
+ElemKind elem_kind(MPI_Datatype t) {
+  if (t == MPI_FLOAT || t == MPI_REAL || t == MPI_REAL4) return ElemKind::f32;
+  if (t == MPI_DOUBLE || t == MPI_DOUBLE_PRECISION || t == MPI_REAL8) return ElemKind::f64;
+  return ElemKind::bytes;
 }
 
 bool op_commutative(MPI_Op op) {

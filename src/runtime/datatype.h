@@ -19,6 +19,10 @@ struct TypeInfo {
 
 TypeInfo type_info(MPI_Datatype t);
 
+// The element kind of a datatype, from its handle alone (no MPI query: a
+// derived datatype is never one of the predefined handles).
+ElemKind elem_kind(MPI_Datatype t);
+
 // A predefined datatype. MPI-4 asks large-count types with the _c query
 // (MPICH fails the classic one for them).
 bool is_named(MPI_Datatype t);

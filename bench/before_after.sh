@@ -1,0 +1,45 @@
+#!/bin/bash
+# Two builds of AdaComp side by side on one tc-shaped link (2 ranks), runs
+# alternating so that link and machine noise hit both alike: the regression
+# check of a refactoring. Each run is adacomp-bench (every result checked
+# against plain MPI); prints the median over runs of each cell.
+#   bench/before_after.sh BEFORE_BUILD AFTER_BUILD [rate, default 1gbit] [runs, default 3]
+# e.g. git worktree add /tmp/before <rev> && tools/build.sh openmpi /tmp/before/build
+#      bench/before_after.sh /tmp/before/build build/openmpi
+set -euo pipefail
+before=${1:?usage: before_after.sh BEFORE_BUILD AFTER_BUILD [rate] [runs]}
+after=${2:?usage: before_after.sh BEFORE_BUILD AFTER_BUILD [rate] [runs]}
+rate=${3:-1gbit}
+runs=${4:-3}
+flavor=${FLAVOR:-openmpi}
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/tools/netns.sh"
+out=$(mktemp -d)
+ns=adacomp-ba-$$
+trap 'netns_down $ns; rm -rf "$out"' EXIT
+netns_up "$ns" "$rate"
+for i in $(seq "$runs"); do
+  for side in before after; do
+    build=$before; [ $side = after ] && build=$after
+    for bytes in 64K 8M; do
+      mpirun_in_ns "$ns" "$flavor" 2 "$build/bench/adacomp-bench" --ops allreduce,bcast,sendrecv \
+        --modes plain,default,lossless --min $bytes --max $bytes --label $side \
+        --csv "$out/$side-$bytes-$i.csv" >"$out/$side-$bytes-$i.txt" ||
+        { cat "$out/$side-$bytes-$i.txt"; exit 1; }
+    done
+  done
+done
+python3 - "$out" <<'PY'
+import csv, glob, statistics, sys
+cells = {}
+for path in glob.glob(sys.argv[1] + "/*.csv"):
+    for r in csv.DictReader(open(path)):
+        assert r["ok"] == "1", f"wrong result in {path}: {r}"
+        cells.setdefault((r["op"], int(r["bytes"]), r["mode"], r["label"]), []).append(float(r["median_s"]))
+print(f"{'op':10} {'bytes':>8} {'mode':9} {'before ms':>10} {'after ms':>10} {'after/before':>12}")
+for op, size, mode in sorted({k[:3] for k in cells}):
+    b = statistics.median(cells[(op, size, mode, "before")])
+    a = statistics.median(cells[(op, size, mode, "after")])
+    print(f"{op:10} {size:>8} {mode:9} {b*1e3:10.3f} {a*1e3:10.3f} {a/b:12.3f}")
+print("all results checked against plain MPI: correct")
+PY

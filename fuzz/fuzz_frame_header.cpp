@@ -1,0 +1,28 @@
+// Reads arbitrary bytes as a frame as a receiver does: read_frame_header
+// must refuse anything it cannot vouch for, and what it accepts must hold
+// (payload within the bytes that arrived, a known codec and kind, and the
+// same header when written back); an accepted frame then goes through
+// decode_frame into an exactly sized buffer (ASan catches any overrun).
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "wire/frame.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace adacomp;
+  std::vector<uint8_t> in(data, data + size);  // exactly sized: over-reads hit a redzone
+  FrameHeader h;
+  if (!read_frame_header(in.data(), in.size(), &h)) return 0;
+  if (size < kFrameHeaderBytes || h.payload_bytes > size - kFrameHeaderBytes) std::abort();
+  if (!find_codec(h.codec) || static_cast<uint8_t>(h.kind) > static_cast<uint8_t>(ElemKind::f64))
+    std::abort();
+  uint8_t again[kFrameHeaderBytes];
+  write_frame_header(h, again);
+  if (std::memcmp(again, in.data(), kFrameHeaderBytes) != 0) std::abort();
+  if (h.raw_bytes > (1u << 20)) return 0;  // a claimed size is allocated only when small
+  std::vector<uint8_t> out(h.raw_bytes);
+  const long r = decode_frame(in.data(), in.size(), out.data(), out.size());
+  if (r > 0) std::abort();  // kCodecOk or a CodecStatus
+  return 0;
+}

@@ -1,0 +1,155 @@
+#include "coll/exchange.h"
+
+#include <climits>
+
+#include "policy/model.h"
+#include "runtime/args.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+namespace {
+
+constexpr int kTagExchange = 3;
+
+static_assert(static_cast<int>(OpKind::kCount) <= RuntimeModel::kMaxOps,
+              "the runtime model needs a slot per operation");
+
+// Raw transfers of any count: MPI-4's large-count calls exist only where
+// counts can exceed an int (the _c entry points).
+int raw_irecv(void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI_Comm comm,
+              MPI_Request* r) {
+#if MPI_VERSION >= 4
+  if (count > INT_MAX) return PMPI_Irecv_c(buf, count, type, peer, kTagExchange, comm, r);
+#endif
+  return PMPI_Irecv(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
+}
+int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI_Comm comm,
+              MPI_Request* r) {
+#if MPI_VERSION >= 4
+  if (count > INT_MAX) return PMPI_Isend_c(buf, count, type, peer, kTagExchange, comm, r);
+#endif
+  return PMPI_Isend(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
+}
+
+void count_call(OpKind op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace
+
+bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type) {
+  return buf != MPI_IN_PLACE &&
+         arg_error(MPI_COMM_NULL, count, type, MPI_PROC_NULL, Peer::none, 0) != MPI_SUCCESS;
+}
+
+int rank_in(MPI_Comm comm) {
+  int rank = 0;
+  if (comm != MPI_COMM_NULL) PMPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+size_t type_bytes(MPI_Count count, MPI_Datatype t) {
+  if (count <= 0 || t == MPI_DATATYPE_NULL) return 0;
+  int s = 0;
+  PMPI_Type_size(t, &s);
+  return static_cast<size_t>(count) * static_cast<size_t>(s);
+}
+
+char* at(const void* base, MPI_Aint index, MPI_Datatype type) {
+  MPI_Aint lb, ext;
+  PMPI_Type_get_extent(type, &lb, &ext);
+  return static_cast<char*>(const_cast<void*>(base)) + index * ext;
+}
+
+void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
+                MPI_Count rcount, MPI_Datatype rtype) {
+#if MPI_VERSION >= 4
+  if (scount > INT_MAX || rcount > INT_MAX) {
+    PMPI_Sendrecv_c(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
+                    MPI_STATUS_IGNORE);
+    return;
+  }
+#endif
+  PMPI_Sendrecv(src, static_cast<int>(scount), stype, 0, 0, dst, static_cast<int>(rcount),
+                rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}
+
+const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
+                               Plan* plan) {
+  count_call(op);
+  return plan_exchange(op, comm, block_bytes, varied, plan) ? plan->state : nullptr;
+}
+
+const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
+                             Plan* plan) {
+  const CommState* st = exchange_gate(op, comm, block_bytes, varied, plan);
+  if (st && (root < 0 || root >= st->coll.size)) {
+    plan->model = nullptr;  // declined untimed
+    return nullptr;
+  }
+  return st;
+}
+
+Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op)
+    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), stats_(stats_for(op)),
+      start_(PMPI_Wtime()) {
+  stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool Exchange::coded(const Xfer& x, size_t bytes) const {
+  return x.peer != group_.rank && codes_hop(plan_, x.peer) && codes_transfer(bytes);
+}
+
+int Exchange::run() {
+  std::vector<MPI_Request> reqs;
+  std::vector<std::vector<uint8_t>> rframes(recvs_.size()), sframes(sends_.size());
+  reqs.reserve(recvs_.size() + sends_.size());
+  for (size_t i = 0; i < recvs_.size(); ++i) {
+    const Xfer& x = recvs_[i];
+    MPI_Request r;
+    if (coded(x, type_bytes(x.count, x.type))) {
+      rframes[i].resize(frame_capacity(type_bytes(x.count, x.type)));
+      errors_.mpi(PMPI_Irecv(rframes[i].data(), static_cast<int>(rframes[i].size()), MPI_BYTE,
+                             x.peer, kTagExchange, group_.comm, &r));
+    } else {
+      errors_.mpi(raw_irecv(x.buf, x.count, x.type, x.peer, group_.comm, &r));
+    }
+    reqs.push_back(r);
+  }
+  for (size_t i = 0; i < sends_.size(); ++i) {
+    const Xfer& x = sends_[i];
+    const size_t bytes = type_bytes(x.count, x.type);
+    MPI_Request r;
+    if (coded(x, bytes)) {
+      const TypeInfo ti = type_info(x.type);
+      int rc = MPI_SUCCESS;
+      const uint8_t* data = stage(x.buf, x.count, x.type, ti, bytes, true, group_.comm, &rc);
+      errors_.mpi(rc);
+      sframes[i].resize(frame_capacity(bytes));
+      const size_t n = encode_payload(lossless_coder(ti.kind), data, bytes, sframes[i].data(),
+                                      stats_);
+      count_sent(stats_, bytes, n);
+      errors_.mpi(PMPI_Isend(sframes[i].data(), static_cast<int>(n), MPI_BYTE, x.peer,
+                             kTagExchange, group_.comm, &r));
+    } else {
+      errors_.mpi(raw_isend(x.buf, x.count, x.type, x.peer, group_.comm, &r));
+    }
+    reqs.push_back(r);
+  }
+  std::vector<MPI_Status> sts(reqs.size());
+  errors_.mpi(PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), sts.data()));
+  for (size_t i = 0; i < recvs_.size() && !errors_.mpi_failed(); ++i) {
+    if (rframes[i].empty()) continue;
+    const Xfer& x = recvs_[i];
+    const size_t bytes = type_bytes(x.count, x.type);
+    int got = 0;
+    PMPI_Get_count(&sts[i], MPI_BYTE, &got);
+    const TypeInfo ti = type_info(x.type);
+    uint8_t* dst = stage(x.buf, x.count, x.type, ti, bytes, false, group_.comm);
+    if (errors_.codec(decode_payload(rframes[i].data(), static_cast<size_t>(got < 0 ? 0 : got),
+                                     dst, bytes, stats_)))
+      unstage(dst, bytes, x.buf, x.count, x.type, ti, group_.comm);
+  }
+  record_time(plan_, PMPI_Wtime() - start_);
+  return errors_.report(app_, op_display_name(op_));
+}
+
+}  // namespace adacomp

@@ -1,0 +1,140 @@
+// Point-to-point's life: MPI_Init and MPI_Finalize, its part of each
+// communicator's state (made where every member is present: MPI_COMM_WORLD
+// and MPI_COMM_SELF at init, new communicators in the intercepted
+// constructors), and the routing of each call.
+#include <atomic>
+
+#include "p2p/framing.h"
+#include "p2p/internal.h"
+#include "p2p/p2p.h"
+
+namespace adacomp {
+namespace {
+
+std::atomic<bool> g_on{false};
+
+void free_part(P2PComm* part) { delete part; }
+
+int attached(int rc, MPI_Comm* newcomm) {
+  if (rc == MPI_SUCCESS) p2p_attach(*newcomm);
+  return rc;
+}
+
+}  // namespace
+
+P2PComm* p2p_of(MPI_Comm comm) {
+  if (!g_on.load(std::memory_order_acquire)) return nullptr;
+  CommState* s = find_comm_state(comm);
+  return s ? s->p2p_part.get() : nullptr;
+}
+
+P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag) {
+  P2PComm* st = p2p_of(comm);
+  if (!st || peer == MPI_PROC_NULL || st->direct(peer) ||
+      arg_error(comm, count, type, peer, role, tag))
+    return nullptr;
+  return st;
+}
+
+P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    int recvcount, MPI_Datatype recvtype, int source, int recvtag) {
+  P2PComm* st = p2p_of(comm);
+  if (!st || (st->direct(dest) && st->direct(source)) ||
+      arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
+      arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
+    return nullptr;
+  return st;
+}
+
+void p2p_init() {
+  if (!runtime_active() || config().mode == Mode::raw) return;
+  lost_reports_open();
+  g_on.store(true, std::memory_order_release);
+  p2p_attach(MPI_COMM_WORLD);
+  p2p_attach(MPI_COMM_SELF);
+}
+
+// The parts of MPI_COMM_WORLD and MPI_COMM_SELF go with their states
+// (comm_state_finalize, after this).
+void p2p_finalize() {
+  if (!g_on.load()) return;
+  poll_detached(true);
+  g_on.store(false, std::memory_order_release);
+  lost_reports_close();
+  requests_finalize();
+  clear_framing_types();
+}
+
+void p2p_attach(MPI_Comm comm) {
+  if (!g_on.load(std::memory_order_acquire) || comm == MPI_COMM_NULL) return;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return;  // intercommunicators pass through
+  // In the adaptive policy a communicator inside one node has nothing to
+  // code (unless calibration found that coding pays there): its traffic
+  // passes straight through, at plain MPI's cost. Every rank sees the same
+  // layout, so all decide alike. A job on one node needs no look at all.
+  if (node_local_raw() && !job_spans_nodes()) return;
+  CommState* s = comm_state(comm);  // learns the layout, once for both layers
+  if (!s || (node_local_raw() && s->loc.nodes == 1) || !ensure_p2p_group(s)) return;
+  auto* part = new P2PComm;
+  part->comm = s->p2p.comm;
+  part->loc = &s->loc;
+  part->split =
+      s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
+  s->p2p_part = P2PCommPtr(part, free_part);
+}
+
+// ---- communicator constructors: PMPI, then the new communicator's part ----
+
+CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_dup(comm, newcomm), newcomm);
+}
+CallResult comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+}
+CallResult comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+}
+CallResult comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                           MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
+}
+CallResult comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_create(comm, group, newcomm), newcomm);
+}
+CallResult comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  return attached(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+}
+CallResult cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                       int reorder, MPI_Comm* newcomm) {
+  return attached(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
+}
+CallResult cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  return attached(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+}
+CallResult graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                        int reorder, MPI_Comm* newcomm) {
+  return attached(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
+}
+CallResult dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                             const int destinations[], const int weights[], MPI_Info info,
+                             int reorder, MPI_Comm* newcomm) {
+  return attached(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights,
+                                         info, reorder, newcomm),
+                  newcomm);
+}
+CallResult dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                      const int sourceweights[], int outdegree,
+                                      const int destinations[], const int destweights[],
+                                      MPI_Info info, int reorder, MPI_Comm* newcomm) {
+  return attached(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
+                                                  outdegree, destinations, destweights, info,
+                                                  reorder, newcomm),
+                  newcomm);
+}
+CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm) {
+  return attached(PMPI_Intercomm_merge(intercomm, high, newcomm), newcomm);
+}
+
+}  // namespace adacomp

@@ -1,0 +1,233 @@
+// What the files of src/p2p share: the per-communicator part, the table of
+// requests the library must finish, and the stages of sending and receiving
+// a frame. Wire convention (docs/p2p.md): on a communicator with p2p state
+// every intercepted send travels on the private duplicate with the
+// application's tag, and every message there is a frame: a 24-byte frame
+// header then the payload. Small or ineligible messages are stored frames
+// sent zero-copy (a struct datatype joins the header and the user's buffer),
+// compressed ones a coded frame. Receives post the same struct (header + the
+// user's buffer): a coded payload is never larger than its raw size, so any
+// message that fits the user's buffer raw also fits it coded, and stored
+// frames land in place with no copy.
+//
+// Locks nest one way only: the request table's (requests.cpp, held while
+// drive_receives finishes receives) may hold a communicator's `mu` or the
+// reports' (lost_reports.cpp); a communicator's may hold the lost-channel
+// list's (interstep.cpp). The others are leaves.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "p2p/interstep.h"
+#include "runtime/args.h"
+#include "runtime/call_result.h"
+#include "runtime/comm_state.h"
+#include "runtime/runtime.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+
+// A whole frame taken off the wire before its receive (probe, matched probe).
+struct Stashed {
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  MPI_Comm app = MPI_COMM_NULL;
+  std::vector<uint8_t> frame;
+};
+
+// Point-to-point's part of a communicator's state (runtime/comm_state.h).
+struct P2PComm {
+  MPI_Comm comm = MPI_COMM_NULL;  // the private duplicate (CommState::p2p)
+  const Locality* loc = nullptr;  // the communicator's, learned once
+  // Messages between ranks of one node go straight through PMPI on the
+  // application's communicator, at plain MPI's cost (never coded, never
+  // framed); the rest travels on `comm`. A receive from MPI_ANY_SOURCE then
+  // watches both (a dual receive).
+  bool split = false;
+  bool direct(int peer) const {
+    return split && peer >= 0 && peer < static_cast<int>(loc->node_of.size()) &&
+           loc->same_node(peer);
+  }
+  bool dual(int source) const { return split && source == MPI_ANY_SOURCE; }
+  // One lock for the stash and the inter-step channels. Held from coding a
+  // channel frame until it is posted, so frames reach the wire in position
+  // order; never held while waiting.
+  std::mutex mu;
+  std::deque<Stashed> stash;  // messages taken off the wire by a probe
+  SendChannels sending;
+  RecvChannels receiving;
+};
+
+// The part of `comm`, or nullptr: point-to-point is off, or not for `comm`.
+P2PComm* p2p_of(MPI_Comm comm);
+// The part of `comm` if the library takes a call with this peer; nullptr
+// declines it: no part, MPI_PROC_NULL, a peer on this node, or bad arguments
+// (PMPI reports those: runtime/args.h).
+P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag);
+// The same for a call that sends to `dest` and receives from `source`: both
+// peers on this node, or either side's bad arguments, decline it.
+P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    int recvcount, MPI_Datatype recvtype, int source, int recvtag);
+
+// A call the library makes itself on the application's behalf: where the
+// implementation declines, `pmpi` does it.
+template <typename F>
+int or_pmpi(CallResult r, F pmpi) {
+  return r ? *r : pmpi();
+}
+
+// ---- requests the library must finish at completion (requests.cpp) ------
+
+struct Pending {
+  bool is_recv = false;
+  bool direct = false;  // posted on the application's communicator: nothing to finish
+  bool dual = false;    // MPI_ANY_SOURCE on a split communicator (direct too)
+  bool persistent = false;
+  bool finished = false;  // finished early (status and finish_rc saved)
+  bool served = false;    // persistent receive started from the stash: inactive in MPI
+  int source = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;  // persistent receives
+  int finish_rc = MPI_SUCCESS;
+  MPI_Comm app = MPI_COMM_NULL;
+  uint8_t header[kFrameHeaderBytes];
+  std::vector<uint8_t> frame;    // coded frame of a nonblocking send
+  std::vector<uint8_t> staging;  // receive into a non-contiguous datatype
+  // A dual receive's framed twin: the same receive posted on the private
+  // communicator into `staging` (capacity of the largest frame that fits
+  // the user's buffer).
+  MPI_Request twin = MPI_REQUEST_NULL;
+  bool twin_active = false;  // posted (or started) and not yet settled
+  MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
+  std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool type_owned = false;
+  // A framing type of the request's own (not cached), freed with it.
+  MPI_Datatype layout = MPI_DATATYPE_NULL;
+  MPI_Status status;
+};
+
+void put_pending(MPI_Request req, Pending* p);
+Pending* find_pending(MPI_Request req);
+// Completion takes a request's entry out of the table *before* the PMPI call
+// that may free the handle, and puts back those that did not complete: once
+// MPI frees a handle another thread may get the same value for a new request,
+// which must never find our stale entry.
+Pending* take_pending(MPI_Request req);
+// The entries of an array of requests (nullptr where not ours); *any says
+// whether there was one.
+std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any);
+void delete_pending(Pending* p);
+// A request freed with MPI_Request_free while in flight: its buffers must
+// outlive it, until p2p_finalize.
+void orphan(Pending* p);
+
+// A buffered send's copy, kept until MPI is done with it.
+struct Detached {
+  MPI_Request req;
+  std::vector<uint8_t> data;
+};
+void detach(Detached&& d);
+// Drops the detached sends MPI is done with (all: waits for every one).
+void poll_detached(bool all);
+
+// Finishes the communicator's receives that have completed in MPI but not
+// yet for the application, as far as channel order allows: a channel frame
+// waiting for its predecessor calls this until the one holding it is done.
+// Each is marked finished, for its Wait or Test to report.
+void drive_receives(MPI_Comm app, const char* op);
+// Frees what is left at MPI_Finalize.
+void requests_finalize();
+
+// ---- small shared stages -------------------------------------------------
+
+int report(MPI_Comm app, int rc);  // through app's error handler if rc fails
+void set_status(MPI_Status* s, int source, int tag, size_t raw);
+// A request that is already complete, carrying `status` (a generalized
+// request; nullptr: an empty status).
+int completed_request(const MPI_Status* status, MPI_Request* req);
+// A frame cut by MPI because it exceeds the posted buffer.
+bool truncation(int rc);
+void stored_header(size_t bytes, uint8_t* dst);
+// Bytes of `count` elements of `type`.
+size_t bytes_of(int count, MPI_Datatype type);
+
+// Coded frames carry at least this many payload bytes on the wire (padded
+// if the codec did better), and messages smaller than this are never coded.
+// So a message whose wire payload is smaller is always a stored frame whose
+// raw size is visible in the envelope: Probe and Iprobe can report it without
+// taking the message off the wire (which keeps synchronous sends pending).
+constexpr size_t kMinCodedPayload = 1024;
+
+// ---- lost references (lost_reports.cpp) ----------------------------------
+// A receiver that loses a channel's reference (a truncated or failed frame)
+// tells the sending process the channel id (0: unknown); the sender reads
+// such reports before it codes a channel frame, and the channel's next frame
+// goes without XOR, which restarts it at the receiver.
+void lost_reports_open();
+void lost_reports_close();
+void tell_sender(MPI_Comm app, int source, uint32_t id);
+void read_lost_reports();
+
+// ---- sending (send.cpp) ---------------------------------------------------
+
+enum class SendMode { standard, sync, ready };
+// Blocking (req == nullptr) or nonblocking send of one message on st->comm.
+int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+            MPI_Comm comm, MPI_Request* req, P2PComm* st);
+int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+             P2PComm* st);
+
+// ---- frames received (frames.cpp) ----------------------------------------
+
+// finish_recv's answer when the frame is a channel frame whose predecessors
+// on its channel are not applied yet and the caller must not wait.
+constexpr int kNotYourTurn = -1;
+// Turns a received frame into the application's data and status. The
+// header is in `header` and the payload in the user's buffer (contiguous
+// types), or the whole frame is in `staging` (non-empty: other types).
+// `cut` says MPI reported the frame truncated (longer than the posted
+// buffer). `op` names the call the user made, for its errors.
+int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>& staging,
+                void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
+                bool cut, const char* op);
+// Delivers a whole frame taken off the wire earlier (probe, matched probe).
+int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
+            const char* op);
+// A frame taken off the wire whole, before its receive: a channel frame is
+// applied now, in its channel's order, and kept decoded, since the receive
+// that takes it may come at any time.
+int adopt_frame(P2PComm* st, MPI_Comm app, Stashed* out, const char* op);
+
+// ---- the stash (probe.cpp) -------------------------------------------------
+
+bool take_stashed(P2PComm* st, int source, int tag, Stashed* out);
+void stash_front(MPI_Comm app, Stashed&& m);
+
+// ---- receiving (receive.cpp) ----------------------------------------------
+
+int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Request* req, bool persistent, P2PComm* st, const char* op);
+// The two halves of Sendrecv (send_req null: a blocking send) or Isendrecv,
+// each on the library's route or PMPI's; the receive is posted first.
+// Returns the first failure; *recv_req stays MPI_REQUEST_NULL if the
+// receive failed.
+int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+              void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+              MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op);
+// Dual receives: see receive.cpp.
+void resolve_dual(MPI_Request handle, Pending* p, const char* op);
+void retire_twin(Pending* p, const char* op);
+
+// ---- completion (completion.cpp) ----------------------------------------
+
+// MPI_Wait / MPI_Test of one request on behalf of the call `op`.
+CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
+CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
+
+}  // namespace adacomp

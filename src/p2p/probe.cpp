@@ -1,0 +1,267 @@
+// Probes and matched probes. Probes take the message off the wire (matched
+// probe + receive) to read its header, and keep it in the communicator's
+// stash, which every receive checks first: the status then carries the
+// application's count. Matched probes hand out the library's own message
+// handles, which only its Mrecv and Imrecv take.
+#include <memory>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+
+#include "p2p/internal.h"
+#include "p2p/p2p.h"
+#include "runtime/stats.h"
+
+namespace adacomp {
+namespace {
+
+bool matches(const Stashed& m, int source, int tag) {
+  return (source == MPI_ANY_SOURCE || source == m.source) && (tag == MPI_ANY_TAG || tag == m.tag);
+}
+
+size_t raw_size_of(const Stashed& m) {
+  FrameHeader h;
+  if (read_frame_header(m.frame.data(), m.frame.size(), &h)) return h.raw_bytes;
+  return m.frame.size() >= kFrameHeaderBytes ? m.frame.size() - kFrameHeaderBytes : 0;
+}
+
+// Takes the next matching message off the private communicator whole.
+int fetch(P2PComm* st, MPI_Comm app, int source, int tag, bool block, int* flag, Stashed* out,
+          const char* op) {
+  MPI_Message msg;
+  MPI_Status s;
+  *flag = 1;
+  int rc = block ? PMPI_Mprobe(source, tag, st->comm, &msg, &s)
+                 : PMPI_Improbe(source, tag, st->comm, flag, &msg, &s);
+  if (rc != MPI_SUCCESS || !*flag) return report(app, rc);
+  int n = 0;
+  PMPI_Get_count(&s, MPI_BYTE, &n);
+  out->frame.resize(static_cast<size_t>(n));
+  rc = PMPI_Mrecv(out->frame.data(), n, MPI_BYTE, &msg, &s);
+  out->source = s.MPI_SOURCE;
+  out->tag = s.MPI_TAG;
+  out->app = app;
+  if (rc != MPI_SUCCESS) return report(app, rc);
+  return adopt_frame(st, app, out, op);
+}
+
+// Matched-probe handles the library hands out: a message it has already
+// taken off the wire. Never passed to PMPI. Each also has a Fortran handle,
+// a number in 0x0A000000..0x0AFFFFFF: MPI never hands those out (Open MPI's
+// Fortran handles are small table indices, MPICH's have the handle-kind bits
+// 30-31 set), and MPI's Fortran MPI_MESSAGE_NULL / NO_PROC (0 and 1, MPICH
+// 0x2c000000 and 0x6c000000) lie outside it.
+struct LibMessage {
+  Stashed* m;
+  MPI_Fint f;
+};
+std::mutex g_msg_mu;
+std::unordered_map<MPI_Message, LibMessage> g_msgs;
+std::unordered_map<MPI_Fint, MPI_Message> g_fmsgs;  // Fortran handle -> C handle
+uint32_t g_msg_serial = 0;
+
+// Open MPI's C handles are pointers (the message's own address serves),
+// MPICH's are ints, like its Fortran ones (the Fortran number serves, so
+// MPICH's own f2c, an identity, agrees with ours).
+template <typename H>
+H c_handle(Stashed* m, MPI_Fint f) {
+  if constexpr (std::is_pointer_v<H>) {
+    return reinterpret_cast<H>(m);
+  } else {
+    return static_cast<H>(f);
+  }
+}
+
+MPI_Message register_message(Stashed* m) {
+  std::lock_guard<std::mutex> g(g_msg_mu);
+  MPI_Fint f;
+  do {
+    f = static_cast<MPI_Fint>(0x0A000000 | (++g_msg_serial & 0xFFFFFF));
+  } while (g_fmsgs.count(f));
+  MPI_Message h = c_handle<MPI_Message>(m, f);
+  g_msgs[h] = {m, f};
+  g_fmsgs[f] = h;
+  return h;
+}
+
+Stashed* take_message(MPI_Message h) {
+  std::lock_guard<std::mutex> g(g_msg_mu);
+  if (g_msgs.empty()) return nullptr;
+  auto it = g_msgs.find(h);
+  if (it == g_msgs.end()) return nullptr;
+  Stashed* m = it->second.m;
+  g_fmsgs.erase(it->second.f);
+  g_msgs.erase(it);
+  return m;
+}
+
+int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_Status* status,
+                P2PComm* st, const char* op) {
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  {
+    std::lock_guard<std::mutex> g(st->mu);
+    for (const Stashed& m : st->stash) {
+      if (matches(m, source, tag)) {
+        *flag = 1;
+        set_status(s, m.source, m.tag, raw_size_of(m));
+        return MPI_SUCCESS;
+      }
+    }
+  }
+  // Look first without taking the message: a small one is a stored frame
+  // whose size the envelope tells, and stays on the wire for the receive.
+  MPI_Status peek;
+  int rc = block ? PMPI_Probe(source, tag, st->comm, &peek)
+                 : PMPI_Iprobe(source, tag, st->comm, flag, &peek);
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  if (!block && !*flag) return MPI_SUCCESS;
+  *flag = 1;
+  int wire = 0;
+  PMPI_Get_count(&peek, MPI_BYTE, &wire);
+  if (wire >= static_cast<int>(kFrameHeaderBytes) &&
+      static_cast<size_t>(wire) - kFrameHeaderBytes < kMinCodedPayload) {
+    set_status(s, peek.MPI_SOURCE, peek.MPI_TAG, static_cast<size_t>(wire) - kFrameHeaderBytes);
+    return MPI_SUCCESS;
+  }
+  // Possibly coded: take that message off the wire to read its header.
+  Stashed m;
+  rc = fetch(st, comm, peek.MPI_SOURCE, peek.MPI_TAG, true, flag, &m, op);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  set_status(s, m.source, m.tag, raw_size_of(m));
+  std::lock_guard<std::mutex> g(st->mu);
+  st->stash.push_back(std::move(m));
+  return MPI_SUCCESS;
+}
+
+int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_Message* msg,
+                MPI_Status* status, P2PComm* st, const char* op) {
+  MPI_Status local;
+  MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+  auto m = std::make_unique<Stashed>();
+  *flag = 1;
+  if (!take_stashed(st, source, tag, m.get())) {
+    int rc = fetch(st, comm, source, tag, block, flag, m.get(), op);
+    if (rc != MPI_SUCCESS || !*flag) return rc;
+  }
+  set_status(s, m->source, m->tag, raw_size_of(*m));
+  *msg = register_message(m.release());
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+bool take_stashed(P2PComm* st, int source, int tag, Stashed* out) {
+  std::lock_guard<std::mutex> g(st->mu);
+  for (auto it = st->stash.begin(); it != st->stash.end(); ++it) {
+    if (matches(*it, source, tag)) {
+      *out = std::move(*it);
+      st->stash.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+void stash_front(MPI_Comm app, Stashed&& m) {
+  P2PComm* st = p2p_of(app);
+  if (!st) return;
+  std::lock_guard<std::mutex> g(st->mu);
+  st->stash.push_front(std::move(m));
+}
+
+MPI_Fint message_c2f(MPI_Message msg) {
+  {
+    std::lock_guard<std::mutex> g(g_msg_mu);
+    auto it = g_msgs.find(msg);
+    if (it != g_msgs.end()) return it->second.f;
+  }
+  return PMPI_Message_c2f(msg);
+}
+
+MPI_Message message_f2c(MPI_Fint msg) {
+  {
+    std::lock_guard<std::mutex> g(g_msg_mu);
+    auto it = g_fmsgs.find(msg);
+    if (it != g_fmsgs.end()) return it->second;
+  }
+  return PMPI_Message_f2c(msg);
+}
+
+// A dual probe looks at the application's communicator, then at the
+// private one, until one has a match (blocking) or once (nonblocking).
+CallResult iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
+  if (!st) return kDeclined;
+  if (st->dual(source)) {
+    int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+    if (rc != MPI_SUCCESS || *flag) return rc;
+  }
+  return iprobe_impl(source, tag, comm, false, flag, status, st, "Iprobe");
+}
+CallResult probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
+  if (!st) return kDeclined;
+  int flag = 0;
+  if (!st->dual(source)) return iprobe_impl(source, tag, comm, true, &flag, status, st, "Probe");
+  for (;;) {
+    int rc = PMPI_Iprobe(source, tag, comm, &flag, status);
+    if (rc == MPI_SUCCESS && !flag)
+      rc = iprobe_impl(source, tag, comm, false, &flag, status, st, "Probe");
+    if (rc != MPI_SUCCESS || flag) return rc;
+    std::this_thread::yield();
+  }
+}
+
+// A matched probe of the application's communicator gives MPI's own message
+// handle, which Mrecv and Imrecv pass to PMPI.
+CallResult improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
+                   MPI_Status* status) {
+  P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
+  if (!st) return kDeclined;
+  if (st->dual(source)) {
+    int rc = PMPI_Improbe(source, tag, comm, flag, msg, status);
+    if (rc != MPI_SUCCESS || *flag) return rc;
+  }
+  return mprobe_impl(source, tag, comm, false, flag, msg, status, st, "Improbe");
+}
+CallResult mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
+  P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
+  if (!st) return kDeclined;
+  int flag = 0;
+  if (!st->dual(source))
+    return mprobe_impl(source, tag, comm, true, &flag, msg, status, st, "Mprobe");
+  for (;;) {
+    int rc = PMPI_Improbe(source, tag, comm, &flag, msg, status);
+    if (rc == MPI_SUCCESS && !flag)
+      rc = mprobe_impl(source, tag, comm, false, &flag, msg, status, st, "Mprobe");
+    if (rc != MPI_SUCCESS || flag) return rc;
+    std::this_thread::yield();
+  }
+}
+
+// Matched receives never decline: a message the library took off the wire
+// has no PMPI form, and MPI's own handles go to PMPI here.
+CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
+  Stashed* m = take_message(*msg);
+  if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  std::unique_ptr<Stashed> owned(m);
+  *msg = MPI_MESSAGE_NULL;
+  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
+  return deliver(*m, buf, count, type, status, "Mrecv");
+}
+CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
+  Stashed* m = take_message(*msg);
+  if (!m) return PMPI_Imrecv(buf, count, type, msg, req);
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  std::unique_ptr<Stashed> owned(m);
+  *msg = MPI_MESSAGE_NULL;
+  if (int e = arg_error(m->app, count, type, MPI_PROC_NULL, Peer::none, 0)) return report(m->app, e);
+  MPI_Status s;
+  int rc = deliver(*m, buf, count, type, &s, "Imrecv");
+  if (rc != MPI_SUCCESS) return rc;
+  return report(m->app, completed_request(&s, req));
+}
+
+}  // namespace adacomp

@@ -1,0 +1,194 @@
+// The requests the library must finish at completion, the buffered sends in
+// flight, and small stages every part of point-to-point shares.
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <unordered_map>
+
+#include "p2p/internal.h"
+
+namespace adacomp {
+namespace {
+
+std::mutex g_mu;
+std::unordered_map<MPI_Request, Pending*> g_table;
+std::atomic<int> g_pending{0};
+std::vector<Pending*> g_orphans;   // freed with Request_free while active
+std::vector<Detached> g_detached;  // buffered sends in flight
+
+void count_pending() {
+  g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
+}
+
+// A request that is already complete, carrying `status` (generalized request).
+struct Done {
+  MPI_Status status;
+};
+int done_query(void* extra, MPI_Status* s) {
+  *s = static_cast<Done*>(extra)->status;
+  return MPI_SUCCESS;
+}
+int done_free(void* extra) {
+  delete static_cast<Done*>(extra);
+  return MPI_SUCCESS;
+}
+int done_cancel(void*, int) { return MPI_SUCCESS; }
+
+}  // namespace
+
+void put_pending(MPI_Request req, Pending* p) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_table[req] = p;
+  count_pending();
+}
+
+Pending* find_pending(MPI_Request req) {
+  if (g_pending.load(std::memory_order_acquire) == 0 || req == MPI_REQUEST_NULL) return nullptr;
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_table.find(req);
+  return it == g_table.end() ? nullptr : it->second;
+}
+
+Pending* take_pending(MPI_Request req) {
+  if (g_pending.load(std::memory_order_acquire) == 0 || req == MPI_REQUEST_NULL) return nullptr;
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_table.find(req);
+  if (it == g_table.end()) return nullptr;
+  Pending* p = it->second;
+  g_table.erase(it);
+  count_pending();
+  return p;
+}
+
+std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
+  std::vector<Pending*> ps;
+  *any = false;
+  if (g_pending.load(std::memory_order_acquire) == 0) return ps;
+  ps.resize(static_cast<size_t>(n > 0 ? n : 0));
+  std::lock_guard<std::mutex> g(g_mu);
+  for (int i = 0; i < n; ++i) {
+    auto it = reqs[i] == MPI_REQUEST_NULL ? g_table.end() : g_table.find(reqs[i]);
+    ps[i] = nullptr;
+    if (it != g_table.end()) {
+      ps[i] = it->second;
+      g_table.erase(it);
+      *any = true;
+    }
+  }
+  count_pending();
+  return ps;
+}
+
+void delete_pending(Pending* p) {
+  if (p->twin != MPI_REQUEST_NULL) PMPI_Request_free(&p->twin);  // persistent, inactive
+  if (p->type_owned) PMPI_Type_free(&p->type);
+  if (p->layout != MPI_DATATYPE_NULL) PMPI_Type_free(&p->layout);
+  delete p;
+}
+
+void orphan(Pending* p) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_orphans.push_back(p);
+}
+
+void detach(Detached&& d) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_detached.push_back(std::move(d));
+}
+
+void poll_detached(bool all) {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (size_t i = 0; i < g_detached.size();) {
+    int flag = 0;
+    if (all)
+      PMPI_Wait(&g_detached[i].req, MPI_STATUS_IGNORE), flag = 1;
+    else
+      PMPI_Test(&g_detached[i].req, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+      g_detached[i] = std::move(g_detached.back());
+      g_detached.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+void drive_receives(MPI_Comm app, const char* op) {
+  bool progressed = false;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    for (auto& [handle, p] : g_table) {
+      if (!p->is_recv || p->finished || p->app != app) continue;
+      int flag = 0;
+      MPI_Status s;
+      if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
+      MPI_Count got = 0;
+      PMPI_Get_elements_x(&s, MPI_BYTE, &got);
+      if (got < static_cast<MPI_Count>(kFrameHeaderBytes)) continue;  // inactive persistent
+      int rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &s, false,
+                           false, op);
+      if (rc == kNotYourTurn) continue;
+      p->status = s;
+      p->finish_rc = rc;
+      p->finished = true;
+      progressed = true;
+    }
+  }
+  if (!progressed) std::this_thread::yield();
+}
+
+void requests_finalize() {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (Pending* p : g_orphans) delete_pending(p);
+  g_orphans.clear();
+}
+
+int report(MPI_Comm app, int rc) {
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(app, rc);
+  return rc;
+}
+
+void set_status(MPI_Status* s, int source, int tag, size_t raw) {
+  s->MPI_SOURCE = source;
+  s->MPI_TAG = tag;
+  s->MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
+  PMPI_Status_set_cancelled(s, 0);
+}
+
+int completed_request(const MPI_Status* status, MPI_Request* req) {
+  auto* d = new Done;
+  if (status) {
+    d->status = *status;
+  } else {
+    std::memset(&d->status, 0, sizeof d->status);
+    set_status(&d->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+  }
+  int rc = PMPI_Grequest_start(done_query, done_free, done_cancel, d, req);
+  if (rc != MPI_SUCCESS) {
+    delete d;
+    return rc;
+  }
+  return PMPI_Grequest_complete(*req);
+}
+
+bool truncation(int rc) {
+  int cls = MPI_ERR_OTHER;
+  PMPI_Error_class(rc, &cls);
+  return cls == MPI_ERR_TRUNCATE;
+}
+
+void stored_header(size_t bytes, uint8_t* dst) {
+  FrameHeader h;
+  h.codec = CodecId::stored;
+  h.raw_bytes = h.payload_bytes = bytes;
+  write_frame_header(h, dst);
+}
+
+size_t bytes_of(int count, MPI_Datatype type) {
+  MPI_Count tsize = 0;
+  PMPI_Type_size_x(type, &tsize);
+  return static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
+}
+
+}  // namespace adacomp

@@ -1,0 +1,310 @@
+// Sending: a message becomes a coded frame when coding pays, a stored frame
+// (zero-copy: header and user's buffer joined by a datatype) otherwise.
+#include <cstring>
+
+#include "p2p/framing.h"
+#include "p2p/internal.h"
+#include "p2p/p2p.h"
+#include "policy/tier.h"
+#include "runtime/datatype.h"
+#include "runtime/scratch.h"
+#include "runtime/stats.h"
+
+namespace adacomp {
+namespace {
+
+bool compressible(size_t bytes) {
+  return bytes >= kMinCodedPayload && in_compressed_range(config(), tier_override(), bytes);
+}
+
+// The adaptive policy decides point-to-point coding from measurements
+// (policy/model.h); forced modes code every compressible message.
+bool adaptive_policy() {
+  const Config& c = config();
+  const Override ov = tier_override();
+  return c.model && (ov == Override::adaptive || ov == Override::adaptive_pipelined ||
+                     (ov == Override::none && c.adaptive()));
+}
+
+std::mutex g_estimate_mu;
+CodingEstimate g_estimate;  // this rank's sends, all communicators
+
+// Whether a message of `bytes` to `dest` may be coded: never to a peer on
+// this rank's node when the communicator spans nodes; in the adaptive
+// policy only where the link and earlier measurements say it pays.
+bool codes_to(const P2PComm* st, int dest, size_t bytes, ElemKind kind) {
+  const Locality& loc = *st->loc;
+  if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return false;  // PMPI reports it
+  const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
+  if (spans && loc.same_node(dest)) return false;
+  if (!adaptive_policy()) return true;
+  std::lock_guard<std::mutex> g(g_estimate_mu);
+  return g_estimate.should_code(static_cast<int>(kind), bytes,
+                                spans ? inter_node_link() : config().intra);
+}
+
+// Encodes (buf, count, type) for `dest` into `frame` (resized); returns
+// false when the message is not compressed (stored framing is then used by
+// the caller). A channel frame leaves `order` locked: the caller posts it
+// before unlocking.
+bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
+                    int tag, P2PComm* st, std::vector<uint8_t>* heap, uint8_t** frame,
+                    size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
+  const size_t bytes = bytes_of(count, type);
+  if (count <= 0 || !compressible(bytes)) return false;
+  TypeInfo ti = type_info(type);
+  const Config& cfg = config();
+  TierChoice tier = choose_tier(cfg, cfg.mode, bytes, ti.kind);
+  if (tier.tier == Tier::raw || !codes_to(st, dest, bytes, ti.kind)) return false;
+  const uint8_t* data = static_cast<const uint8_t*>(buf) + ti.true_lb;
+  if (!ti.contiguous) {
+    uint8_t* packed = scratch(ScratchSlot::work, bytes);
+    int pos = 0;
+    if (PMPI_Pack(buf, count, type, packed, static_cast<int>(bytes), &pos, comm) != MPI_SUCCESS)
+      return false;
+    data = packed;
+  }
+  // Point-to-point is always lossless: a message has no bound to share.
+  const Codec& codec = codec_for(cfg, Tier::lossless, ti.kind);
+  EncodeParams params;
+  params.kind = ti.kind;
+  params.zstd_level = cfg.zstd_level;
+  uint8_t* out;
+  if (heap) {
+    heap->resize(frame_capacity(bytes));
+    out = heap->data();
+  } else {
+    out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
+  }
+  OpStats& s = stats_for(OpKind::send);
+  size_t n = 0;
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(s.ns_compress, &ns);
+    if (interstep_enabled()) {
+      read_lost_reports();
+      *order = std::unique_lock<std::mutex>(st->mu);
+      bool xor_used = false;
+      n = encode_interstep_frame(st->sending, {dest, tag, bytes, ti.kind}, cfg.interstep_memory,
+                               codec, params, data, out, &xor_used);
+      if (xor_used) s.xor_calls.fetch_add(1, std::memory_order_relaxed);
+      if (!n) order->unlock();
+    }
+    if (!n) n = encode_frame(codec, params, data, bytes, out);
+  }
+  if (adaptive_policy()) {
+    std::lock_guard<std::mutex> g(g_estimate_mu);
+    g_estimate.record(static_cast<int>(ti.kind), bytes, n, ns * 1e-9);
+  }
+  if (cfg.fault_corrupt_frames) out[8] ^= 0x5A;
+  if (n < kFrameHeaderBytes + kMinCodedPayload) {
+    std::memset(out + n, 0, kFrameHeaderBytes + kMinCodedPayload - n);
+    n = kFrameHeaderBytes + kMinCodedPayload;  // fits: bytes >= kMinCodedPayload
+  }
+  s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  s.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+  s.bytes_wire.fetch_add(n, std::memory_order_relaxed);
+  if (heap) heap->resize(n);
+  *frame = out;
+  *frame_bytes = n;
+  return true;
+}
+
+// A stored frame as one datatype: {header, (buf, count, type)}. Cached for
+// predefined types (p2p/framing.h) unless `persistent` (the request outlives
+// a cache slot); otherwise *owned: the caller frees it.
+int framed_type(const void* header, const void* buf, int count, MPI_Datatype type,
+                bool persistent, MPI_Datatype* t, bool* owned) {
+  *owned = persistent || !is_named(type);
+  return *owned ? make_framing_type(header, buf, count, type, t)
+                : cached_framing_type(header, buf, count, type, t);
+}
+
+// One message on the private communicator, blocking (req == nullptr) or not.
+int post(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+         MPI_Comm comm, MPI_Request* req) {
+  if (!req)
+    return m == SendMode::sync ? PMPI_Ssend(buf, count, type, dest, tag, comm)
+                               : PMPI_Send(buf, count, type, dest, tag, comm);
+  return m == SendMode::sync ? PMPI_Issend(buf, count, type, dest, tag, comm, req)
+                             : PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+
+}  // namespace
+
+int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+            MPI_Comm comm, MPI_Request* req, P2PComm* st) {
+  stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
+  Pending* p = req ? new Pending : nullptr;
+  uint8_t* frame = nullptr;
+  size_t frame_bytes = 0;
+  int rc;
+  std::unique_lock<std::mutex> order;
+  if (encode_message(buf, count, type, comm, dest, tag, st, p ? &p->frame : nullptr, &frame,
+                     &frame_bytes, &order)) {
+    const int n = static_cast<int>(frame_bytes);
+    if (order.owns_lock()) {
+      // Posted under the channel lock, waited for outside it.
+      MPI_Request local;
+      rc = post(m, frame, n, MPI_BYTE, dest, tag, st->comm, req ? req : &local);
+      order.unlock();
+      if (!req && rc == MPI_SUCCESS) rc = PMPI_Wait(&local, MPI_STATUS_IGNORE);
+    } else {
+      rc = post(m, frame, n, MPI_BYTE, dest, tag, st->comm, req);
+    }
+  } else {
+    uint8_t stack_header[kFrameHeaderBytes];
+    uint8_t* header = p ? p->header : stack_header;
+    stored_header(bytes_of(count, type), header);
+    MPI_Datatype t;
+    bool owned = false;
+    rc = framed_type(header, buf, count, type, false, &t, &owned);
+    if (rc == MPI_SUCCESS) rc = post(m, MPI_BOTTOM, 1, t, dest, tag, st->comm, req);
+    // A type of our own is freed when the request completes (p), or now.
+    if (owned && p)
+      p->layout = t;
+    else if (owned)
+      PMPI_Type_free(&t);
+  }
+  if (p) {
+    // A send that completed at once may come back as an implementation's
+    // shared, already-complete request (Open MPI does this for self sends);
+    // such handles are not unique, so nothing is kept for them.
+    int done = 0;
+    if (rc == MPI_SUCCESS) PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && !done)
+      put_pending(*req, p);
+    else
+      delete_pending(p);
+  }
+  return report(comm, rc);
+}
+
+// Buffered send: the library buffers the frame itself (a copy that stays
+// with the request in flight), so the user's attached buffer is not used and
+// its sizing (which knows nothing of our header) cannot overflow.
+int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+             P2PComm* st) {
+  stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
+  poll_detached(false);
+  Detached d;
+  uint8_t* frame = nullptr;
+  size_t frame_bytes = 0;
+  std::unique_lock<std::mutex> order;  // held until the Isend below is posted
+  if (!encode_message(buf, count, type, comm, dest, tag, st, &d.data, &frame, &frame_bytes,
+                      &order)) {
+    const size_t bytes = bytes_of(count, type);
+    d.data.resize(kFrameHeaderBytes + bytes);
+    stored_header(bytes, d.data.data());
+    int pos = 0;
+    if (bytes)
+      PMPI_Pack(buf, count, type, d.data.data() + kFrameHeaderBytes, static_cast<int>(bytes),
+                &pos, comm);
+  }
+  int rc = PMPI_Isend(d.data.data(), static_cast<int>(d.data.size()), MPI_BYTE, dest, tag,
+                      st->comm, &d.req);
+  if (rc == MPI_SUCCESS) detach(std::move(d));
+  return report(comm, rc);
+}
+
+namespace {
+// A send the library takes, or declines (internal.h, route).
+CallResult routed(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
+  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
+  if (!st) return kDeclined;
+  return do_send(m, buf, count, type, dest, tag, comm, req, st);
+}
+}  // namespace
+
+CallResult send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return routed(SendMode::standard, buf, count, type, dest, tag, comm, nullptr);
+}
+CallResult ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                 MPI_Comm comm) {
+  return routed(SendMode::sync, buf, count, type, dest, tag, comm, nullptr);
+}
+// A ready send may always be carried out as a standard send.
+CallResult rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                 MPI_Comm comm) {
+  return routed(SendMode::ready, buf, count, type, dest, tag, comm, nullptr);
+}
+CallResult isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* req) {
+  return routed(SendMode::standard, buf, count, type, dest, tag, comm, req);
+}
+CallResult issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
+  return routed(SendMode::sync, buf, count, type, dest, tag, comm, req);
+}
+CallResult irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
+  return routed(SendMode::ready, buf, count, type, dest, tag, comm, req);
+}
+CallResult bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                 MPI_Comm comm) {
+  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
+  if (!st) return kDeclined;
+  return do_bsend(buf, count, type, dest, tag, comm, st);
+}
+CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* req) {
+  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
+  if (!st) return kDeclined;
+  int rc = do_bsend(buf, count, type, dest, tag, comm, st);
+  if (rc != MPI_SUCCESS) return rc;
+  return report(comm, completed_request(nullptr, req));
+}
+
+// Persistent sends: stored frames (the header depends only on the size), so
+// each MPI_Start sends the user's current data with no library code running.
+// Ready ones become standard ones, as above.
+namespace {
+CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* req, bool sync) {
+  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
+  if (!st) return kDeclined;
+  auto* p = new Pending;
+  p->persistent = true;
+  stored_header(bytes_of(count, type), p->header);
+  MPI_Datatype t;
+  bool owned = false;
+  int rc = framed_type(p->header, buf, count, type, true, &t, &owned);
+  if (rc == MPI_SUCCESS) {
+    p->layout = t;
+    rc = sync ? PMPI_Ssend_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req)
+              : PMPI_Send_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req);
+  }
+  if (rc != MPI_SUCCESS) {
+    delete_pending(p);
+    return report(comm, rc);
+  }
+  put_pending(*req, p);
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+CallResult send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* req) {
+  return persistent_send(buf, count, type, dest, tag, comm, req, false);
+}
+CallResult ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* req) {
+  return persistent_send(buf, count, type, dest, tag, comm, req, true);
+}
+CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* req) {
+  return persistent_send(buf, count, type, dest, tag, comm, req, false);
+}
+// Buffered persistent sends become standard persistent sends: the attached
+// buffer was sized for the application's messages, not ours. To a peer on
+// this node too, so that both routes behave alike (and Open MPI 4.1's stale
+// persistent Bsend data stays away, README).
+CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* req) {
+  P2PComm* st = p2p_of(comm);
+  if (st && st->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+  return persistent_send(buf, count, type, dest, tag, comm, req, false);
+}
+
+}  // namespace adacomp

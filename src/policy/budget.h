@@ -1,0 +1,27 @@
+// Error budget of lossy collectives. The user's bound E must hold for every
+// element of the final result against the exact result. Along any element's
+// path the errors of N lossy compressions add up, and so does the rounding
+// of the A additions (or other ops) that combine partial results, which
+// plain MPI suffers too. Each compression therefore gets
+//   (E - rounding) / N,   rounding = (A + 1) * unit_roundoff * max|partial|.
+// Plain arithmetic; coll/bound.h takes the value range over the ranks.
+#pragma once
+
+#include <cstddef>
+
+#include "codec/codec.h"
+#include "policy/config.h"
+
+namespace adacomp {
+
+// Smallest and largest finite value of `count` elements of `kind` (f32,
+// else f64); lo > hi when there is none.
+void finite_range(ElemKind kind, const void* data, size_t count, double* lo, double* hi);
+
+// Per-compression bound, or 0 when no positive bound is left (the call then
+// codes losslessly). A relative user bound is scaled by the range [lo, hi];
+// partial results are assumed to reach `ranks` times the largest magnitude.
+double hop_budget(const Config& cfg, ElemKind kind, double lo, double hi, int ranks,
+                  int compressions, int additions);
+
+}  // namespace adacomp

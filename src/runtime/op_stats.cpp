@@ -1,0 +1,43 @@
+#include "runtime/op_stats.h"
+
+namespace adacomp {
+namespace {
+
+constexpr int kOps = static_cast<int>(OpKind::kCount);
+OpStats g_stats[kOps];
+
+// In the order of enum OpKind: report key, and the name after "MPI_".
+struct OpNames {
+  const char* key;
+  const char* display;
+};
+constexpr OpNames kOpNames[] = {
+    {"allreduce", "Allreduce"},   {"bcast", "Bcast"},
+    {"reduce", "Reduce"},         {"send", "Send"},
+    {"recv", "Recv"},             {"allgather", "Allgather"},
+    {"allgatherv", "Allgatherv"}, {"gather", "Gather"},
+    {"gatherv", "Gatherv"},       {"scatter", "Scatter"},
+    {"scatterv", "Scatterv"},     {"alltoall", "Alltoall"},
+    {"alltoallv", "Alltoallv"},   {"reduce_scatter", "Reduce_scatter"},
+    {"reduce_scatter_block", "Reduce_scatter_block"},
+};
+static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kOps, "a name for every OpKind");
+
+constexpr std::atomic<uint64_t> OpStats::*kMembers[kOpCounters] = {
+#define ADACOMP_X(member, key, heading, width, unit) &OpStats::member,
+    ADACOMP_OP_COUNTERS(ADACOMP_X)
+#undef ADACOMP_X
+};
+
+}  // namespace
+
+uint64_t OpStats::value(OpCounter c) const {
+  return (this->*kMembers[c]).load(std::memory_order_relaxed);
+}
+
+const char* op_name(OpKind op) { return kOpNames[static_cast<int>(op)].key; }
+const char* op_display_name(OpKind op) { return kOpNames[static_cast<int>(op)].display; }
+
+OpStats& stats_for(OpKind op) { return g_stats[static_cast<int>(op)]; }
+
+}  // namespace adacomp

@@ -1,0 +1,89 @@
+// Per-operation counters: plain data, no MPI. Updated lock-free from any
+// thread; runtime/stats.h sums them over ranks at MPI_Finalize into the
+// table (ADACOMP_VERBOSE) and the JSON report (ADACOMP_REPORT).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace adacomp {
+
+// The statistics slot of an intercepted operation (not an MPI_Op).
+enum class OpKind : int {
+  allreduce, bcast, reduce,
+  // point-to-point and the other collectives
+  send, recv, allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, alltoallv,
+  reduce_scatter, reduce_scatter_block,
+  kCount
+};
+const char* op_name(OpKind op);          // "allreduce": report keys
+const char* op_display_name(OpKind op);  // "Allreduce": as in MPI_Allreduce
+
+// The one list of an operation's counters, in the order the table and the
+// JSON report show them: member, JSON key, table heading, table width, unit
+// (times are counted in nanoseconds and shown in seconds). Both outputs put
+// the ratio bytes_in / bytes_wire between the counts and the times.
+#define ADACOMP_OP_COUNTERS(X)                                                    \
+  X(calls, "calls", "calls", 10, count)                                           \
+  X(compressed_calls, "compressed_calls", "compressed", 10, count)                \
+  X(lossy_calls, "lossy_calls", "lossy", 8, count)            /* of compressed */ \
+  X(pipelined_calls, "pipelined_calls", "pipelined", 9, count)  /* of compressed */ \
+  X(xor_calls, "xor_calls", "xor", 8, count)  /* of compressed: XOR with the last */ \
+  X(bytes_in, "bytes_in", "bytes_in", 14, count)   /* payload given to the codecs */ \
+  X(bytes_wire, "bytes_wire", "bytes_wire", 14, count)  /* frame bytes sent */    \
+  X(ns_compress, "seconds_compress", "comp_s", 10, nanoseconds)                   \
+  X(ns_decompress, "seconds_decompress", "decomp_s", 10, nanoseconds)
+
+enum OpCounter : int {
+#define ADACOMP_X(member, key, heading, width, unit) counter_##member,
+  ADACOMP_OP_COUNTERS(ADACOMP_X)
+#undef ADACOMP_X
+  kOpCounters
+};
+
+enum class CounterUnit : uint8_t { count, nanoseconds };
+struct OpCounterInfo {
+  const char* key;
+  const char* heading;
+  int width;
+  CounterUnit unit;
+};
+inline constexpr OpCounterInfo kOpCounterInfo[kOpCounters] = {
+#define ADACOMP_X(member, key, heading, width, unit) {key, heading, width, CounterUnit::unit},
+    ADACOMP_OP_COUNTERS(ADACOMP_X)
+#undef ADACOMP_X
+};
+
+struct OpStats {
+#define ADACOMP_X(member, key, heading, width, unit) std::atomic<uint64_t> member{0};
+  ADACOMP_OP_COUNTERS(ADACOMP_X)
+#undef ADACOMP_X
+  uint64_t value(OpCounter c) const;
+};
+
+OpStats& stats_for(OpKind op);
+
+// Times a scope and adds the elapsed nanoseconds to a shared counter and,
+// optionally, to a local one.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(std::atomic<uint64_t>& sink, uint64_t* local = nullptr)
+      : sink_(sink), local_(local), start_(std::chrono::steady_clock::now()) {}
+  ~ScopedTimer() {
+    auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - start_)
+                                        .count());
+    sink_.fetch_add(ns, std::memory_order_relaxed);
+    if (local_) *local_ += ns;
+  }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+ private:
+  std::atomic<uint64_t>& sink_;
+  uint64_t* local_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace adacomp

@@ -1,0 +1,78 @@
+#include "runtime/transfer.h"
+
+#include <cstdio>
+
+#include "policy/tier.h"
+#include "runtime/runtime.h"
+#include "wire/frame.h"
+
+namespace adacomp {
+
+uint8_t* stage(const void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& ti,
+               size_t bytes, bool pack, MPI_Comm comm, int* pack_rc, ScratchSlot slot) {
+  if (ti.contiguous) return static_cast<uint8_t*>(const_cast<void*>(buf)) + ti.true_lb;
+  uint8_t* data = scratch(slot, bytes);
+  if (pack) {
+    // A staged message is at most one frame's payload: its count fits an int.
+    int pos = 0;
+    const int rc = PMPI_Pack(buf, static_cast<int>(count), type, data, static_cast<int>(bytes),
+                             &pos, comm);
+    if (pack_rc) *pack_rc = rc;
+  }
+  return data;
+}
+
+void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Count count, MPI_Datatype type,
+             const TypeInfo& ti, MPI_Comm comm) {
+  if (ti.contiguous) return;
+  int pos = 0;
+  PMPI_Unpack(data, static_cast<int>(bytes), &pos, buf, static_cast<int>(count), type, comm);
+}
+
+Coder lossless_coder(ElemKind kind) {
+  const Config& cfg = config();
+  Coder c;
+  c.codec = &codec_for(cfg, Tier::lossless, kind);
+  c.params.kind = kind;
+  c.params.zstd_level = cfg.zstd_level;
+  return c;
+}
+
+void inject_fault(uint8_t* frame) {
+  if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
+}
+
+size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* frame,
+                      OpStats& stats) {
+  return encode_with(stats, frame,
+                     [&] { return encode_frame(*c.codec, c.params, src, bytes, frame); });
+}
+
+long decode_payload(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes,
+                    OpStats& stats) {
+  ScopedTimer t(stats.ns_decompress);
+  return decode_frame(frame, frame_bytes, dst, raw_bytes);
+}
+
+const char* codec_status_text(long status) {
+  switch (status) {
+    case kCodecOk: return "decoded";
+    case kCodecNoSpace: return "codec status -1: output does not fit";
+    case kCodecCorrupt: return "codec status -2: header or coded data malformed";
+    case kCodecUnsupported: return "codec status -3: codec or parameter unsupported";
+    case kCodecInternal: return "codec status -4: codec internal error";
+  }
+  return "unknown codec status";
+}
+
+int TransferErrors::report(MPI_Comm app, const char* operation) const {
+  if (mpi_ != MPI_SUCCESS) {
+    PMPI_Comm_call_errhandler(app, mpi_);
+    return mpi_;
+  }
+  if (codec_ != kCodecOk)
+    return raise_failure(app, Failure::corrupt_frame, operation, codec_status_text(codec_));
+  return MPI_SUCCESS;
+}
+
+}  // namespace adacomp

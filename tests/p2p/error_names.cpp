@@ -1,0 +1,103 @@
+// Under ADACOMP_FAULT=corrupt-frames every coded frame arrives damaged: the
+// error each rank is told about must name the call the user made (MPI_Wait,
+// MPI_Test, MPI_Waitall, MPI_Mrecv, MPI_Recv), with the reason, and come
+// back through MPI_ERRORS_RETURN as an AdaComp error.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+// The library's message lines (stderr) while `f` runs.
+template <typename F>
+std::string captured(F f) {
+  std::fflush(stderr);
+  FILE* tmp = std::tmpfile();
+  const int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::string text;
+  std::rewind(tmp);
+  for (int c; (c = std::fgetc(tmp)) != EOF;) text += static_cast<char>(c);
+  std::fclose(tmp);
+  return text;
+}
+
+void expect_named(const std::string& text, const char* call, int rc) {
+  const std::string want = std::string("MPI_") + call + ": AdaComp";
+  CHECK(is_adacomp_error(rc), "%s returned %d", call, rc);
+  CHECK(text.find(want) != std::string::npos, "no '%s' in: %s", want.c_str(), text.c_str());
+  CHECK(text.find("frame header does not verify") != std::string::npos,
+        "no reason in: %s", text.c_str());
+  if (std::string(call) != "Recv")
+    CHECK(text.find("MPI_Recv") == std::string::npos, "%s reported as MPI_Recv: %s", call,
+          text.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const int n = 40000, next = (rank + 1) % size, prev = (rank - 1 + size) % size;
+  std::vector<double> in(n, 2.0 + rank), out(n);
+  int rc = MPI_SUCCESS;
+
+  MPI_Request r;
+  std::string text = captured([&] {
+    MPI_Irecv(out.data(), n, MPI_DOUBLE, prev, 1, comm, &r);
+    MPI_Send(in.data(), n, MPI_DOUBLE, next, 1, comm);
+    rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+  });
+  expect_named(text, "Wait", rc);
+
+  text = captured([&] {
+    MPI_Irecv(out.data(), n, MPI_DOUBLE, prev, 2, comm, &r);
+    MPI_Send(in.data(), n, MPI_DOUBLE, next, 2, comm);
+    int flag = 0;
+    do rc = MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    while (rc == MPI_SUCCESS && !flag);
+  });
+  expect_named(text, "Test", rc);
+
+  text = captured([&] {
+    MPI_Request rs[2];
+    MPI_Irecv(out.data(), n, MPI_DOUBLE, prev, 3, comm, &rs[0]);
+    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 3, comm, &rs[1]);
+    rc = MPI_Waitall(2, rs, MPI_STATUSES_IGNORE);
+  });
+  expect_named(text, "Waitall", rc);
+
+  text = captured([&] {
+    MPI_Request s;
+    MPI_Message msg;
+    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 4, comm, &s);
+    MPI_Mprobe(prev, 4, comm, &msg, MPI_STATUS_IGNORE);
+    rc = MPI_Mrecv(out.data(), n, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+  });
+  expect_named(text, "Mrecv", rc);
+
+  text = captured([&] {
+    MPI_Request s;
+    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 5, comm, &s);
+    rc = MPI_Recv(out.data(), n, MPI_DOUBLE, prev, 5, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+  });
+  expect_named(text, "Recv", rc);
+
+  MPI_Comm_free(&comm);
+  return finish_test("p2p_error_names");
+}

@@ -1,0 +1,89 @@
+// Tier choice without MPI: the four-tier thresholds per mode, lossy only
+// for floats under a bound, overrides, the compressed range, pipeline
+// chunks and the codec of each tier.
+#include "policy/tier.h"
+#include "unit.h"
+#include "wire/frame.h"
+
+using namespace adacomp;
+
+namespace {
+
+bool is(TierChoice t, Tier tier, bool pipelined = false) {
+  return t.tier == tier && t.pipelined == pipelined;
+}
+
+void tiers() {
+  Config c;  // T1 64K, T2 1M, T3 4M; no bound yet
+  const size_t t1 = c.threshold_lossless, t2 = c.threshold_lossy, t3 = c.threshold_pipeline;
+  const ElemKind f64 = ElemKind::f64, bytes = ElemKind::bytes;
+  EXPECT(is(choose_tier(c, Mode::adaptive, t1 - 1, f64), Tier::raw));
+  EXPECT(is(choose_tier(c, Mode::adaptive, t1, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossless));  // no bound: no lossy
+  EXPECT(is(choose_tier(c, Mode::lossy, t3, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, Mode::raw, t3, f64), Tier::raw));
+  c.abs_error_bound = 1e-3;
+  EXPECT(is(choose_tier(c, Mode::adaptive, t2 - 1, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));
+  EXPECT(is(choose_tier(c, Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
+  EXPECT(is(choose_tier(c, Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
+  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossy));      // adaptive: never pipelined
+  EXPECT(is(choose_tier(c, Mode::pipelined, t3 - 1, f64), Tier::lossy));
+  EXPECT(is(choose_tier(c, Mode::pipelined, t3, f64), Tier::lossy, true));
+  EXPECT(is(choose_tier(c, Mode::pipelined, t3, bytes), Tier::lossless, true));
+  EXPECT(is(choose_tier(c, Mode::lossy, t1, f64), Tier::lossy));  // forced modes: from T1
+  EXPECT(is(choose_tier(c, Mode::lossy, t1, bytes), Tier::lossless));
+  EXPECT(is(choose_tier(c, Mode::lossless, t3, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, Mode::lossless, t1 - 1, f64), Tier::raw));
+  c.threshold_lossless = kNever;  // "never" from adacomp-calibrate
+  EXPECT(is(choose_tier(c, Mode::adaptive, ~size_t{0} - 1, f64), Tier::raw));
+}
+
+void overrides_and_ranges() {
+  Override o;
+  EXPECT(parse_override(nullptr, &o) && o == Override::none);
+  EXPECT(parse_override("adaptive-pipelined", &o) && o == Override::adaptive_pipelined);
+  EXPECT(parse_override("raw", &o) && o == Override::raw);
+  EXPECT(!parse_override("Raw", &o) && !parse_override("", &o));
+  Config c;
+  EXPECT(!in_compressed_range(c, Override::none, c.threshold_lossless - 1));
+  EXPECT(in_compressed_range(c, Override::none, c.threshold_lossless));
+  EXPECT(!in_compressed_range(c, Override::raw, c.threshold_lossless));
+  EXPECT(in_compressed_range(c, Override::none, kMaxFramePayload));
+  EXPECT(!in_compressed_range(c, Override::none, kMaxFramePayload + 1));  // one frame at most
+  c.mode = Mode::raw;
+  EXPECT(!in_compressed_range(c, Override::lossless, c.threshold_lossless));
+}
+
+void chunks_and_codecs() {
+  Config c;  // 512K chunks
+  EXPECT(pipeline_chunks(c, 0) == 1 && pipeline_chunks(c, 1) == 1);
+  EXPECT(pipeline_chunks(c, 512 * 1024) == 1 && pipeline_chunks(c, 512 * 1024 + 1) == 2);
+  EXPECT(pipeline_chunks(c, size_t{1} << 40) == 1024);
+  c.pipeline_chunk_bytes = 0;
+  c.pipeline_chunks = 7;
+  EXPECT(pipeline_chunks(c, 100) == 7);
+
+  Config d;  // auto: fpc for floats, zstd for bytes; lossy codec for floats only
+  EXPECT(codec_for(d, Tier::lossless, ElemKind::f64).id == CodecId::fpc);
+  EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::zstd);
+  EXPECT(codec_for(d, Tier::lossy, ElemKind::f32).id == CodecId::quant);
+  EXPECT(codec_for(d, Tier::lossy, ElemKind::bytes).id == CodecId::zstd);
+  d.lossless_auto = false;
+  d.lossless_codec = CodecId::bitplane;  // float-only: integers still go to zstd
+  EXPECT(codec_for(d, Tier::lossless, ElemKind::f32).id == CodecId::bitplane);
+  EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::zstd);
+  d.lossless_codec = CodecId::lz4;
+  EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::lz4);
+  d.lossy_codec = CodecId::to_f32;
+  EXPECT(codec_for(d, Tier::lossy, ElemKind::f64).id == CodecId::to_f32);
+}
+
+}  // namespace
+
+int main() {
+  tiers();
+  overrides_and_ranges();
+  chunks_and_codecs();
+  return unit::finish("policy tier");
+}
