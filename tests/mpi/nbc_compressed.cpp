@@ -19,10 +19,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -502,6 +504,9 @@ void blocked_peer(MPI_Comm comm, bool barrier) {
   const int n = 40001;
   std::vector<int> in(n), out(n);
   for (int i = 0; i < n; ++i) in[i] = (i % 1000) * (rank + 1);
+  // Rank 0 starts late, so nothing of it has arrived when rank 1 enters
+  // MPI_Recv: only a Recv that keeps advancing the schedule lets it finish.
+  if (rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   MPI_Request req;
   MPI_Iallreduce(in.data(), out.data(), n, MPI_INT, MPI_SUM, comm, &req);
   int token = rank == 0 ? 7 : 0;
