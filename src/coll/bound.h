@@ -18,4 +18,11 @@ namespace adacomp {
 double hop_bound(const Plan& plan, const void* data, size_t count, MPI_Comm agree,
                  int compressions, int additions);
 
+// hop_bound in two halves, for callers that agree without blocking
+// (coll/nonblocking.cpp): this rank's finite range as {-lo, hi}, to be
+// MAX-reduced over the ranks; then the bound from the agreed range.
+void local_range(const Plan& plan, const void* data, size_t count, double range[2]);
+double bound_from_range(const Plan& plan, const double range[2], int ranks, int compressions,
+                        int additions);
+
 }  // namespace adacomp

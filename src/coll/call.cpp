@@ -1,5 +1,8 @@
 #include "coll/call.h"
 
+#include <vector>
+
+#include "coll/schedule.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
 
@@ -48,7 +51,14 @@ size_t received_bytes(const MPI_Status& st) {
 }
 }  // namespace
 
+// While nonblocking collectives are outstanding a blocking wait keeps
+// advancing them: a peer may be waiting for one of them before it can take
+// part in this call.
 void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
+  if (collectives_outstanding()) {
+    while (!test_all(n, reqs, recv_bytes)) progress_collectives();
+    return;
+  }
   MPI_Status st[8];
   for (int i = 0; i < n; i += 8) {
     int m = n - i < 8 ? n - i : 8;
@@ -56,6 +66,19 @@ void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
     if (!recv_bytes) continue;
     for (int j = 0; j < m; ++j) recv_bytes[i + j] = received_bytes(st[j]);
   }
+}
+
+// One Testall over the whole array: a partly done array reports nothing, so
+// the byte counts come from the statuses of the call that completes it.
+bool CompressedCall::test_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
+  std::vector<MPI_Status> st(recv_bytes ? n : 0);
+  int done = 0;
+  const int rc = PMPI_Testall(n, reqs, &done, recv_bytes ? st.data() : MPI_STATUSES_IGNORE);
+  errors_.mpi(rc);
+  if (rc != MPI_SUCCESS) return true;  // remembered; waiting on would never end
+  if (done && recv_bytes)
+    for (int j = 0; j < n; ++j) recv_bytes[j] = received_bytes(st[j]);
+  return done;
 }
 
 bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {

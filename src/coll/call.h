@@ -51,8 +51,11 @@ class CompressedCall {
   void wait_all(int n, MPI_Request* reqs, size_t* recv_bytes = nullptr);
   // Completes a receive if it has arrived (progressing MPI meanwhile).
   bool test(MPI_Request* req, size_t* recv_bytes);
+  // Completes all n requests if all are done, like wait_all.
+  bool test_all(int n, MPI_Request* reqs, size_t* recv_bytes = nullptr);
 
   // Reports failures; in the adaptive policy also records this call's time.
+  // A nonblocking call finishes when the application completes its request.
   int finish();
   // The same, first reporting `rc` of a PMPI stage of the call.
   int finish_with(int rc) {

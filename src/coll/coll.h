@@ -15,6 +15,17 @@ CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
                   int root, MPI_Comm comm);
 CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
+// src/coll/nonblocking.cpp: the nonblocking forms (engine: coll/schedule.h).
+CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm, MPI_Request* request);
+CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Request* request);
+CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm, MPI_Request* request);
+CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request* request);
+
 // src/coll/reduce_scatter.cpp
 CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm);
@@ -45,6 +56,12 @@ CallResult alltoallv(const void* sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
 #if MPI_VERSION >= 4
+// MPI-4 persistent forms (src/coll/nonblocking.cpp), started by MPI_Start.
+CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request* request);
+
 // MPI-4 large-count forms, beside their classic forms. Allreduce_c,
 // Reduce_c and Bcast_c narrow to the classic forms (src/interpose/mpi_calls.txt).
 CallResult reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "coll/schedule.h"
 #include "policy/gate.h"
 #include "runtime/args.h"
 #include "runtime/runtime.h"
@@ -34,12 +35,15 @@ bool one_node_pass(const GateVerdict& v) {
 }
 
 // The policy's verdict once the tier is known: state, layout, model slot.
-bool decide(OpKind operation, MPI_Comm comm, bool adaptive, Plan* plan) {
+// `nonblocking`: see plan_nonblocking.
+bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* plan) {
   const Config& cfg = config();
-  plan->state = comm_state(comm);
+  if (adaptive && nonblocking) return false;
+  plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
   if (!plan->state) return false;
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
+  if (nonblocking && plan->layout != Layout::flat) return false;
   if (adaptive) {
     // Inside one node only a calibration that found coding worthwhile
     // lets the model try; otherwise the call passes through untimed.
@@ -55,7 +59,7 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, Plan* plan) {
 }
 
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                 bool reduction, Plan* plan) {
+                 bool reduction, bool nonblocking, Plan* plan) {
   // Cheap checks first: the common small message leaves before any query
   // but the size, and bad arguments go to PMPI, which reports them.
   if (count <= 0 || type == MPI_DATATYPE_NULL || switched_off(comm)) return false;
@@ -71,7 +75,7 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
   if (intercommunicator(comm)) return false;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, plan);
+  return decide(operation, comm, v.adaptive, nonblocking, plan);
 }
 
 thread_local Plan t_declined;  // valid while t_timed
@@ -81,15 +85,24 @@ thread_local bool t_timed = false;
 
 bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan) {
-  return plan_common(operation, comm, count, type, op, true, plan);
+  settle_collectives(comm);
+  return plan_common(operation, comm, count, type, op, true, false, plan);
 }
 
 bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
-  return plan_common(operation, comm, count, type, MPI_OP_NULL, false, plan);
+  settle_collectives(comm);
+  return plan_common(operation, comm, count, type, MPI_OP_NULL, false, false, plan);
+}
+
+bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+                      Plan* plan) {
+  if (!config().nonblocking) return false;
+  return plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan);
 }
 
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    Plan* plan) {
+  settle_collectives(comm);
   if (switched_off(comm)) return false;
   // The v calls are coded where any block is large enough: the gate at the
   // smallest coded size.
@@ -99,7 +112,7 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   if (v.tier.tier == Tier::raw || one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, plan);
+  return decide(operation, comm, v.adaptive, false, plan);
 }
 
 bool codes_transfer(size_t bytes) {

@@ -41,6 +41,9 @@ struct Plan {
 // size is known, so a small message leaves at once; bad arguments are
 // declined too, and PMPI reports them with MPI's own error class.
 
+// The blocking gates first complete the nonblocking collectives outstanding
+// on `comm` (settle_collectives, coll/schedule.h).
+
 // A reduction: commutative op, contiguous predefined type, intracommunicator.
 bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                     Plan* plan);
@@ -50,6 +53,21 @@ bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype typ
 // decides the codec, which travels in the frames; the path itself depends on
 // sizes only.
 bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
+
+// The gate of the nonblocking forms (MPI_Iallreduce, MPI_Ibcast, ...): the
+// same decision as plan_reduction (op given) or plan_movement (op
+// MPI_OP_NULL), restricted to what can be decided without blocking, which
+// every rank still decides alike. False, and the call passes through, when
+//  - ADACOMP_NONBLOCKING is off (the default; docs/nonblocking.md);
+//  - the adaptive policy decides (its agreement is a blocking collective):
+//    nonblocking calls are compressed only in the forced modes;
+//  - the communicator has no library state yet (creating it duplicates the
+//    communicator, a blocking collective): its first compressed collective
+//    is a blocking one;
+//  - the call would be node-aware (its node stages are further collectives
+//    that the engine would have to order across outstanding calls).
+bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+                      Plan* plan);
 
 // The pairwise data-movement collectives: `block_bytes` is a size every rank
 // knows alike, the block of the regular calls; the v calls (`varied`) have

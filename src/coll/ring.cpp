@@ -1,34 +1,18 @@
 #include "coll/ring.h"
 
-#include <algorithm>
-
 #include "runtime/scratch.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
 
-// One ring over the call's group: this rank, its neighbours, and the byte
-// geometry of the P blocks of a vector, each cut into K chunks of at most
-// `cap` frame bytes.
-struct Ring {
+// One ring over the call's group: this rank, its neighbours, and the
+// geometry of its blocks with at most `cap` frame bytes per chunk.
+struct Ring : RingGeometry {
   Ring(const CompressedCall& call, const ReduceArgs& args)
-      : a(args), chunks(call.plan.chunks), p(call.group.size), r(call.group.rank),
+      : RingGeometry{args, call.plan.chunks}, p(call.group.size), r(call.group.rank),
         left((r - 1 + p) % p), right((r + 1) % p), cap(chunk_capacity()) {}
-  const ReduceArgs& a;
-  const int chunks, p, r, left, right;
+  const int p, r, left, right;
   const size_t cap;
-  size_t chunk_offset(int b, int c) const {
-    return (a.blocks[b].offset + block_begin(a.blocks[b].count, chunks, c)) * a.elem_size;
-  }
-  size_t chunk_bytes(int b, int c) const {
-    return block_count(a.blocks[b].count, chunks, c) * a.elem_size;
-  }
-  size_t chunk_capacity() const {
-    size_t widest = 0;
-    for (const RingBlock& b : a.blocks) widest = std::max(widest, b.count);
-    return frame_capacity(max_block_count(widest, chunks) * a.elem_size);
-  }
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 // are decoded while later ones travel. One chunk is the unpipelined case.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <mpi.h>
 
 #include "coll/call.h"
+#include "wire/frame.h"
 
 namespace adacomp {
 
@@ -26,6 +28,23 @@ struct ReduceArgs {
   MPI_Datatype type;
   MPI_Op op;
   std::vector<RingBlock> blocks;  // one per rank, disjoint, in any order
+};
+
+// Byte geometry of the P blocks of a vector, each cut into K chunks.
+struct RingGeometry {
+  const ReduceArgs& a;
+  int chunks;
+  size_t chunk_offset(int b, int c) const {
+    return (a.blocks[b].offset + block_begin(a.blocks[b].count, chunks, c)) * a.elem_size;
+  }
+  size_t chunk_bytes(int b, int c) const {
+    return block_count(a.blocks[b].count, chunks, c) * a.elem_size;
+  }
+  size_t chunk_capacity() const {
+    size_t widest = 0;
+    for (const RingBlock& b : a.blocks) widest = std::max(widest, b.count);
+    return frame_capacity(max_block_count(widest, chunks) * a.elem_size);
+  }
 };
 
 // P nearly equal blocks in vector order: the Allreduce's partition.

@@ -1,6 +1,7 @@
 // What the generated entry points (tools/gen_entries.py, from
 // src/interpose/mpi_calls.txt) share: the implementations they call, the
-// pass-through when one declines, the narrowing large-count twins, and a
+// engine of the nonblocking collectives they advance, the pass-through when
+// one declines, the narrowing large-count twins, and a
 // call's payload size for the report.
 #pragma once
 
@@ -10,6 +11,8 @@
 
 #include "coll/coll.h"
 #include "coll/plan.h"
+#include "coll/schedule.h"
+#include "interpose/completion.h"
 #include "interpose/lifecycle.h"
 #include "p2p/p2p.h"
 #include "runtime/call_result.h"

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include "coll/schedule.h"
 #include "p2p/p2p.h"
 #include "runtime/runtime.h"
 
@@ -26,6 +27,7 @@ int init_thread(int* argc, char*** argv, int required, int* provided) {
 }
 
 int finalize() {
+  drain_collectives();
   p2p_finalize();
   runtime_stop();
   return PMPI_Finalize();

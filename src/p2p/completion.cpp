@@ -1,6 +1,8 @@
-// Completion: the Wait and Test families, Start, Request_free and
-// Request_get_status. The library's requests are finished here (frames
-// decoded, dual receives resolved); every other request goes to PMPI.
+// Completion of the library's point-to-point requests: the Wait and Test
+// families, Start, Request_free and Request_get_status (namespace p2p; the
+// intercepted calls are interpose/completion.cpp's). The library's requests
+// are finished here (frames decoded, dual receives resolved); a call over
+// none of them is declined.
 #include <thread>
 
 #include "p2p/internal.h"
@@ -233,6 +235,8 @@ CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* stat
   return complete(handle, p, s, true, rc != MPI_SUCCESS, op);
 }
 
+namespace p2p {
+
 CallResult wait(MPI_Request* req, MPI_Status* status) { return wait_as("Wait", req, status); }
 CallResult test(MPI_Request* req, int* flag, MPI_Status* status) {
   return test_as("Test", req, flag, status);
@@ -284,15 +288,6 @@ CallResult start(MPI_Request* req) {
   return rc;
 }
 
-CallResult startall(int n, MPI_Request reqs[]) {
-  int rc = MPI_SUCCESS;
-  for (int i = 0; i < n; ++i) {
-    int r = or_pmpi(start(&reqs[i]), [&] { return PMPI_Start(&reqs[i]); });
-    if (rc == MPI_SUCCESS) rc = r;
-  }
-  return rc;
-}
-
 CallResult request_free(MPI_Request* req) {
   Pending* p = take_pending(*req);
   if (!p) return kDeclined;
@@ -334,4 +329,5 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   return rc;
 }
 
+}  // namespace p2p
 }  // namespace adacomp

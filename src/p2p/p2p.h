@@ -61,6 +61,11 @@ CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI
 MPI_Fint message_c2f(MPI_Message msg);
 MPI_Message message_f2c(MPI_Fint msg);
 
+// The completion family over the library's point-to-point requests; any
+// other request is declined. The intercepted calls themselves
+// (interpose/completion.cpp) combine these with the nonblocking collectives'
+// requests, hence their own namespace.
+namespace p2p {
 CallResult wait(MPI_Request* req, MPI_Status* status);
 CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
 CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);
@@ -70,9 +75,9 @@ CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
 CallResult testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
 CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
 CallResult start(MPI_Request* req);
-CallResult startall(int n, MPI_Request reqs[]);
 CallResult request_free(MPI_Request* req);
 CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
+}  // namespace p2p
 
 // Communicator constructors: PMPI, then the new communicator's p2p state.
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);

@@ -225,6 +225,8 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
     {"ADACOMP_INTERSTEP_MEMORY", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
+    {"ADACOMP_NONBLOCKING", "on|off",
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.nonblocking); }},
     {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.init_timeout_s) && c.init_timeout_s > 0;
@@ -405,7 +407,8 @@ std::string config_fingerprint(const Config& c) {
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
     << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
-    << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy) << ";nodes=";
+    << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy)
+    << ";nonblocking=" << c.nonblocking << ";nodes=";
   for (int n : c.node_map) f << n << ",";
   return f.str();
 }

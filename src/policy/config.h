@@ -77,6 +77,10 @@ struct Config {
   // messages it sends (a receiver keeps at most this much per sender).
   bool interstep = true;
   size_t interstep_memory = 64 * 1024 * 1024;
+  // Compressed nonblocking collectives (MPI_Iallreduce, ...; docs/nonblocking.md).
+  // Off by default: a rank blocked in an MPI call the library does not
+  // intercept does not advance them, which a correct program may rely on.
+  bool nonblocking = false;
   int verbose = 0;
   double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty

@@ -41,6 +41,9 @@ struct CommState {
   P2PCommPtr p2p_part{nullptr, nullptr};
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
+  // Nonblocking collectives started on this communicator: each one's tags
+  // (coll/schedule.h). Ranks start them in the same order, so they agree.
+  unsigned nonblocking_started = 0;
 };
 
 // Creates the attribute key; call once after MPI is initialised.

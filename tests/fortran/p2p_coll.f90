@@ -8,7 +8,7 @@ program fortran_p2p_coll
   integer, parameter :: n = 20000
   integer :: ierr, rank, nprocs, nxt, prv, i, fails, cnt, half, hrank, hsize
   integer :: status(MPI_STATUS_SIZE), reqs(2), statuses(MPI_STATUS_SIZE, 2)
-  double precision, allocatable :: a(:), b(:), g(:)
+  double precision, allocatable :: a(:), b(:), c(:), g(:)
   integer, allocatable :: ia(:), ib(:)
   double precision :: expect
 
@@ -18,7 +18,7 @@ program fortran_p2p_coll
   nxt = mod(rank + 1, nprocs)
   prv = mod(rank - 1 + nprocs, nprocs)
   fails = 0
-  allocate(a(n), b(n), g(n * nprocs), ia(n * nprocs), ib(n * nprocs))
+  allocate(a(n), b(n), c(n), g(n * nprocs), ia(n * nprocs), ib(n * nprocs))
 
   ! Send/Recv round the ring, status and count.
   do i = 1, n
@@ -75,6 +75,22 @@ program fortran_p2p_coll
                                  MPI_COMM_WORLD, ierr)
   if (rank /= 0) call MPI_Reduce(a, b, n, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. b(3) /= 3d0 + nprocs - 1) call fail(fails, 10)
+
+  ! Nonblocking Iallreduce and Ibcast (compressed: docs/nonblocking.md),
+  ! completed by Waitall; Iallreduce in place by Wait.
+  c = 0
+  if (rank == 0) c = a
+  call MPI_Iallreduce(a, b, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Ibcast(c, n, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitall(2, reqs, statuses, ierr)
+  if (b(5) /= expect .or. reqs(1) /= MPI_REQUEST_NULL) call fail(fails, 16)
+  if (c(9) /= 9d0) call fail(fails, 17)
+  b = a
+  call MPI_Iallreduce(MPI_IN_PLACE, b, n, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, &
+                      reqs(1), ierr)
+  call MPI_Wait(reqs(1), status, ierr)
+  if (b(5) /= expect .or. b(n) /= nprocs * dble(mod(n, 97)) + nprocs * (nprocs - 1) / 2) &
+    call fail(fails, 18)
 
   ! Allgather, Alltoall, Gather with MPI_IN_PLACE at the root, Scatter.
   do i = 1, n

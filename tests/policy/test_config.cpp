@@ -59,7 +59,9 @@ void defaults_and_values() {
   Config c;
   std::string error;
   EXPECT(load("", {}, &c, &error) && error.empty());
-  EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && !c.lossy_enabled());
+  EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && !c.lossy_enabled() &&
+         !c.nonblocking);
+  EXPECT(load("", {"ADACOMP_NONBLOCKING=on"}, &c, &error) && c.nonblocking);
   EXPECT(c.threshold_lossless == 64 * 1024 && c.threshold_lossy == 1024 * 1024);
   EXPECT(load("", {"ADACOMP_MODE=lossless", "ADACOMP_THRESHOLD_LOSSLESS=2K",
                    "ADACOMP_LOSSLESS_CODEC=bitplane", "ADACOMP_ZSTD_LEVEL=-7",
@@ -121,6 +123,7 @@ void errors() {
       {"ADACOMP_NODE_MAP=1,,2", "comma-separated"},
       {"ADACOMP_NODE_MAP=2,", "comma-separated"},
       {"ADACOMP_XOR=1", "on|off"},
+      {"ADACOMP_NONBLOCKING=yes", "on|off"},
       {"ADACOMP_VERBOSE=3", "0, 1 or 2"},
       {"ADACOMP_INIT_TIMEOUT=0", "more than 0"},
       {"ADACOMP_FAULT=all", "corrupt-frames|none"},

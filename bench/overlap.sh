@@ -1,0 +1,39 @@
+#!/bin/bash
+# Overlap benchmark (issue 14): an MPI_Iallreduce started before independent
+# computation of about its plain transfer time, waited for after it, on a
+# tc-shaped loopback at 1 and 10 Gbit/s (2 ranks). Side by side: plain MPI
+# and AdaComp lossless, each with the computation in one piece and in slices
+# with an MPI_Test between them (AdaComp's engine advances inside MPI calls
+# only). Writes docs/bench/overlap-<flavor>.txt. Run it on an idle machine.
+#   bench/overlap.sh [openmpi|mpich] [bytes, default 8M] [reps, default 10] [polls, default 8]
+set -euo pipefail
+flavor=${1:-openmpi}
+bytes=${2:-8M}
+reps=${3:-10}
+polls=${4:-8}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build/$flavor
+[ -x "$build/bench/adacomp-overlap" ] || "$root/tools/build.sh" "$flavor" >/dev/null
+source "$root/tools/netns.sh"
+out=$root/docs/bench
+mkdir -p "$out"
+report=$out/overlap-$flavor.txt
+: >"$report"
+bench=("$build/bench/adacomp-overlap" --bytes "$bytes" --reps "$reps")
+# Nonblocking collectives are compressed in the forced modes only (the
+# adaptive policy's agreement would block): lossless, every size.
+library=(env ADACOMP_NONBLOCKING=on ADACOMP_MODE=lossless ADACOMP_THRESHOLD_LOSSLESS=0 "$build/adacomp")
+for rate in 1gbit 10gbit; do
+  ns=adacomp-overlap-$$-$rate
+  trap 'netns_down $ns' EXIT
+  netns_up "$ns" "$rate"
+  for p in 0 "$polls"; do
+    for who in plain adacomp; do
+      cmd=("${bench[@]}" --polls "$p")
+      [ "$who" = adacomp ] && cmd=("${library[@]}" "${cmd[@]}")
+      line=$(mpirun_in_ns "$ns" "$flavor" 2 "${cmd[@]}" | grep '^median')
+      printf '%-7s %-8s polls %-3s %s\n' "$rate" "$who" "$p" "$line" | tee -a "$report"
+    done
+  done
+  netns_down "$ns"
+done

@@ -1,0 +1,122 @@
+// The progress engine of the compressed nonblocking collectives.
+//
+// A compressed nonblocking collective is a Schedule: a state machine that
+// posts its point-to-point messages on the communicator's private duplicate,
+// codes, decodes and reduces as they complete, and never blocks. The
+// application holds a generalized request (PMPI_Grequest_start) for it; the
+// engine completes that request (PMPI_Grequest_complete) when the schedule
+// is done, so PMPI's own Wait/Test over mixed arrays sees it.
+//
+// Progress is driven by the library, never by a thread of its own:
+//  - on entry to every intercepted MPI call (one relaxed atomic load when
+//    nothing is outstanding);
+//  - in the Wait/Test family and the intercepted blocking point-to-point
+//    calls, which poll while anything is outstanding
+//    (interpose/completion.cpp, interpose/polled.cpp);
+//  - inside the library's blocking compressed collectives while they wait.
+// A rank blocked in an MPI call the library does not intercept does not
+// advance its schedules meanwhile, hence ADACOMP_NONBLOCKING (off by
+// default; docs/nonblocking.md).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <mpi.h>
+
+#include "runtime/call_result.h"
+#include "runtime/comm_state.h"
+
+namespace adacomp {
+
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  // Does whatever is ready without blocking; true once the collective is
+  // done on this rank (result in place, its own messages complete).
+  virtual bool advance() = 0;
+  // Reports a failure through the application's error handler and returns
+  // the code for the call that completes the request.
+  virtual int finish() = 0;
+};
+
+// A persistent collective (MPI-4): the application's request is a
+// persistent zero-byte receive from this rank itself on the private
+// communicator (so MPI_Start, the Wait/Test family and mixed arrays treat it
+// as MPI does any persistent request); each MPI_Start posts it and runs a
+// fresh schedule from the plan made at init, whose end sends the zero-byte
+// message that completes it.
+class Persistent {
+ public:
+  virtual ~Persistent() = default;
+  // The schedule of one start (its buffers read now, as MPI_Start does).
+  virtual std::unique_ptr<Schedule> start() = 0;
+};
+
+// Makes `*request` the persistent request of `p`, a collective on `comm`
+// whose private communicator is `state`.
+int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,
+                    MPI_Request* request);
+// MPI_Start of a request init_persistent made; kDeclined for any other.
+CallResult collective_start(MPI_Request* req);
+
+// Tag of the next nonblocking collective on `s`: each outstanding call has
+// its own, distinct from the blocking calls' (coll/call.h), so their
+// messages never match another call's.
+int next_collective_tag(CommState& s);
+
+// Hands the application a generalized request for `s`, a collective on
+// the application's `comm`, and advances it once.
+int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request);
+
+extern std::atomic<int> g_outstanding_collectives;
+void progress_collectives_slow();
+
+inline bool collectives_outstanding() {
+  return g_outstanding_collectives.load(std::memory_order_relaxed) != 0;
+}
+// Advances every outstanding schedule this thread can get at.
+inline void progress_collectives() {
+  if (collectives_outstanding()) progress_collectives_slow();
+}
+
+void settle_collectives_slow(MPI_Comm comm);
+// Every blocking collective on `comm` first completes the nonblocking ones
+// outstanding on it (the gates in coll/plan.h call this). Every rank starts
+// those before this call, so waiting for them cannot deadlock a correct
+// program, while a rank blocked in this call's PMPI form would no longer
+// advance them for peers still waiting in theirs.
+inline void settle_collectives(MPI_Comm comm) {
+  if (collectives_outstanding()) settle_collectives_slow(comm);
+}
+
+// Completes outstanding schedules whose requests the application freed
+// (they still owe their peers messages); before the private communicators go.
+void drain_collectives();
+
+// ---- for the Wait/Test family (interpose/completion.cpp) ----
+// True when a Wait/Test-family call over `reqs` involves the engine: some
+// collective is outstanding (a wait must then keep advancing it, as a peer
+// may need it first), or one of the requests is the engine's.
+bool collectives_involved(int n, const MPI_Request reqs[]);
+
+struct Finished {
+  int index;  // in the request array
+  int rc;     // the collective's outcome, already through the error handler
+};
+// One pass of a completion call: the engine advanced, then `test_form` (the
+// Test form of the call over the same array, returning its code into *rc),
+// where `completed_by_form(i)` tells whether it completed request i. Returns
+// the engine's requests that the pass completed, with their outcomes.
+std::vector<Finished> collective_pass(int n, MPI_Request reqs[],
+                                      const std::function<int()>& test_form,
+                                      const std::function<bool(int)>& completed_by_form, int* rc);
+
+// Freeing an active collective request (erroneous in MPI, so made safe):
+// the schedule still runs to the end, as its peers need, then is dropped.
+// kDeclined: not the engine's request.
+CallResult collective_request_free(MPI_Request* req);
+
+}  // namespace adacomp
