@@ -60,10 +60,10 @@ int main(int argc, char** argv) {
   adacomp_get_stats(stats_op, &after);
 
   const double calls = double(after.compressed_calls - before.compressed_calls);
-  // ADACOMP_SCALE_PHASES=1: each rank's real coding time per compressed call
+  // SCALE_PHASES=1: each rank's real coding time per compressed call
   // (the library's own clock, wall time), to set against the simulated time
   // (docs/scale.md, "Validation").
-  if (std::getenv("ADACOMP_SCALE_PHASES") && calls > 0)
+  if (std::getenv("SCALE_PHASES") && calls > 0)
     std::fprintf(stderr, "phases,rank %d,encode s %.6f,decode s %.6f per call\n", rank,
                  (after.seconds_compress - before.seconds_compress) / calls,
                  (after.seconds_decompress - before.seconds_decompress) / calls);
