@@ -127,10 +127,10 @@ void sends_code_only_between_nodes() {
 // MPI_ANY_SOURCE where some senders share this rank's node (their messages
 // come straight through MPI) and some do not (framed on the private
 // communicator): every receive form must take each message exactly once.
-// (SMPI has no matched probes: its build defines NO_MATCHED_PROBE and leaves
-// out the last phase.)
+// (SMPI has no matched probes: its build defines SMPI_GAPS and leaves out the
+// last phase.)
 void any_source_from_everyone() {
-#ifdef NO_MATCHED_PROBE
+#ifdef SMPI_GAPS
   const int phases = 4;
 #else
   const int phases = 5;
