@@ -34,7 +34,7 @@ namespace {
 // `additions` ops.
 class BoundAgreement {
  public:
-  // `codes`: the call may reduce on codes, a ring of `ring_members` flat ranks.
+  // `codes`: the call is a codes candidate, a flat ring over every rank.
   void start(const Plan& plan, const void* data, size_t count, int compressions, int additions,
              bool codes = false) {
     if (plan.tier.tier != Tier::lossy) return;
@@ -111,9 +111,9 @@ class Ring : public Schedule {
     if (bound_.grid().on) {
       if (!codes_) {
         const size_t total = plan_.bytes / plan_.type.size;
-        codes_memory_.resize(CodesRing::memory_bytes(call_, total));
+        codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
         codes_ = std::make_unique<CodesRing>(call_, args_.acc, total, bound_.grid(), tag_,
-                                             codes_memory_.data());
+                                             codes_memory_.get());
       }
       return codes_->advance(false);
     }
@@ -214,7 +214,7 @@ class Ring : public Schedule {
   std::vector<size_t> got_;
   uint8_t* const out_;
   BoundAgreement bound_;
-  std::vector<uint8_t> codes_memory_;
+  std::unique_ptr<uint8_t[]> codes_memory_;  // not zeroed: CodesRing writes before it reads
   std::unique_ptr<CodesRing> codes_;
   Phase phase_ = Phase::reduce_scatter;
   int step_ = 0, next_ = 0, pending_ = -1;

@@ -84,7 +84,8 @@ void run() {
 }  // namespace
 
 void progress_thread_start() {
-  if (!config().progress_thread) return;
+  // Without ADACOMP_NONBLOCKING there is never a schedule to advance.
+  if (!config().progress_thread || !config().nonblocking) return;
   int provided = MPI_THREAD_SINGLE, rank = 0;
   PMPI_Query_thread(&provided);
   if (provided != MPI_THREAD_MULTIPLE) {

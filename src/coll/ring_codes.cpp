@@ -9,12 +9,18 @@
 //
 // Agreement: one small PMPI_Allreduce (MAX) of the finite range and a
 // non-finite flag over every rank of the communicator, so every rank makes
-// the same choice. The call takes today's ring instead when any input
+// the same choice (the nonblocking Iallreduce carries the same view in its
+// own PMPI_Iallreduce and chooses with grid_from_view too). The call takes today's ring instead when any input
 // holds NaN or Inf (they must come out exactly as plain arithmetic gives
 // them, which integer codes cannot carry), when no grid fits the bound or
 // the int32 code range, or when the call is not a lossy SUM on f32/f64.
 // Node-aware layouts: the ring's inputs are node sums made by PMPI, whose
 // own rounding against the exact sum is taken from the bound first.
+//
+// The ring is one state machine (CodesRing) for the blocking call, which
+// runs it to the end at once with blocking waits, and for the schedules of
+// coll/nonblocking.cpp, which advance it as messages arrive: same messages,
+// same order, same codes, so the same bits.
 //
 // Wire: each ring chunk travels as one qgrid code payload (layout in
 // quant_grid.h), without a frame header: both ends know the chunk's
