@@ -44,13 +44,9 @@ void expect_named(const std::string& text, const char* call, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  start_test(&argc, &argv, &rank, &size);
+  MPI_Comm comm = error_returning_comm();
   const int n = 40000, next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   std::vector<double> in(n, 2.0 + rank), out(n);
   int rc = MPI_SUCCESS;
