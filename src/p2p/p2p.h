@@ -96,6 +96,10 @@ StartCall start;
 RequestFreeCall request_free;
 RequestGetStatusCall request_get_status;
 }  // namespace p2p
+// p2p::wait and p2p::test on behalf of the call `op` ("Recv", ...): the
+// errors they raise name it (the user's call, not the Wait or Test inside).
+CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
+CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
 
 // Communicator constructors: PMPI, then the new communicator's p2p state.
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);

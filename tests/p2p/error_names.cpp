@@ -1,7 +1,8 @@
 // Under ADACOMP_FAULT=corrupt-frames every coded frame arrives damaged: the
 // error each rank is told about must name the call the user made (MPI_Wait,
-// MPI_Test, MPI_Waitall, MPI_Mrecv, MPI_Recv), with the reason, and come
-// back through MPI_ERRORS_RETURN as an AdaComp error.
+// MPI_Test, MPI_Waitall, MPI_Mrecv, MPI_Recv, and MPI_Recv polled while a
+// nonblocking collective is outstanding), with the reason, and come back
+// through MPI_ERRORS_RETURN as an AdaComp error.
 #include <unistd.h>
 
 #include <cstdio>
@@ -38,6 +39,9 @@ void expect_named(const std::string& text, const char* call, int rc) {
         "no reason in: %s", text.c_str());
   if (std::string(call) != "Recv")
     CHECK(text.find("MPI_Recv") == std::string::npos, "%s reported as MPI_Recv: %s", call,
+          text.c_str());
+  if (std::string(call) != "Test")
+    CHECK(text.find("MPI_Test") == std::string::npos, "%s reported as MPI_Test: %s", call,
           text.c_str());
 }
 
@@ -93,6 +97,23 @@ int main(int argc, char** argv) {
     MPI_Wait(&s, MPI_STATUS_IGNORE);
   });
   expect_named(text, "Recv", rc);
+
+  // Rank 0 receives while its Iallreduce is outstanding (the others join
+  // the collective only afterwards, so it cannot finish meanwhile): its
+  // MPI_Recv runs polled (interpose/completion.h), and the error still
+  // names MPI_Recv, not the MPI_Test it polls with.
+  std::vector<double> sum(n);
+  MPI_Request coll = MPI_REQUEST_NULL;
+  if (rank == 0) MPI_Iallreduce(in.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm, &coll);
+  text = captured([&] {
+    MPI_Request s;
+    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 6, comm, &s);
+    rc = MPI_Recv(out.data(), n, MPI_DOUBLE, prev, 6, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+  });
+  expect_named(text, "Recv", rc);
+  if (rank != 0) MPI_Iallreduce(in.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm, &coll);
+  MPI_Wait(&coll, MPI_STATUS_IGNORE);  // its own frames are damaged too: an error
 
   MPI_Comm_free(&comm);
   return finish_test("p2p_error_names");
