@@ -15,19 +15,9 @@ namespace adacomp {
 // polls: the engine advanced and one Test-form pass over the array, until
 // done, so a rank waiting on anything keeps advancing the schedules its peers
 // may need. Otherwise the point-to-point form runs alone (its decline: PMPI).
-// The signatures are the point-to-point forms' (p2p/p2p.h).
-WaitCall wait;
-WaitallCall waitall;
-WaitanyCall waitany;
-WaitsomeCall waitsome;
-TestCall test;
-TestallCall testall;
-TestanyCall testany;
-TestsomeCall testsome;
-StartCall start;
+// The family is declared with the point-to-point forms' (p2p/p2p.h).
+ADACOMP_COMPLETION_FAMILY
 CallResult startall(int n, MPI_Request reqs[]);
-RequestFreeCall request_free;
-RequestGetStatusCall request_get_status;
 
 // The blocking point-to-point calls while nonblocking collectives are
 // outstanding (mpi_calls.txt flag `polled`): the call's nonblocking form

@@ -90,13 +90,17 @@ int main(int argc, char** argv) {
   });
   expect_named(text, "Mrecv", rc);
 
-  text = captured([&] {
-    MPI_Request s;
-    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 5, comm, &s);
-    rc = MPI_Recv(out.data(), n, MPI_DOUBLE, prev, 5, comm, MPI_STATUS_IGNORE);
-    MPI_Wait(&s, MPI_STATUS_IGNORE);
-  });
-  expect_named(text, "Recv", rc);
+  // MPI_Recv of a message on `tag` from the previous rank.
+  auto recv_named = [&](int tag) {
+    text = captured([&] {
+      MPI_Request s;
+      MPI_Isend(in.data(), n, MPI_DOUBLE, next, tag, comm, &s);
+      rc = MPI_Recv(out.data(), n, MPI_DOUBLE, prev, tag, comm, MPI_STATUS_IGNORE);
+      MPI_Wait(&s, MPI_STATUS_IGNORE);
+    });
+    expect_named(text, "Recv", rc);
+  };
+  recv_named(5);
 
   // Rank 0 receives while its Iallreduce is outstanding (the others join
   // the collective only afterwards, so it cannot finish meanwhile): its
@@ -105,13 +109,7 @@ int main(int argc, char** argv) {
   std::vector<double> sum(n);
   MPI_Request coll = MPI_REQUEST_NULL;
   if (rank == 0) MPI_Iallreduce(in.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm, &coll);
-  text = captured([&] {
-    MPI_Request s;
-    MPI_Isend(in.data(), n, MPI_DOUBLE, next, 6, comm, &s);
-    rc = MPI_Recv(out.data(), n, MPI_DOUBLE, prev, 6, comm, MPI_STATUS_IGNORE);
-    MPI_Wait(&s, MPI_STATUS_IGNORE);
-  });
-  expect_named(text, "Recv", rc);
+  recv_named(6);
   if (rank != 0) MPI_Iallreduce(in.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm, &coll);
   MPI_Wait(&coll, MPI_STATUS_IGNORE);  // its own frames are damaged too: an error
 
