@@ -94,7 +94,7 @@ bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {
 }
 
 int CompressedCall::finish() {
-  record_time(plan, PMPI_Wtime() - start_);
+  record_time(plan.state, plan.model, PMPI_Wtime() - start_);
   return errors_.report(app_, op_display_name(op_));
 }
 

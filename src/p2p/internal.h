@@ -259,10 +259,6 @@ int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
 void resolve_dual(MPI_Request handle, Pending* p, const char* op);
 void retire_twin(Pending* p, const char* op);
 
-// ---- completion (completion.cpp) ----------------------------------------
-
-// MPI_Wait / MPI_Test of one request on behalf of the call `op`.
-CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
-CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
+// Completion of one request on behalf of a call: wait_as, test_as (p2p.h).
 
 }  // namespace adacomp
