@@ -5,6 +5,7 @@
 #include "coll/schedule.h"
 #include "p2p/p2p.h"
 #include "runtime/runtime.h"
+#include "runtime/threads.h"
 
 namespace adacomp {
 
@@ -29,6 +30,7 @@ int init_thread(int* argc, char*** argv, int required, int* provided) {
 int finalize() {
   drain_collectives();
   p2p_finalize();
+  stop_threads();
   runtime_stop();
   return PMPI_Finalize();
 }
