@@ -5,12 +5,16 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+
+#include <pthread.h>
 #include <vector>
 
 #include "runtime/runtime.h"
 
 namespace adacomp {
 namespace {
+
+constexpr char kThreadName[] = "adacomp-code";
 
 // One parallel_for: its tasks, taken by index by whichever thread is free.
 struct Job {
@@ -64,6 +68,7 @@ class Pool {
 
  private:
   void work() {
+    pthread_setname_np(pthread_self(), kThreadName);  // visible in top -H, checked by tests
     std::unique_lock<std::mutex> l(mu_);
     uint64_t seen = generation_;
     for (;;) {

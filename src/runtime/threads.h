@@ -2,7 +2,8 @@
 // kMinSegmentBytes per thread is coded as that many segments
 // (wire/segments.h), one per thread, and segmented frames are decoded with
 // as many threads as the receiver has. The pool is made on first use and
-// joined at MPI_Finalize; with one thread there is none.
+// joined at MPI_Finalize; with one thread there is none. Its threads are
+// named adacomp-code.
 #pragma once
 
 #include <cstddef>
