@@ -30,6 +30,9 @@ namespace adacomp {
 struct FrameHeader;
 
 constexpr size_t kMaxSegments = 64;
+// Below this per segment, handing work to another thread costs more than
+// it saves.
+constexpr size_t kMinSegmentBytes = 256 * 1024;
 constexpr size_t kSegmentTableHead = 8;
 constexpr size_t kSegmentEntryBytes = 24;
 
@@ -42,6 +45,13 @@ struct Segment {
   uint64_t coded_bytes = 0;
   CodecId codec = CodecId::stored;
 };
+
+// How many segments a sender on `threads` threads cuts `bytes` into: one per
+// thread, each at least kMinSegmentBytes (0 or 1: not segmented).
+inline size_t segment_count(size_t threads, size_t bytes) {
+  const size_t most = bytes / kMinSegmentBytes;
+  return threads < most ? threads : most;
+}
 
 // Parses the table at the start of a segmented body of `body_bytes` for a
 // frame `h`, filling segs (room for kMaxSegments) and *count; *table_bytes is
