@@ -44,8 +44,10 @@ void inject_fault(uint8_t* frame) {
 }
 
 size_t code_frame(const Coder& c, const void* src, size_t bytes, uint8_t* frame) {
-  return encode_segmented(*c.codec, c.params, src, bytes, frame, segments_for(bytes),
-                          parallel_for);
+  const size_t segments = segments_for(bytes);
+  return segments > 1 ? encode_segmented(*c.codec, c.params, src, bytes, frame, segments,
+                                         parallel_for)
+                      : encode_frame(*c.codec, c.params, src, bytes, frame);
 }
 
 size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* frame,
