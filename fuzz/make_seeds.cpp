@@ -2,8 +2,9 @@
 // data shapes and sizes, in the fuzz input layout (fuzz_input.h); for
 // frame_header, whole frames of every kind and codec; for channel_record,
 // valid inter-step records (wire/channel_record.h); for quant_grid, the
-// reduction-on-codes payloads (codec/quant_grid.h).
-// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid
+// reduction-on-codes payloads (codec/quant_grid.h); for segments, segmented
+// frames (wire/segments.h).
+// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid|segments
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -59,6 +60,36 @@ int frame_seeds(const std::string& dir) {
   return written ? 0 : 1;
 }
 
+// Segmented frames of every codec on smooth and noisy doubles and floats,
+// cut in 2 to 5 segments (noise leaves some segments stored).
+int segment_seeds(const std::string& dir) {
+  int written = 0;
+  for (int id = 0; id < 256; ++id) {
+    const adacomp::Codec* c = adacomp::find_codec(static_cast<adacomp::CodecId>(id));
+    if (!c) continue;
+    for (adacomp::ElemKind kind : {adacomp::ElemKind::f64, adacomp::ElemKind::f32})
+      for (size_t segments : {size_t(2), size_t(5)}) {
+        adacomp::EncodeParams p;
+        p.kind = kind;
+        p.abs_bound = 1e-3;
+        const size_t n = 600;
+        std::vector<uint8_t> src(n * fuzz::elem_size(kind));
+        for (size_t i = 0; i < n; ++i) {
+          const double v = i < n / 2 ? std::sin(i * 0.01) : double((i * 2654435761u) % 1000003);
+          const float f = static_cast<float>(v);
+          if (kind == adacomp::ElemKind::f32) std::memcpy(&src[4 * i], &f, 4);
+          else std::memcpy(&src[8 * i], &v, 8);
+        }
+        std::vector<uint8_t> frame(adacomp::frame_capacity(src.size()));
+        const size_t size = adacomp::encode_segmented(*c, p, src.data(), src.size(),
+                                                      frame.data(), segments, nullptr);
+        written += write_seed(dir, written, frame.data(), size);
+      }
+  }
+  std::printf("segments: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
 // Records with 0, 1 and the most retired channels, delta or not.
 int channel_record_seeds(const std::string& dir) {
   int written = 0;
@@ -111,6 +142,7 @@ int main(int argc, char** argv) {
   if (std::string(argv[2]) == "frame_header") return frame_seeds(argv[1]);
   if (std::string(argv[2]) == "channel_record") return channel_record_seeds(argv[1]);
   if (std::string(argv[2]) == "quant_grid") return quant_grid_seeds(argv[1]);
+  if (std::string(argv[2]) == "segments") return segment_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
   if (!c) return 2;
   int written = 0;

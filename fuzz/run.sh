@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the libFuzzer targets (the codec decoders, the reduction-on-codes
-# payload, the frame header and the inter-step record) with clang (ASan + UBSan on the codec library too) in
+# payload, the frame header, the segment table and the inter-step record) with clang (ASan + UBSan on the codec library too) in
 # BUILD_DIR and runs each for its share of SECONDS_TOTAL, starting from seeds of valid payloads. Exits nonzero if any
 # target finds a crash, leak or sanitizer error (artifacts stay in
 # BUILD_DIR/artifacts).
@@ -38,6 +38,7 @@ CODECS="stored zstd lz4 fpc blosc quant zfp truncate to_f32 bitplane quant_fast 
 TARGETS=""
 for c in $CODECS; do TARGETS="$TARGETS fuzz_decode_$c:$c"; done
 TARGETS="$TARGETS fuzz_frame_header:frame_header fuzz_channel_record:channel_record"
+TARGETS="$TARGETS fuzz_segments:segments"
 N=$(echo $TARGETS | wc -w)
 EACH=$((TOTAL / N))
 [ "$EACH" -ge 1 ] || EACH=1

@@ -1,6 +1,6 @@
 // adacomp-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
 //                [--json] [--codecs a,b,...] [--min-time S]
-//                [--fpc-bits N] [--zstd-level N] [--portable]
+//                [--fpc-bits N] [--zstd-level N] [--portable] [--threads N]
 //
 // Runs every float-capable codec configuration on one raw little-endian
 // array, single-threaded, and reports the ratio, the compression and
@@ -9,7 +9,10 @@
 // the same run for scale. Every round trip is verified: bit-exact for
 // lossless codecs, within the bound for error-bounded ones. Exits nonzero
 // if a verification fails. --portable runs the SIMD codecs' portable path
-// instead of AVX2.
+// instead of AVX2. --threads N codes whole frames as the library does under
+// ADACOMP_THREADS=N (wire/segments.h: up to N segments of at least 256 KiB,
+// coded and decoded on N threads; the ratio counts the frame header and
+// segment table).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +25,8 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "wire/frame.h"
+#include "wire/pool.h"
 
 using namespace adacomp;
 
@@ -92,7 +97,7 @@ double value(const std::vector<uint8_t>& b, ElemKind k, size_t i) {
 const char kHelp[] =
     "usage: adacomp-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X] [--json]\n"
     "                      [--codecs a,b] [--min-time S] [--fpc-bits N] [--zstd-level N]\n"
-    "                      [--portable]\n"
+    "                      [--portable] [--threads N]\n"
     "\n"
     "Does my data compress? Runs every codec AdaComp has on FILE, raw little-endian\n"
     "doubles (f64) or floats (f32), on one core, and prints ratio, compression and\n"
@@ -107,6 +112,7 @@ const char kHelp[] =
     "  --fpc-bits N        fpc predictor table bits\n"
     "  --zstd-level N      zstd level for the zstd-based codecs\n"
     "  --portable          the portable (non-SIMD) paths of the SIMD codecs\n"
+    "  --threads N         frames in N segments on N threads (ADACOMP_THREADS)\n"
     "  --json              one JSON object per codec instead of the table\n"
     "  -h, --help          this text;  -V, --version  version\n";
 
@@ -114,6 +120,10 @@ int usage() {
   std::fputs(kHelp, stderr);
   return 2;
 }
+
+// --threads: the frames' segments on this many threads.
+size_t g_threads = 1;
+void on_threads(size_t n, const std::function<void(size_t)>& task) { pool_run(g_threads, n, task); }
 
 }  // namespace
 
@@ -141,6 +151,8 @@ int main(int argc, char** argv) {
     else if (a == "--fpc-bits" && (v = next())) fpc_bits = std::atoi(v);
     else if (a == "--zstd-level" && (v = next())) zstd_level = std::atoi(v);
     else if (a == "--portable") codec_force_portable(true);
+    else if (a == "--threads" && (v = next()) && std::atoi(v) >= 1 && std::atoi(v) <= 64)
+      g_threads = static_cast<size_t>(std::atoi(v));
     else if (a[0] != '-' && file.empty()) file = a;
     else return usage();
   }
@@ -175,7 +187,8 @@ int main(int argc, char** argv) {
     std::printf("file %s: %zu x %s (%.2f MB), range %.6g, abs bound %.6g%s\n",
                 file.c_str(), n, type.c_str(), mb, range, abs_bound,
                 rel_bound > 0 ? " (from --rel-bound)" : "");
-    std::printf("memcpy %.0f MB/s\n", memcpy_mbps);
+    std::printf("memcpy %.0f MB/s%s\n", memcpy_mbps,
+                g_threads > 1 ? (", frames on " + std::to_string(g_threads) + " threads").c_str() : "");
     std::printf("%-22s %8s %10s %10s %12s  %s\n", "codec", "ratio", "comp MB/s",
                 "dec MB/s", "max_abs_err", "check");
   }
@@ -193,16 +206,28 @@ int main(int argc, char** argv) {
     p.lossy_inner = c.inner;
     p.fpc_table_bits = fpc_bits;
     p.zstd_level = zstd_level;
-    std::vector<uint8_t> enc(codec->max_encoded(src.size()));
-    long size = codec->encode(p, src.data(), src.size(), enc.data(), enc.size());
+    std::vector<uint8_t> enc(std::max(codec->max_encoded(src.size()), frame_capacity(src.size())));
+    std::vector<uint8_t> dec(src.size());
+    // The codec alone, or (--threads) whole frames as the library sends them.
+    auto encode = [&]() -> long {
+      if (g_threads == 1) return codec->encode(p, src.data(), src.size(), enc.data(), enc.size());
+      return static_cast<long>(encode_segmented(*codec, p, src.data(), src.size(), enc.data(),
+                                                segment_count(g_threads, src.size()),
+                                                on_threads));
+    };
+    auto decode = [&](long size) -> long {
+      if (g_threads == 1) return codec->decode(kind, enc.data(), size, dec.data(), dec.size());
+      const long r = decode_frame(enc.data(), size, dec.data(), dec.size(), on_threads);
+      return r == kCodecOk ? static_cast<long>(dec.size()) : r;
+    };
+    long size = encode();
     if (size < 0) {
       std::printf("%-22s %s\n", c.label.c_str(), codec_status_string(size));
       continue;
     }
-    double enc_s = median_time([&] { codec->encode(p, src.data(), src.size(), enc.data(), enc.size()); }, min_time);
-    std::vector<uint8_t> dec(src.size());
-    long r = codec->decode(kind, enc.data(), size, dec.data(), dec.size());
-    double dec_s = median_time([&] { codec->decode(kind, enc.data(), size, dec.data(), dec.size()); }, min_time);
+    double enc_s = median_time([&] { encode(); }, min_time);
+    long r = decode(size);
+    double dec_s = median_time([&] { decode(size); }, min_time);
 
     // Verify: lossless bit-exact; lossy within the bound for finite values
     // and bit-exact for NaN/Inf (truncation: no absolute bound to check).
@@ -236,10 +261,10 @@ int main(int argc, char** argv) {
       std::printf("{\"codec\": \"%s\", \"ratio\": %.4f, \"compress_MBps\": %.1f, "
                   "\"decompress_MBps\": %.1f, \"max_abs_err\": %.6g, "
                   "\"memcpy_MBps\": %.1f, \"verified\": %s, \"file\": \"%s\", "
-                  "\"abs_bound\": %.6g}\n",
+                  "\"abs_bound\": %.6g, \"threads\": %zu}\n",
                   c.label.c_str(), ratio, mb / enc_s, mb / dec_s, max_err,
                   memcpy_mbps, ok ? "true" : "false", file.c_str(),
-                  bounded ? abs_bound : 0.0);
+                  bounded ? abs_bound : 0.0, g_threads);
     else
       std::printf("%-22s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio,
                   mb / enc_s, mb / dec_s, max_err, check);

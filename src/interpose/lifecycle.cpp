@@ -5,6 +5,7 @@
 #include "coll/schedule.h"
 #include "p2p/p2p.h"
 #include "runtime/runtime.h"
+#include "runtime/threads.h"
 
 namespace adacomp {
 
@@ -32,6 +33,7 @@ int finalize() {
   progress_thread_stop();
   drain_collectives();
   p2p_finalize();
+  stop_threads();
   runtime_stop();
   return PMPI_Finalize();
 }

@@ -8,6 +8,7 @@
 #include "runtime/datatype.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
+#include "runtime/threads.h"
 #include "runtime/transfer.h"
 
 namespace adacomp {
@@ -86,7 +87,7 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
   OpStats& stats = stats_for(OpKind::recv);
   RecvChannels::Outcome outcome = RecvChannels::Outcome::ok;
   const long status = decode_with(stats, [&] {
-    const long r = decode_body(h, body + record, h.payload_bytes - record, out);
+    const long r = decode_body(h, body + record, h.payload_bytes - record, out, parallel_for);
     outcome = r == kCodecOk ? RecvChannels::Outcome::ok : RecvChannels::Outcome::corrupt;
     if (channel) {
       // Only this frame advances its channel, so the reference is stable

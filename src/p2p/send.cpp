@@ -69,7 +69,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
       if (xor_used) s.xor_calls.fetch_add(1, std::memory_order_relaxed);
       if (!m) order->unlock();
     }
-    return m ? m : encode_frame(*c.codec, c.params, data, bytes, out);
+    return m ? m : code_frame(c, data, bytes, out);
   }, &ns);
   if (v.adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);

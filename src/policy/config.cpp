@@ -202,6 +202,8 @@ const Setting kSettings[] = {
      }},
     {"ADACOMP_ZSTD_LEVEL", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
+    {"ADACOMP_THREADS", "an integer from 1 to 64 (threads coding one message)",
+     [](const std::string& v, Config& c) { return parse_int(v, 1, 64, &c.threads); }},
     {"ADACOMP_MODEL", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.model); }},
     {"ADACOMP_LINK_BANDWIDTH", "bytes per second (written by adacomp-calibrate)",

@@ -63,6 +63,10 @@ struct Config {
   // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
   bool reduce_on_codes = true;
   int zstd_level = 1;
+  // Threads that code one large message (runtime/threads.h): 1 takes no
+  // core the rank was not given. Only a sender's count shapes the frames, so
+  // ranks may differ.
+  int threads = 1;
   // Runtime model (adaptive/pipelined modes): switch compression off where
   // the measured ratio and speed say it does not pay.
   bool model = true;
@@ -105,7 +109,8 @@ bool load_config(Config* out, std::string* error);
 
 // Canonical text of every setting that must agree across ranks. Not
 // ADACOMP_XOR and ADACOMP_XOR_MEMORY: only a sender uses them, and receivers
-// apply whatever arrives (docs/p2p.md).
+// apply whatever arrives (docs/p2p.md); nor ADACOMP_THREADS (segments travel
+// in-band: any receiver decodes any count).
 std::string config_fingerprint(const Config& c);
 
 const char* mode_name(Mode m);

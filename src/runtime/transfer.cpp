@@ -4,6 +4,7 @@
 
 #include "policy/tier.h"
 #include "runtime/runtime.h"
+#include "runtime/threads.h"
 #include "wire/frame.h"
 
 namespace adacomp {
@@ -42,15 +43,21 @@ void inject_fault(uint8_t* frame) {
   if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
 }
 
+size_t code_frame(const Coder& c, const void* src, size_t bytes, uint8_t* frame) {
+  const size_t segments = segments_for(bytes);
+  return segments > 1 ? encode_segmented(*c.codec, c.params, src, bytes, frame, segments,
+                                         parallel_for)
+                      : encode_frame(*c.codec, c.params, src, bytes, frame);
+}
+
 size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* frame,
                       OpStats& stats) {
-  return encode_with(stats, frame,
-                     [&] { return encode_frame(*c.codec, c.params, src, bytes, frame); });
+  return encode_with(stats, frame, [&] { return code_frame(c, src, bytes, frame); });
 }
 
 long decode_payload(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes,
                     OpStats& stats) {
-  return decode_with(stats, [&] { return decode_frame(frame, frame_bytes, dst, raw_bytes); });
+  return decode_with(stats, [&] { return decode_frame(frame, frame_bytes, dst, raw_bytes, parallel_for); });
 }
 
 int raise_undecodable(MPI_Comm app, const char* operation, long status) {

@@ -55,7 +55,11 @@ size_t encode_with(OpStats& stats, uint8_t* frame, Body body, uint64_t* ns = nul
   return n;
 }
 
-// Codes `bytes` at src into `frame` (capacity frame_capacity(bytes)).
+// Codes `bytes` at src into `frame` (capacity frame_capacity(bytes)) as
+// one frame, in segments on ADACOMP_THREADS threads when the message is
+// large enough (runtime/threads.h). Untimed: the body of encode_with.
+size_t code_frame(const Coder& c, const void* src, size_t bytes, uint8_t* frame);
+// code_frame, timed.
 size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* frame,
                       OpStats& stats);
 

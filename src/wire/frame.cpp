@@ -40,7 +40,7 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   if (available < kFrameHeaderBytes) return false;
   const auto* p = static_cast<const uint8_t*>(src);
   if (p[0] != kMagic0 || p[1] != kMagic1 || p[2] != kFrameVersion ||
-      (p[5] & ~kFrameInterstep) != 0)
+      (p[5] & ~(kFrameInterstep | kFrameSegmented)) != 0)
     return false;
   if (bits::load<uint16_t>(p + 6) != header_check(p)) return false;
   if (p[4] > static_cast<uint8_t>(ElemKind::f64)) return false;
@@ -82,20 +82,23 @@ size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
   return kFrameHeaderBytes + static_cast<size_t>(n);
 }
 
-long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void* dst) {
+long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void* dst,
+                 ForEach run) {
+  if (h.flags & kFrameSegmented)
+    return decode_segmented(h, static_cast<const uint8_t*>(body), body_bytes, dst, run);
   long r = find_codec(h.codec)->decode(h.kind, body, body_bytes, dst, h.raw_bytes);
   return r < 0 ? r : kCodecOk;
 }
 
 long decode_frame(const void* frame, size_t frame_bytes, void* dst,
-                  size_t expected_raw) {
+                  size_t expected_raw, ForEach run) {
   FrameHeader h;
   if (!read_frame_header(frame, frame_bytes, &h)) return kCodecCorrupt;
-  if (h.raw_bytes != expected_raw || h.flags != 0 ||
+  if (h.raw_bytes != expected_raw || (h.flags & kFrameInterstep) ||
       h.payload_bytes != frame_bytes - kFrameHeaderBytes)
     return kCodecCorrupt;
   return decode_body(h, static_cast<const uint8_t*>(frame) + kFrameHeaderBytes,
-                     h.payload_bytes, dst);
+                     h.payload_bytes, dst, run);
 }
 
 }  // namespace adacomp

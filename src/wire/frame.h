@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "codec/codec.h"
+#include "wire/segments.h"
 
 namespace adacomp {
 
@@ -20,6 +21,9 @@ constexpr uint8_t kFrameVersion = 1;
 // The payload opens with an inter-step channel record (src/p2p/interstep.h)
 // before the coded bytes; point-to-point only.
 constexpr uint8_t kFrameInterstep = 1;
+// The payload is a segment table and independently coded segments
+// (wire/segments.h), written by a sender with ADACOMP_THREADS > 1.
+constexpr uint8_t kFrameSegmented = 2;
 
 struct FrameHeader {
   CodecId codec = CodecId::stored;
@@ -44,12 +48,14 @@ size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
                     size_t src_bytes, void* dst);
 
 // Decodes `body_bytes` of coded bytes (the payload, or what follows a
-// channel record) with h's codec into dst, which must be exactly h.raw_bytes.
-long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void* dst);
+// channel record) with h's codec into dst, which must be exactly h.raw_bytes;
+// the segments of a segmented body through `run`.
+long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void* dst,
+                 ForEach run = nullptr);
 
 // Decodes a whole frame into dst, which must be exactly expected_raw bytes.
 // Returns kCodecOk or a negative CodecStatus.
 long decode_frame(const void* frame, size_t frame_bytes, void* dst,
-                  size_t expected_raw);
+                  size_t expected_raw, ForEach run = nullptr);
 
 }  // namespace adacomp

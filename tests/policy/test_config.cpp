@@ -60,8 +60,9 @@ void defaults_and_values() {
   std::string error;
   EXPECT(load("", {}, &c, &error) && error.empty());
   EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && !c.lossy_enabled() &&
-         !c.nonblocking);
+         !c.nonblocking && c.threads == 1);
   EXPECT(load("", {"ADACOMP_NONBLOCKING=on"}, &c, &error) && c.nonblocking);
+  EXPECT(load("", {"ADACOMP_THREADS=64"}, &c, &error) && c.threads == 64);
   EXPECT(c.threshold_lossless == 64 * 1024 && c.threshold_lossy == 1024 * 1024);
   EXPECT(load("", {"ADACOMP_MODE=lossless", "ADACOMP_THRESHOLD_LOSSLESS=2K",
                    "ADACOMP_LOSSLESS_CODEC=bitplane", "ADACOMP_ZSTD_LEVEL=-7",
@@ -117,6 +118,9 @@ void errors() {
       {"ADACOMP_ERROR_BOUND=0", "positive"},
       {"ADACOMP_REL_ERROR_BOUND=1", "(0, 1)"},
       {"ADACOMP_ZSTD_LEVEL=23", "-7 to 22"},
+      {"ADACOMP_THREADS=0", "1 to 64"},
+      {"ADACOMP_THREADS=65", "1 to 64"},
+      {"ADACOMP_THREADS=2x", "1 to 64"},
       {"ADACOMP_MODEL=yes", "on|off"},
       {"ADACOMP_LINK_BANDWIDTH=fast", "bytes per second"},
       {"ADACOMP_HIERARCHY=tree", "auto|rails"},
@@ -142,7 +146,8 @@ void errors() {
 void fingerprint() {
   Config a, b;
   std::string error;
-  EXPECT(load("", {}, &a, &error) && load("", {"ADACOMP_XOR=off", "ADACOMP_VERBOSE=2"}, &b, &error));
+  EXPECT(load("", {}, &a, &error) &&
+         load("", {"ADACOMP_XOR=off", "ADACOMP_VERBOSE=2", "ADACOMP_THREADS=4"}, &b, &error));
   EXPECT(config_fingerprint(a) == config_fingerprint(b));  // sender-only and local settings
   EXPECT(load("", {"ADACOMP_ZSTD_LEVEL=3"}, &b, &error));
   EXPECT(config_fingerprint(a) != config_fingerprint(b));

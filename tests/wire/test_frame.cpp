@@ -93,9 +93,10 @@ void rejections() {
   EXPECT(!forged(3, 12));                      // codec id past the last one
   EXPECT(!forged(3, 0xFF));
   EXPECT(!forged(4, 3));                       // kind past f64
-  EXPECT(!forged(5, 2));                       // unknown flag bit
+  EXPECT(!forged(5, 4));                       // unknown flag bit
   EXPECT(!forged(5, 0x80));
-  EXPECT(forged(5, kFrameInterstep));            // the one known flag
+  EXPECT(forged(5, kFrameInterstep));            // the known flags
+  EXPECT(forged(5, kFrameSegmented));
   for (uint8_t id = 0; id < 12; ++id)          // every registered codec reads
     EXPECT(forged(3, id) == (find_codec(static_cast<CodecId>(id)) != nullptr));
   // A payload longer than what arrived, including lengths that would wrap.
