@@ -140,6 +140,7 @@ void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
       const size_t n = qgrid::encode(codes + g.offset(sb, c), g.count(sb, c), exp,
                                      sendbuf + cap * c);
       call.isend(sendbuf + cap * c, n, g.count(sb, c) * elem, right, kTagRing, &reqs[k + c]);
+      call.progress();
       while (next < k && call.test(&reqs[next], &got[next]))
         take(recvbuf + cap * next, got[next], rb, next, true), ++next;
     }
@@ -150,27 +151,37 @@ void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
     call.wait_all(k, reqs.data() + k);
   }
 
-  // Allgather: each owner encodes its summed block once; the payloads are
-  // forwarded unchanged and decoded to codes on arrival.
+  // Allgather: each owner encodes its summed block once, each chunk leaving
+  // as soon as it is encoded; the payloads are forwarded unchanged, and the
+  // block received in one step is decoded to codes while the next travels.
   uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
   auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };
   std::vector<size_t> sizes(static_cast<size_t>(p) * k);
   const int mine = owned_block(r, p);
-  for (int c = 0; c < k; ++c)
-    sizes[mine * k + c] = qgrid::encode(codes + g.offset(mine, c), g.count(mine, c), exp,
-                                        slot(mine, c));
+  auto decode_block = [&](int b) {
+    for (int c = 0; c < k; ++c) {
+      take(slot(b, c), sizes[b * k + c], b, c, false);
+      call.progress();
+    }
+  };
+  int pending = -1;
   for (int step = 0; step < p - 1; ++step) {
     const int sb = (mine - step + p) % p, rb = (mine - step - 1 + p) % p;
     for (int c = 0; c < k; ++c) call.irecv(slot(rb, c), cap, left, kTagRing, &reqs[c]);
-    for (int c = 0; c < k; ++c)
+    for (int c = 0; c < k; ++c) {
+      if (step == 0)
+        sizes[mine * k + c] = qgrid::encode(codes + g.offset(mine, c), g.count(mine, c), exp,
+                                            slot(mine, c));
       call.isend(slot(sb, c), sizes[sb * k + c], g.count(sb, c) * elem, right, kTagRing,
                  &reqs[k + c]);
-    call.wait_all(2 * k, reqs.data(), got.data());
-    for (int c = 0; c < k; ++c) {
-      sizes[rb * k + c] = got[c];
-      take(slot(rb, c), got[c], rb, c, false);
+      if (step == 0) call.progress();
     }
+    if (pending >= 0) decode_block(pending);
+    call.wait_all(2 * k, reqs.data(), got.data());
+    for (int c = 0; c < k; ++c) sizes[rb * k + c] = got[c];
+    pending = rb;
   }
+  decode_block(pending);
   qgrid::reconstruct(kind, codes, count, exp, acc);
 }
 

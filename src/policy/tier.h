@@ -28,8 +28,13 @@ TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind);
 enum class Override : int { none, raw, lossless, lossy, pipelined, adaptive, adaptive_pipelined };
 bool parse_override(const char* name, Override* out);
 
-// Number of pipeline chunks for a message of `bytes`.
-int pipeline_chunks(const Config& c, size_t bytes);
+// Number of pipeline chunks (1 to 1024) for a unit of `bytes` that moves
+// as a whole, where MPI sends messages up to `eager_limit` bytes eagerly.
+int pipeline_chunks(const Config& c, size_t bytes, size_t eager_limit);
+
+// Raw bytes of a chunk whose frame, the largest a chunk of any element size
+// can take, still goes eagerly (at least 4K).
+size_t eager_chunk_bytes(size_t eager_limit);
 
 // The codec for a tier and element kind.
 const Codec& codec_for(const Config& c, Tier tier, ElemKind kind);
