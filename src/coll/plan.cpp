@@ -62,8 +62,9 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Pl
   plan->codec = &codec_for(cfg, plan->tier.tier, plan->type.kind);
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = cfg.zstd_level;
+  const size_t unit = moving_unit(operation, *plan);
   plan->chunks =
-      plan->tier.pipelined ? pipeline_chunks(cfg, moving_unit(operation, *plan), eager_limit()) : 1;
+      plan->tier.pipelined ? pipeline_chunks(cfg, plan->tier.tier, unit, eager_limit()) : 1;
   return true;
 }
 

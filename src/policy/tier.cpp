@@ -54,8 +54,10 @@ size_t eager_chunk_bytes(size_t eager_limit) {
   return eager_limit > 4096 + slack ? eager_limit - slack : 4096;
 }
 
-int pipeline_chunks(const Config& c, size_t bytes, size_t eager_limit) {
-  const size_t chunk = c.pipeline_eager ? eager_chunk_bytes(eager_limit) : c.pipeline_chunk_bytes;
+int pipeline_chunks(const Config& c, Tier tier, size_t bytes, size_t eager_limit) {
+  const size_t eager =
+      eager_chunk_bytes(eager_limit) * (tier == Tier::lossy ? kLossyChunkFactor : 1);
+  const size_t chunk = c.pipeline_eager ? eager : c.pipeline_chunk_bytes;
   if (chunk == 0) return c.pipeline_chunks;
   size_t k = (bytes + chunk - 1) / chunk;
   return k < 1 ? 1 : (k > 1024 ? 1024 : static_cast<int>(k));
