@@ -15,7 +15,7 @@ namespace adacomp {
 constexpr size_t kDefaultEagerLimit = 64 * 1024;
 
 // Asks the running MPI through the MPI tool interface (Open MPI:
-// btl_tcp_eager_limit; MPICH: its eager cvars), after MPI_Init; then the
+// btl_tcp_eager_limit), after MPI_Init; then the
 // smallest answer of any rank of `world`, so that every rank cuts the same
 // chunks. kDefaultEagerLimit where no rank's MPI answers. Collective.
 size_t agree_eager_limit(MPI_Comm world);
