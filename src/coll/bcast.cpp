@@ -50,6 +50,7 @@ void tree_bcast(CompressedCall& call, const std::vector<int>& members, int me, u
     }
     // Decode while the chunk travels on to the children.
     if (!is_root) call.decode(frame, sizes[c], data + chunk_offset(c), chunk_bytes(c));
+    call.progress();
   }
   call.wait_all(static_cast<int>(sends.size()), sends.data());
 }

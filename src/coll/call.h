@@ -19,6 +19,8 @@ namespace adacomp {
 
 constexpr int kTagRing = 1;
 constexpr int kTagTree = 2;
+// Never sent: probed for, to drive MPI's progress (progress()).
+constexpr int kTagNever = 3;
 
 class CompressedCall {
  public:
@@ -51,6 +53,9 @@ class CompressedCall {
   void wait_all(int n, MPI_Request* reqs, size_t* recv_bytes = nullptr);
   // Completes a receive if it has arrived (progressing MPI meanwhile).
   bool test(MPI_Request* req, size_t* recv_bytes);
+  // Lets MPI move data between codec calls: Open MPI's and MPICH's TCP
+  // transports advance sends, receives and rendezvous only inside MPI calls.
+  void progress();
   // Completes all n requests if all are done, like wait_all.
   bool test_all(int n, MPI_Request* reqs, size_t* recv_bytes = nullptr);
 

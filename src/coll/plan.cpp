@@ -34,6 +34,14 @@ bool one_node_pass(const GateVerdict& v) {
   return v.adaptive && node_local_raw() && !job_spans_nodes();
 }
 
+// Bytes that move as one unit and are cut into the pipeline's chunks: a
+// ring moves the P blocks of the vector, a tree the whole message.
+size_t moving_unit(OpKind operation, const Plan& plan) {
+  const bool ring = operation == OpKind::allreduce || operation == OpKind::reduce_scatter ||
+                    operation == OpKind::reduce_scatter_block;
+  return ring ? plan.bytes / plan.state->coll.size : plan.bytes;
+}
+
 // The policy's verdict once the tier is known: state, layout, model slot.
 // `nonblocking`: see plan_nonblocking.
 bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* plan) {
@@ -54,7 +62,9 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Pl
   plan->codec = &codec_for(cfg, plan->tier.tier, plan->type.kind);
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = cfg.zstd_level;
-  plan->chunks = plan->tier.pipelined ? pipeline_chunks(cfg, plan->bytes) : 1;
+  const size_t unit = moving_unit(operation, *plan);
+  plan->chunks =
+      plan->tier.pipelined ? pipeline_chunks(cfg, plan->tier.tier, unit, eager_limit()) : 1;
   return true;
 }
 

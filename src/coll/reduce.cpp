@@ -54,6 +54,7 @@ void tree_reduce(CompressedCall& call, const std::vector<int>& members, int me, 
       size_t n = call.encode(acc + chunk_offset(c), chunk_bytes(c), out_frames + cap * c);
       call.isend(out_frames + cap * c, n, chunk_bytes(c), members[t.parent], kTagTree,
                  &sends[c]);
+      call.progress();
     }
   }
   call.wait_all(static_cast<int>(sends.size()), sends.data());

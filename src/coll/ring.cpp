@@ -51,6 +51,7 @@ void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
       const size_t bytes = g.chunk_bytes(sb, c);
       size_t n = call.encode(a.acc + g.chunk_offset(sb, c), bytes, send_frames + cap * c);
       call.isend(send_frames + cap * c, n, bytes, right, kTagRing, &sends[c]);
+      call.progress();
       while (next < k && call.test(&recvs[next], &got)) fold(got);
     }
     while (next < k) {
@@ -71,8 +72,10 @@ void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
   std::vector<size_t> sizes(static_cast<size_t>(p) * k);
   auto size_of = [&](int b, int c) -> size_t& { return sizes[static_cast<size_t>(b) * k + c]; };
   auto decode_block = [&](int b) {
-    for (int c = 0; c < k; ++c)
+    for (int c = 0; c < k; ++c) {
       call.decode(slot(b, c), size_of(b, c), a.acc + g.chunk_offset(b, c), g.chunk_bytes(b, c));
+      call.progress();
+    }
   };
 
   const int mine = owned_block(r, p);
@@ -91,6 +94,7 @@ void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
                                        slot(mine, c));
       call.isend(slot(sb, c), size_of(sb, c), g.chunk_bytes(sb, c), right, kTagRing,
                  &reqs[k + c]);
+      if (step == 0) call.progress();
     }
     // The owner adopts the decoded form of its own block too, so that a
     // lossy codec leaves every rank with identical values.

@@ -172,6 +172,7 @@ bool CodesRing::reduce_scatter_step(bool wait) {
     for (int c = 0; c < k_; ++c) {
       const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, send_ + cap_ * c);
       call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
+      call_.progress();
       while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
         take(recv_ + cap_ * next_, got_[next_], rb, next_, true), ++next_;
     }
@@ -187,35 +188,45 @@ bool CodesRing::reduce_scatter_step(bool wait) {
   return true;
 }
 
-// Each owner encodes its summed block once; the payloads are forwarded
-// unchanged and decoded to codes on arrival.
+// Each owner encodes its summed block once, each chunk leaving as soon as it
+// is encoded; the payloads are forwarded unchanged, and the block received
+// in one step is decoded to codes while the next one travels.
 bool CodesRing::allgather_step(bool wait) {
   const int mine = owned_block(r_, p_);
   const int sb = (mine - step_ + p_) % p_, rb = (mine - step_ - 1 + p_) % p_;
   const int left = (r_ - 1 + p_) % p_, right = (r_ + 1) % p_;
   const size_t elem = call_.plan.type.size;
   if (!posted_) {
-    if (step_ == 0)
-      for (int c = 0; c < k_; ++c)
+    for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
+    for (int c = 0; c < k_; ++c) {
+      if (step_ == 0)
         sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
                                               slot(mine, c));
-    for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
-    for (int c = 0; c < k_; ++c)
       call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
                   &reqs_[k_ + c]);
+      if (step_ == 0) call_.progress();
+    }
     posted_ = true;
+    // (Only read while it is forwarded: MPI lets a send buffer be read.)
+    if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
   if (!complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
-  for (int c = 0; c < k_; ++c) {
-    sizes_[rb * k_ + c] = got_[c];
-    take(slot(rb, c), got_[c], rb, c, false);
-  }
+  for (int c = 0; c < k_; ++c) sizes_[rb * k_ + c] = got_[c];
+  pending_ = rb;
   posted_ = false;
   if (++step_ == p_ - 1) {
+    decode_block(pending_);
     qgrid::reconstruct(call_.plan.type.kind, codes_, n_, exp_, acc_);
     phase_ = Phase::done;
   }
   return true;
+}
+
+void CodesRing::decode_block(int b) {
+  for (int c = 0; c < k_; ++c) {
+    take(slot(b, c), sizes_[b * k_ + c], b, c, false);
+    call_.progress();
+  }
 }
 
 void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,

@@ -63,6 +63,7 @@ class CodesRing {
   bool allgather_step(bool wait);
   bool complete(int n, MPI_Request* reqs, size_t* got, bool wait);
   void take(const uint8_t* payload, size_t bytes, int b, int c, bool add);
+  void decode_block(int b);  // every chunk of a forwarded block, to codes
   size_t offset(int b, int c) const;
   size_t count(int b, int c) const;
   uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }
@@ -79,6 +80,7 @@ class CodesRing {
   std::vector<MPI_Request> reqs_;  // receives first, then sends
   Phase phase_ = Phase::quantize;
   int step_ = 0, next_ = 0;
+  int pending_ = -1;  // block received in the last allgather step, still to decode
   bool posted_ = false;
 };
 

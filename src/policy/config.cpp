@@ -165,11 +165,14 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_pipeline); }},
     {"ADACOMP_PIPELINE_CHUNKS", "an integer from 1 to 1024",
      [](const std::string& v, Config& c) {
-       c.pipeline_chunk_bytes = 0;  // a count replaces the default chunk size
+       c.pipeline_eager = false;  // a count replaces the default chunk size
+       c.pipeline_chunk_bytes = 0;
        return parse_int(v, 1, 1024, &c.pipeline_chunks);
      }},
-    {"ADACOMP_PIPELINE_CHUNK_BYTES", "a byte count of at least 4K (K, M or G suffix)",
+    {"ADACOMP_PIPELINE_CHUNK_BYTES", "eager, or a byte count of at least 4K (K, M or G suffix)",
      [](const std::string& v, Config& c) {
+       c.pipeline_eager = v == "eager";
+       if (c.pipeline_eager) return true;
        return parse_bytes(v, &c.pipeline_chunk_bytes) && c.pipeline_chunk_bytes >= 4096;
      }},
     {"ADACOMP_LOSSLESS_CODEC", "auto|fpc|bitplane|blosc|zstd|lz4",
@@ -409,7 +412,7 @@ std::string config_fingerprint(const Config& c) {
   f.precision(17);
   f << "mode=" << mode_name(c.mode) << ";t=" << c.threshold_lossless << ","
     << c.threshold_lossy << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks
-    << "," << c.pipeline_chunk_bytes << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
+    << "," << c.pipeline_chunk_bytes << "," << c.pipeline_eager << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
     << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps

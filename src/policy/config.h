@@ -43,12 +43,14 @@ struct Config {
   size_t threshold_lossless = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;
   size_t threshold_pipeline = 4 * 1024 * 1024;
-  // Pipelining: a message is cut into chunks of pipeline_chunk_bytes, or,
-  // when that is 0 (ADACOMP_PIPELINE_CHUNKS set alone), into this many.
-  // Small chunks keep MPI progressing between codec calls: measured on the
-  // 1 Gbit/s link, 512K chunks beat 4 chunks of a 32 MB Allreduce.
+  // Pipelining: each unit that moves (a ring block, a tree's message) is cut
+  // into chunks whose frames MPI sends eagerly (pipeline_eager, the
+  // default: the kernel transmits one while the next is coded), else into
+  // chunks of pipeline_chunk_bytes, or, when that is 0
+  // (ADACOMP_PIPELINE_CHUNKS set alone), into pipeline_chunks.
+  bool pipeline_eager = true;
   int pipeline_chunks = 4;
-  size_t pipeline_chunk_bytes = 512 * 1024;
+  size_t pipeline_chunk_bytes = 0;
   // Lossless codec: auto picks bitplane for floating-point data (faster than
   // fpc and at or above its ratio on every data file: docs/codecs.md, so it
   // is the better choice on every link), zstd otherwise.

@@ -45,9 +45,21 @@ bool parse_override(const char* name, Override* out) {
   return false;
 }
 
-int pipeline_chunks(const Config& c, size_t bytes) {
-  if (c.pipeline_chunk_bytes == 0) return c.pipeline_chunks;
-  size_t k = (bytes + c.pipeline_chunk_bytes - 1) / c.pipeline_chunk_bytes;
+size_t eager_chunk_bytes(size_t eager_limit) {
+  // The MPI's own headers travel inside its eager limit (Open MPI ob1: a
+  // match header of a few dozen bytes), and a chunk may hold one element
+  // more than the even split (16 bytes at most).
+  constexpr size_t kTransportHeader = 128, kOddElement = 16;
+  const size_t slack = kFrameHeaderBytes + kTransportHeader + kOddElement;
+  return eager_limit > 4096 + slack ? eager_limit - slack : 4096;
+}
+
+int pipeline_chunks(const Config& c, Tier tier, size_t bytes, size_t eager_limit) {
+  const size_t eager =
+      eager_chunk_bytes(eager_limit) * (tier == Tier::lossy ? kLossyChunkFactor : 1);
+  const size_t chunk = c.pipeline_eager ? eager : c.pipeline_chunk_bytes;
+  if (chunk == 0) return c.pipeline_chunks;
+  size_t k = (bytes + chunk - 1) / chunk;
   return k < 1 ? 1 : (k > 1024 ? 1024 : static_cast<int>(k));
 }
 

@@ -28,8 +28,21 @@ TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind);
 enum class Override : int { none, raw, lossless, lossy, pipelined, adaptive, adaptive_pipelined };
 bool parse_override(const char* name, Override* out);
 
-// Number of pipeline chunks for a message of `bytes`.
-int pipeline_chunks(const Config& c, size_t bytes);
+// Number of pipeline chunks (1 to 1024) for a unit of `bytes` of `tier`
+// that moves as a whole, where MPI sends messages up to `eager_limit` bytes
+// eagerly.
+int pipeline_chunks(const Config& c, Tier tier, size_t bytes, size_t eager_limit);
+
+// Raw bytes of a chunk whose frame, the largest a chunk of any element size
+// can take, still goes eagerly (at least 4K).
+size_t eager_chunk_bytes(size_t eager_limit);
+
+// The lossy codecs shrink a chunk at least this much at the bounds they are
+// used with (quant at 1e-4 of the range: about 30x), so a lossy chunk of
+// this many eager chunks still travels eagerly. Smaller lossy chunks only
+// add per-chunk costs: measured at 1 Gbit/s, 64K lossy chunks were slower
+// than 512K ones (docs/collectives.md).
+constexpr size_t kLossyChunkFactor = 8;
 
 // The codec for a tier and element kind.
 const Codec& codec_for(const Config& c, Tier tier, ElemKind kind);

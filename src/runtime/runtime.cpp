@@ -11,6 +11,7 @@
 #include "codec/bytes.h"
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
+#include "runtime/eager_limit.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"
 #include "runtime/mpi_library.h"
@@ -22,6 +23,7 @@ namespace {
 
 Config g_config;
 LinkModel g_inter_link;
+size_t g_eager_limit = kDefaultEagerLimit;
 bool g_spans_nodes = false;
 std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
@@ -117,13 +119,14 @@ void print_banner() {
   const Config& c = g_config;
   std::fprintf(stderr,
                "adacomp %s (for %s): mode=%s, thresholds lossless=%s lossy=%s pipeline=%s "
-               "bytes, lossless codec=%s, lossy=%s\nadacomp: settings from %s\n",
+               "bytes, lossless codec=%s, lossy=%s, eager limit=%zu\nadacomp: settings from %s\n",
                ADACOMP_VERSION, ADACOMP_MPI_BUILT_FOR, mode_name(c.mode),
                threshold_text(c.threshold_lossless).c_str(),
                threshold_text(c.threshold_lossy).c_str(),
                threshold_text(c.threshold_pipeline).c_str(),
                c.lossless_auto ? "auto" : find_codec(c.lossless_codec)->name,
-               c.lossy_enabled() ? find_codec(c.lossy_codec)->name : "off", c.source.c_str());
+               c.lossy_enabled() ? find_codec(c.lossy_codec)->name : "off", g_eager_limit,
+               c.source.c_str());
 }
 
 }  // namespace
@@ -131,6 +134,7 @@ void print_banner() {
 bool runtime_active() { return g_active; }
 const LinkModel& inter_node_link() { return g_inter_link; }
 bool job_spans_nodes() { return g_spans_nodes; }
+size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
 const Config& config() { return g_config; }
 Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
@@ -194,6 +198,7 @@ void runtime_start() {
     valid = expand_report_path(g_config.report_path, &g_report_path, &error);
   check_agreement(world->coll.comm, valid, error);
   g_spans_nodes = world->spans_nodes();
+  g_eager_limit = agree_eager_limit(world->coll.comm);
   g_inter_link = g_config.link;
   // Only the adaptive policy's point-to-point decisions use it.
   if (!g_inter_link.known() && g_config.model && g_config.adaptive() && world->spans_nodes())

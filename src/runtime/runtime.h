@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+
 #include "policy/config.h"
 #include "policy/tier.h"
 
@@ -16,6 +18,8 @@ const Config& config();
 // The link between nodes: calibrated, or measured at MPI_Init when the job
 // spans nodes (unknown otherwise).
 const LinkModel& inter_node_link();
+// The largest message every rank's MPI sends eagerly (runtime/eager_limit.h).
+size_t eager_limit();
 // Whether MPI_COMM_WORLD spans several nodes (if not, no communicator does).
 bool job_spans_nodes();
 // The adaptive policy never codes inside a node unless calibration found

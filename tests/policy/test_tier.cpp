@@ -61,13 +61,24 @@ void overrides_and_ranges() {
 }
 
 void chunks_and_codecs() {
-  Config c;  // 512K chunks
-  EXPECT(pipeline_chunks(c, 0) == 1 && pipeline_chunks(c, 1) == 1);
-  EXPECT(pipeline_chunks(c, 512 * 1024) == 1 && pipeline_chunks(c, 512 * 1024 + 1) == 2);
-  EXPECT(pipeline_chunks(c, size_t{1} << 40) == 1024);
+  Config c;  // eager-sized chunks: each frame, with MPI's header, under the limit
+  const size_t eager = 64 * 1024, e = eager_chunk_bytes(eager);
+  EXPECT(e < eager && frame_capacity(e + 16) + 128 <= eager);
+  EXPECT(eager_chunk_bytes(1000) == 4096);  // never below 4K
+  EXPECT(pipeline_chunks(c, Tier::lossless, 0, eager) == 1 && pipeline_chunks(c, Tier::lossless, 1, eager) == 1);
+  EXPECT(pipeline_chunks(c, Tier::lossless, e, eager) == 1 && pipeline_chunks(c, Tier::lossless, e + 1, eager) == 2);
+  EXPECT(pipeline_chunks(c, Tier::lossless, 8 << 20, eager) == static_cast<int>(((8 << 20) + e - 1) / e));
+  EXPECT(pipeline_chunks(c, Tier::lossless, size_t{1} << 40, eager) == 1024);
+  // Lossy frames are several times smaller: larger chunks still go eagerly.
+  EXPECT(pipeline_chunks(c, Tier::lossy, kLossyChunkFactor * e, eager) == 1);
+  EXPECT(pipeline_chunks(c, Tier::lossy, kLossyChunkFactor * e + 1, eager) == 2);
+  c.pipeline_eager = false;
+  c.pipeline_chunk_bytes = 512 * 1024;
+  EXPECT(pipeline_chunks(c, Tier::lossless, 512 * 1024, eager) == 1);
+  EXPECT(pipeline_chunks(c, Tier::lossless, 512 * 1024 + 1, eager) == 2);
   c.pipeline_chunk_bytes = 0;
   c.pipeline_chunks = 7;
-  EXPECT(pipeline_chunks(c, 100) == 7);
+  EXPECT(pipeline_chunks(c, Tier::lossless, 100, eager) == 7);
 
   Config d;  // auto: bitplane for floats, zstd for bytes; lossy codec for floats only
   EXPECT(codec_for(d, Tier::lossless, ElemKind::f64).id == CodecId::bitplane);
