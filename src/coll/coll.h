@@ -55,12 +55,67 @@ CallResult alltoallv(const void* sendbuf, const int sendcounts[], const int sdis
                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
+// Their nonblocking forms, beside them (ADACOMP_NONBLOCKING=on).
+CallResult iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+CallResult iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request* request);
+CallResult igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request* request);
+CallResult igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request* request);
+CallResult iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request* request);
+CallResult iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Request* request);
+CallResult ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+CallResult ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request* request);
+
 #if MPI_VERSION >= 4
-// MPI-4 persistent forms (src/coll/nonblocking.cpp), started by MPI_Start.
+// MPI-4 persistent forms, started by MPI_Start: src/coll/nonblocking.cpp
+// (Allreduce, Bcast, Reduce) and beside the data-movement calls.
 CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                       MPI_Info info, MPI_Request* request);
+CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* request);
+CallResult allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, const int recvcounts[], const int displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request* request);
+CallResult gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request* request);
+CallResult gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+CallResult scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request);
+CallResult scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request);
+CallResult alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request);
+CallResult alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                          MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* request);
 
 // MPI-4 large-count forms, beside their classic forms. Allreduce_c,
 // Reduce_c and Bcast_c narrow to the classic forms (src/interpose/mpi_calls.txt).
@@ -88,6 +143,31 @@ CallResult alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 CallResult alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                        MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                        const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+CallResult iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request* request);
+CallResult iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+CallResult igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Request* request);
+CallResult igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+CallResult iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Request* request);
+CallResult iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                       MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+CallResult ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request* request);
+CallResult ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 #endif
 
 }  // namespace adacomp
