@@ -15,6 +15,7 @@
 // the failure reaches the error handler from Wait and Test, never a hang.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -36,6 +37,12 @@ std::vector<T> fill(size_t n, int rank, int salt) {
   for (size_t i = 0; i < n; ++i)
     v[i] = static_cast<T>((i % 97) * 0.37 + rank * 1.25 + salt + (i % 5 == 0 ? 100 : 0));
   return v;
+}
+
+template <class T>
+void refill(std::vector<T>& v, int rank, int salt) {
+  const std::vector<T> data = fill<T>(v.size(), rank, salt);
+  std::copy(data.begin(), data.end(), v.begin());
 }
 
 template <class T>
@@ -345,10 +352,11 @@ void persistent_cases(const Ctx& c) {
   MPI_Scatterv_init(vmany.data(), counts.data(), displs.data(), MPI_INT, scv.data(),
                     counts[c.rank], MPI_INT, root, c.comm, MPI_INFO_NULL, &r[7]);
   for (int start = 0; start < 4; ++start) {
-    in = fill<int>(n, c.rank, start);
-    many = fill<int>(all, c.rank, 10 + start);
-    vin = fill<int>(counts[c.rank], c.rank, 20 + start);
-    vmany = fill<int>(total, c.rank, 30 + start);
+    // New data in the same storage (the requests hold its address).
+    refill(in, c.rank, start);
+    refill(many, c.rank, 10 + start);
+    refill(vin, c.rank, 20 + start);
+    refill(vmany, c.rank, 30 + start);
     std::vector<int> ag_w(all), at_w(all), red_w(n), ga_w(all), sc_w(n), agv_w(total, 0),
         gav_w(total, 0), scv_w(counts[c.rank]);
     std::fill(agv.begin(), agv.end(), 0);
