@@ -31,6 +31,7 @@ template <class Count, class Displ>
 CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> send,
                          MPI_Datatype sendtype, void* recvbuf, Blocks<Count, Displ> recv,
                          MPI_Datatype recvtype, MPI_Comm comm, Launch how = {}) {
+  if (nonblocking_off(op, how)) return kDeclined;
   Plan plan;
   const CommState* st = blocks_gate(op, comm, recv, recvtype, how, &plan);
   if (!st) return decline(plan);

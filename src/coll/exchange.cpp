@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "policy/model.h"
+#include "runtime/runtime.h"
 #include "runtime/args.h"
 #include "wire/frame.h"
 
@@ -71,6 +72,12 @@ void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst
 #endif
   PMPI_Sendrecv(src, static_cast<int>(scount), stype, 0, 0, dst, static_cast<int>(rcount),
                 rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}
+
+bool nonblocking_off(OpKind op, Launch how) {
+  if (how.blocking() || config().nonblocking) return false;
+  count_call(op);
+  return true;
 }
 
 const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,

@@ -80,6 +80,11 @@ struct Launch {
   bool blocking() const { return request == nullptr; }
 };
 
+// A nonblocking or persistent call with ADACOMP_NONBLOCKING off (the
+// default): counted and declined before any query, so its pass-through costs
+// what the other nonblocking calls' does.
+bool nonblocking_off(OpKind op, Launch how);
+
 // The gate (plan_exchange), after counting the call: the state when the call
 // is taken, else null. A regular call passes its block size (identical on
 // every rank); `root`, for a rooted call, must be in range (else PMPI reports
@@ -158,6 +163,7 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
                            MPI_Datatype single_type, const void* blocks_buf,
                            Blocks<Count, Displ> blocks, MPI_Datatype blocks_type, int root,
                            MPI_Comm comm, Launch how = {}) {
+  if (nonblocking_off(op, how)) return kDeclined;
   const bool is_root = rank_in(comm) == root;
   // A block's size in bytes is the same at the root and at its rank.
   const size_t block_bytes = blocks.varied ? 0

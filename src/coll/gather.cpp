@@ -12,6 +12,7 @@ template <class Count, class Displ>
 CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                           void* recvbuf, Blocks<Count, Displ> recv, MPI_Datatype recvtype,
                           MPI_Comm comm, Launch how = {}) {
+  if (nonblocking_off(op, how)) return kDeclined;
   Plan plan;
   const CommState* st = blocks_gate(op, comm, recv, recvtype, how, &plan);
   if (!st) return decline(plan);

@@ -102,7 +102,6 @@ bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype t
 
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan) {
-  if (nonblocking && !config().nonblocking) return false;
   if (!nonblocking) settle_collectives(comm);
   if (switched_off(comm)) return false;
   // The v calls are coded where any block is large enough: the gate at the
