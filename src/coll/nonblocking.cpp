@@ -357,7 +357,6 @@ class TreeBcast : public Schedule {
   int next_ = 0;
 };
 
-
 }  // namespace
 
 CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

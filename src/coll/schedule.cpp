@@ -89,9 +89,7 @@ void advance_locked() {
   t_advancing = false;
 }
 
-}  // namespace
-
-namespace {
+// persistent_of's: a start runs the function.
 class PersistentFn : public Persistent {
  public:
   explicit PersistentFn(std::function<std::unique_ptr<Schedule>()> make) : make_(std::move(make)) {}
@@ -100,6 +98,7 @@ class PersistentFn : public Persistent {
  private:
   const std::function<std::unique_ptr<Schedule>()> make_;
 };
+
 }  // namespace
 
 std::unique_ptr<Persistent> persistent_of(std::function<std::unique_ptr<Schedule>()> make) {
