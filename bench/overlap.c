@@ -8,11 +8,14 @@
  * the same data (PMPI: never the library's), so the computation is sized
  * alike with and without the library. --polls N splits the computation into
  * N slices with an MPI_Test between them, as overlap codes do to let MPI
- * (and AdaComp's progress engine, which has no thread) move the call on.
+ * (and AdaComp's progress engine) move the call on. --thread initialises
+ * MPI_THREAD_MULTIPLE, which AdaComp's progress thread needs
+ * (ADACOMP_PROGRESS=thread in the environment).
  *
  * The data is a smooth field with short mantissas (coded well by the
  * lossless codecs), identical with and without the library.
- *   adacomp-overlap [--bytes 8M] [--reps 10] [--polls 0] [--compute-scale 1.0] */
+ *   adacomp-overlap [--bytes 8M] [--reps 10] [--polls 0] [--compute-scale 1.0]
+ *                   [--thread] */
 #include <mpi.h>
 #include <math.h>
 #include <stdio.h>
@@ -65,12 +68,16 @@ static double timed_compute(double* work, int n, long long iters, int polls, MPI
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int thread = 0, provided = MPI_THREAD_SINGLE;
+  for (int i = 1; i < argc; ++i) thread |= !strcmp(argv[i], "--thread");
+  if (thread) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  else MPI_Init(&argc, &argv);
   long long bytes = 8 << 20;
   int reps = 10, polls = 0;
   double scale = 1.0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--bytes")) bytes = parse_bytes(argv[i + 1]);
+    if (!strcmp(argv[i], "--thread")) --i;  /* no value */
+    else if (!strcmp(argv[i], "--bytes")) bytes = parse_bytes(argv[i + 1]);
     else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--polls")) polls = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--compute-scale")) scale = atof(argv[i + 1]);
@@ -141,8 +148,10 @@ int main(int argc, char** argv) {
   double m_alone = median(alone, reps), m_over = median(overlapped, reps);
   double m_total = median(total, reps), m_wait = median(wait, reps);
   if (rank == 0) {
-    printf("%lld-byte MPI_Iallreduce, %d ranks, plain transfer %.4f s, %d polls\n", bytes, size,
-           transfer, polls);
+    printf("%lld-byte MPI_Iallreduce, %d ranks, plain transfer %.4f s, %d polls%s\n", bytes, size,
+           transfer, polls,
+           !thread ? "" : provided == MPI_THREAD_MULTIPLE ? ", MPI_THREAD_MULTIPLE"
+                                                          : ", MPI_THREAD_MULTIPLE not provided");
     printf("median: total %.4f s, computation %.4f s (alone %.4f s, slowdown %.1f%%), wait %.4f s\n",
            m_total, m_over, m_alone, 100.0 * (m_over / m_alone - 1.0), m_wait);
     if (bad) printf("ERROR: the Iallreduce result differs from PMPI_Allreduce\n");

@@ -46,6 +46,12 @@ int adacomp_get_stats(const char* op, adacomp_op_stats* out);
 /* Fills *out with this process's inter-step reference memory. Returns 0. */
 int adacomp_get_xor_memory(adacomp_xor_memory* out);
 
+/* Compressed nonblocking and persistent collectives started on this rank
+ * whose schedules have not finished (the application may still have to
+ * complete their requests). Reads a counter: no MPI call, so it shows what
+ * the progress thread (ADACOMP_PROGRESS=thread) did meanwhile. */
+int adacomp_outstanding_collectives(void);
+
 /* Overrides how this rank chooses tiers for the calls that follow:
  * "raw", "lossless", "lossy", "pipelined" force that tier at every size
  * ("lossy" and "pipelined" are lossy only when a bound is configured);

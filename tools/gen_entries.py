@@ -132,8 +132,7 @@ def c_entry(call, name, large):
                 f"      : {pmpi};"]
     elif call.has("polled") and not large:
         out.append(f"      : or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
-    else:
-        impl += "_c" if large else ""
+    else:  # a `large` twin: the implementation's overload (or template) for MPI_Count
         out.append(f"  const int rc = or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
     out += [f"  clock.stop(rc, [&] {{ return {payload(call)}; }});", "  return rc;", "}"]
     return "\n".join(out)

@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
   adacomp_get_stats(stats_op, &after);
 
   const double calls = double(after.compressed_calls - before.compressed_calls);
+  // SCALE_PHASES=1: each rank's real coding time per compressed call
+  // (the library's own clock, wall time), to set against the simulated time
+  // (docs/scale.md, "Validation").
+  if (std::getenv("SCALE_PHASES") && calls > 0)
+    std::fprintf(stderr, "phases,rank %d,encode s %.6f,decode s %.6f per call\n", rank,
+                 (after.seconds_compress - before.seconds_compress) / calls,
+                 (after.seconds_decompress - before.seconds_decompress) / calls);
   const double wire = calls > 0 ? (after.bytes_wire - before.bytes_wire) / calls : 0;
   const double in = calls > 0 ? (after.bytes_in - before.bytes_in) / calls : 0;
   double wire_max = 0, wire_sum = 0, in_max = 0;

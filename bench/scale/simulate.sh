@@ -10,6 +10,13 @@
 #  - flat bandwidth factor 0.97 and latency factor 1 instead of SMPI's
 #    default piecewise factors (calibrated on an old Gigabit cluster);
 #  - no cross-traffic (links are full duplex);
+#  - MPI_Test and MPI_Iprobe cost 0.1 us of simulated time each, flat. SMPI's
+#    default injects 100 us per call, times a counter that every failed
+#    test of *any* rank raises and only a successful one resets (a static in
+#    libsimgrid, shared by all ranks): the compressed rings test for the
+#    next frame after each chunk they send, so at 64 ranks the counter ran
+#    into the tens and the sleeps, not the network, set the time
+#    (docs/scale.md, finding 3);
 #  - SMPI's MPICH collective selector ($SMPI_COLL_SELECTOR: mpich, ompi, ...);
 #    SMPI's own default selector uses naive algorithms (Allreduce as Reduce
 #    then Bcast: 5x slower than a ring at 8 MB on 16 nodes), no fair baseline.
@@ -20,5 +27,6 @@ dir=${SMPI_PLATFORM_DIR:-/tmp/adacomp-smpi-platforms}
 read -r platform hosts < <(python3 "$(dirname "$0")/make_platform.py" "$nodes" "$per_node" "$gbits" "$dir")
 exec smpirun -np $((nodes * per_node)) -platform "$platform" -hostfile "$hosts" \
   --cfg=smpi/host-speed:1Gf --cfg=smpi/bw-factor:0:0.97 --cfg=smpi/lat-factor:0:1 \
-  --cfg=network/crosstraffic:0 --cfg=smpi/coll-selector:"${SMPI_COLL_SELECTOR:-mpich}" --log=xbt_cfg.thresh:warning --log=smpi_mpi.thresh:error \
+  --cfg=network/crosstraffic:0 --cfg=smpi/test:1e-7 --cfg=smpi/iprobe:1e-7 \
+  --cfg=smpi/grow-injected-times:no --cfg=smpi/coll-selector:"${SMPI_COLL_SELECTOR:-mpich}" --log=xbt_cfg.thresh:warning --log=smpi_mpi.thresh:error \
   --log=smpi_config.thresh:error "$@"

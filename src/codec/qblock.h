@@ -36,6 +36,18 @@ struct Grid {
 // A bound the codecs accept: positive, and 2eb finite.
 inline bool valid_bound(double eb) { return eb > 0 && std::isfinite(2 * eb); }
 
+// The opening the quantisers' decoders share (quant, quant_fast): dst holds
+// a whole number of T (*n of them), and the payload starts with `version`
+// and a valid bound (*eb).
+template <typename T>
+inline bool open_payload(bits::Reader& r, size_t dst_bytes, uint8_t version, size_t* n,
+                         double* eb) {
+  if (dst_bytes % sizeof(T)) return false;
+  *n = dst_bytes / sizeof(T);
+  uint8_t v;
+  return r.get(&v) && v == version && r.get(eb) && valid_bound(*eb);
+}
+
 // Reconstruction shared by encoder and decoder (quant, quant_fast,
 // quant_zstd): it must be the same expression on both sides for the
 // encoder's check to mean anything. Floats clamp to the finite range first:

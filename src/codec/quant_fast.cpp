@@ -103,15 +103,14 @@ long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, voi
 
 template <typename T>
 long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
-  if (dst_bytes % sizeof(T)) return kCodecCorrupt;
-  const size_t n = dst_bytes / sizeof(T), nblocks = (n + kBlock - 1) / kBlock;
   bits::Reader r(src, src_bytes);
-  uint8_t version;
+  size_t n;
   double eb;
   uint64_t count;
-  if (!r.get(&version) || !r.get(&eb) || !r.get_varint(&count) || version != kVersion ||
-      !qblock::valid_bound(eb) || count != n)
+  if (!qblock::open_payload<T>(r, dst_bytes, kVersion, &n, &eb) || !r.get_varint(&count) ||
+      count != n)
     return kCodecCorrupt;
+  const size_t nblocks = (n + kBlock - 1) / kBlock;
   size_t planes = 0;
   const uint8_t* heads = simd::take_heads(r, nblocks, 32, qblock::kOrders, &planes);
   const uint8_t* in = heads ? r.take(planes) : nullptr;

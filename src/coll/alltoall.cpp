@@ -68,63 +68,51 @@ CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> se
 
 }  // namespace
 
-CallResult alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+CallResult alltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_impl(OpKind::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
                        same_blocks(recvcount), recvtype, comm);
 }
 
-CallResult alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count, class Displ>
+CallResult alltoallv(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                     MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+                     const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
                        recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm);
 }
 
+// Both count widths (coll/coll.h).
+template decltype(alltoall<int>) alltoall<int>;
+template decltype(alltoallv<int, int>) alltoallv<int, int>;
 #if MPI_VERSION >= 4
-CallResult alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(OpKind::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
-                       same_blocks(recvcount), recvtype, comm);
-}
+template decltype(alltoall<MPI_Count>) alltoall<MPI_Count>;
+template decltype(alltoallv<MPI_Count, MPI_Aint>) alltoallv<MPI_Count, MPI_Aint>;
+#endif
 
-CallResult alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                       MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
-                       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
-                       recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm);
-}
-#endif  // MPI_VERSION >= 4
-
-CallResult ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+CallResult ialltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return alltoall_impl(OpKind::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
                        same_blocks(recvcount), recvtype, comm, {request});
 }
 
-CallResult ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+template <class Count, class Displ>
+CallResult ialltoallv(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+                      const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Request* request) {
   return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
                        recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm, {request});
 }
 
-#if MPI_VERSION >= 4
-CallResult ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                       MPI_Request* request) {
-  return alltoall_impl(OpKind::alltoall, sendbuf, same_blocks(sendcount), sendtype, recvbuf,
-                       same_blocks(recvcount), recvtype, comm, {request});
-}
+template decltype(ialltoall<int>) ialltoall<int>;
+template decltype(ialltoallv<int, int>) ialltoallv<int, int>;
 
-CallResult ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
-                       recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm, {request});
-}
+#if MPI_VERSION >= 4
+template decltype(ialltoall<MPI_Count>) ialltoall<MPI_Count>;
+template decltype(ialltoallv<MPI_Count, MPI_Aint>) ialltoallv<MPI_Count, MPI_Aint>;
 
 CallResult alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,

@@ -76,21 +76,25 @@ bool CompressedCall::test_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
   const int rc = PMPI_Testall(n, reqs, &done, recv_bytes ? st.data() : MPI_STATUSES_IGNORE);
   errors_.mpi(rc);
   if (rc != MPI_SUCCESS) return true;  // remembered; waiting on would never end
-  if (done && recv_bytes)
+  if (!done) return false;
+  note_engine_move();
+  if (recv_bytes)
     for (int j = 0; j < n; ++j) recv_bytes[j] = received_bytes(st[j]);
-  return done;
+  return true;
 }
 
 bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {
   int done = 0;
   MPI_Status st;
   errors_.mpi(PMPI_Test(req, &done, &st));
-  if (done) *recv_bytes = received_bytes(st);
-  return done;
+  if (!done) return false;
+  note_engine_move();
+  *recv_bytes = received_bytes(st);
+  return true;
 }
 
 int CompressedCall::finish() {
-  record_time(plan, PMPI_Wtime() - start_);
+  record_time(plan.state, plan.model, PMPI_Wtime() - start_);
   return errors_.report(app_, op_display_name(op_));
 }
 

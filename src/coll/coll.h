@@ -26,58 +26,82 @@ CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                  MPI_Request* request);
 
+// Reduce_scatter(_block) and the data-movement collectives take both count
+// widths, one template each: Count is int (MPI_<Name>) or MPI_Count
+// (MPI_<Name>_c), Displ int or MPI_Aint; their files instantiate both
+// (src/interpose/mpi_calls.txt flag `large`).
+
 // src/coll/reduce_scatter.cpp
-CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+template <class Count>
+CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, Count recvcount,
                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm);
-CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+template <class Count>
+CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const Count recvcounts[],
                           MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 // The data-movement collectives: src/coll/gather.cpp (Allgather(v),
 // Gather(v)), scatter.cpp, alltoall.cpp, on the engine of exchange.h.
-CallResult allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CallResult allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+template <class Count>
+CallResult allgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+template <class Count, class Displ>
+CallResult allgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                       MPI_Comm comm);
-CallResult gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-CallResult gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+template <class Count>
+CallResult gather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+template <class Count, class Displ>
+CallResult gatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm);
-CallResult scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-CallResult scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+template <class Count>
+CallResult scatter(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+template <class Count, class Displ>
+CallResult scatterv(const void* sendbuf, const Count sendcounts[], const Displ displs[],
+                    MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
                     int root, MPI_Comm comm);
-CallResult alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CallResult alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+template <class Count>
+CallResult alltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+template <class Count, class Displ>
+CallResult alltoallv(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                     MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+                     const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
-// Their nonblocking forms, beside them (ADACOMP_NONBLOCKING=on).
-CallResult iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-CallResult iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+// Their nonblocking forms, beside them (ADACOMP_NONBLOCKING=on), over both
+// count widths alike.
+template <class Count>
+CallResult iallgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+template <class Count, class Displ>
+CallResult iallgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Request* request);
-CallResult igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+template <class Count>
+CallResult igather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request* request);
-CallResult igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                    MPI_Comm comm, MPI_Request* request);
-CallResult iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+template <class Count, class Displ>
+CallResult igatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request* request);
+template <class Count>
+CallResult iscatter(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     MPI_Request* request);
-CallResult iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+template <class Count, class Displ>
+CallResult iscatterv(const void* sendbuf, const Count sendcounts[], const Displ displs[],
+                     MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
                      int root, MPI_Comm comm, MPI_Request* request);
-CallResult ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-CallResult ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+template <class Count>
+CallResult ialltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+template <class Count, class Displ>
+CallResult ialltoallv(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+                      const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Request* request);
 
 #if MPI_VERSION >= 4
@@ -116,58 +140,6 @@ CallResult alltoallv_init(const void* sendbuf, const int sendcounts[], const int
                           MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                           MPI_Info info, MPI_Request* request);
-
-// MPI-4 large-count forms, beside their classic forms. Allreduce_c,
-// Reduce_c and Bcast_c narrow to the classic forms (src/interpose/mpi_calls.txt).
-CallResult reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm);
-CallResult reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
-CallResult allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CallResult allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm);
-CallResult gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-CallResult gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                     int root, MPI_Comm comm);
-CallResult scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-CallResult scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                      MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm);
-CallResult alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-CallResult alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                       MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
-                       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-CallResult iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request);
-CallResult iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-CallResult igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                     MPI_Comm comm, MPI_Request* request);
-CallResult igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
-CallResult iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Request* request);
-CallResult iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                       MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
-CallResult ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                       MPI_Request* request);
-CallResult ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                        const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
 #endif
 
 }  // namespace adacomp

@@ -91,7 +91,7 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
                              Launch how, Plan* plan) {
   const CommState* st = exchange_gate(op, comm, block_bytes, varied, how, plan);
   if (st && (root < 0 || root >= st->coll.size)) {
-    plan->model = nullptr;  // declined untimed
+    plan->model = -1;  // declined untimed
     return nullptr;
   }
   return st;
@@ -190,7 +190,7 @@ bool Exchange::advance() {
 }
 
 int Exchange::finish() {
-  record_time(plan_, PMPI_Wtime() - start_);
+  record_time(plan_.state, plan_.model, PMPI_Wtime() - start_);
   return errors_.report(app_, op_display_name(op_));
 }
 

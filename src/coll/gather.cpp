@@ -36,118 +36,92 @@ CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_D
 
 }  // namespace
 
-CallResult allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+template <class Count>
+CallResult allgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
                         same_blocks(recvcount), recvtype, comm);
 }
 
-CallResult allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+template <class Count, class Displ>
+CallResult allgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                       MPI_Comm comm) {
   return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
                         given_blocks(recvcounts, displs), recvtype, comm);
 }
 
-CallResult gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+template <class Count>
+CallResult gather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return rooted_exchange(OpKind::gather, true, sendbuf, sendcount, sendtype, recvbuf,
                          same_blocks(recvcount), recvtype, root, comm);
 }
 
-CallResult gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+template <class Count, class Displ>
+CallResult gatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm) {
   return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
                          given_blocks(recvcounts, displs), recvtype, root, comm);
 }
 
+// Both count widths (coll/coll.h).
+template decltype(allgather<int>) allgather<int>;
+template decltype(allgatherv<int, int>) allgatherv<int, int>;
+template decltype(gather<int>) gather<int>;
+template decltype(gatherv<int, int>) gatherv<int, int>;
 #if MPI_VERSION >= 4
-CallResult allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
-                        same_blocks(recvcount), recvtype, comm);
-}
-
-CallResult allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
-                        given_blocks(recvcounts, displs), recvtype, comm);
-}
-
-CallResult gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm) {
-  return rooted_exchange(OpKind::gather, true, sendbuf, sendcount, sendtype, recvbuf,
-                         same_blocks(recvcount), recvtype, root, comm);
-}
-
-CallResult gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                     MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
-                         given_blocks(recvcounts, displs), recvtype, root, comm);
-}
-#endif  // MPI_VERSION >= 4
+template decltype(allgather<MPI_Count>) allgather<MPI_Count>;
+template decltype(allgatherv<MPI_Count, MPI_Aint>) allgatherv<MPI_Count, MPI_Aint>;
+template decltype(gather<MPI_Count>) gather<MPI_Count>;
+template decltype(gatherv<MPI_Count, MPI_Aint>) gatherv<MPI_Count, MPI_Aint>;
+#endif
 
 // Nonblocking (ADACOMP_NONBLOCKING=on) and persistent forms: the same
 // transfers as a schedule (coll/exchange.h).
-CallResult iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+template <class Count>
+CallResult iallgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request* request) {
   return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
                         same_blocks(recvcount), recvtype, comm, {request});
 }
 
-CallResult iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+template <class Count, class Displ>
+CallResult iallgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Request* request) {
   return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
                         given_blocks(recvcounts, displs), recvtype, comm, {request});
 }
 
-CallResult igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+template <class Count>
+CallResult igather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request* request) {
   return rooted_exchange(OpKind::gather, true, sendbuf, sendcount, sendtype, recvbuf,
                          same_blocks(recvcount), recvtype, root, comm, {request});
 }
 
-CallResult igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                    MPI_Comm comm, MPI_Request* request) {
+template <class Count, class Displ>
+CallResult igatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request* request) {
   return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
                          given_blocks(recvcounts, displs), recvtype, root, comm, {request});
 }
+
+template decltype(iallgather<int>) iallgather<int>;
+template decltype(iallgatherv<int, int>) iallgatherv<int, int>;
+template decltype(igather<int>) igather<int>;
+template decltype(igatherv<int, int>) igatherv<int, int>;
 
 #if MPI_VERSION >= 4
-CallResult iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request) {
-  return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
-                        same_blocks(recvcount), recvtype, comm, {request});
-}
-
-CallResult iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
-                        given_blocks(recvcounts, displs), recvtype, comm, {request});
-}
-
-CallResult igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                     MPI_Comm comm, MPI_Request* request) {
-  return rooted_exchange(OpKind::gather, true, sendbuf, sendcount, sendtype, recvbuf,
-                         same_blocks(recvcount), recvtype, root, comm, {request});
-}
-
-CallResult igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
-                         given_blocks(recvcounts, displs), recvtype, root, comm, {request});
-}
+template decltype(iallgather<MPI_Count>) iallgather<MPI_Count>;
+template decltype(iallgatherv<MPI_Count, MPI_Aint>) iallgatherv<MPI_Count, MPI_Aint>;
+template decltype(igather<MPI_Count>) igather<MPI_Count>;
+template decltype(igatherv<MPI_Count, MPI_Aint>) igatherv<MPI_Count, MPI_Aint>;
 
 CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,

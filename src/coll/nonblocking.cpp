@@ -16,6 +16,7 @@
 #include "coll/coll.h"
 #include "coll/plan.h"
 #include "coll/ring.h"
+#include "coll/ring_codes.h"
 #include "coll/schedule.h"
 #include "coll/tree.h"
 #include "wire/frame.h"
@@ -23,42 +24,56 @@
 namespace adacomp {
 namespace {
 
-// A lossy reduction's per-hop bound (coll/bound.h) without blocking: the
-// value range is MAX-reduced by a PMPI_Iallreduce on the private
-// communicator, started with the call (so in the same order on every rank
-// as the blocking calls' agreements), and the bound set before the first
-// coding. Every element passes `compressions` codings and `additions` ops.
+// A lossy reduction's per-hop bound (coll/bound.h), or its grid when it
+// reduces on codes (coll/ring_codes.h), without blocking: the value range
+// (and for a codes candidate the codes view) is MAX-reduced by one
+// PMPI_Iallreduce on the private communicator, started with the call (so in
+// the same order on every rank as the blocking calls' agreements), and the
+// choice made before the first coding: the blocking call's, on the same
+// agreed numbers. Every element passes `compressions` codings and
+// `additions` ops.
 class BoundAgreement {
  public:
-  void start(const Plan& plan, const void* data, size_t count, int compressions, int additions) {
+  // `codes`: the call is a codes candidate, a flat ring over every rank.
+  void start(const Plan& plan, const void* data, size_t count, int compressions, int additions,
+             bool codes = false) {
     if (plan.tier.tier != Tier::lossy) return;
     compressions_ = compressions;
     additions_ = additions;
+    codes_ = codes;
     local_range(plan, data, count, mine_);
-    PMPI_Iallreduce(mine_, widest_, 2, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm, &req_);
+    if (codes) codes_local_view(plan, data, count, mine_ + 2);
+    PMPI_Iallreduce(mine_, widest_, codes ? 2 + kCodesView : 2, MPI_DOUBLE, MPI_MAX,
+                    plan.state->coll.comm, &req_);
     pending_ = true;
   }
-  // True once the bound is set (at once when not lossy).
+  // True once the bound or the grid is set (at once when not lossy).
   bool ready(CompressedCall& call) {
     if (!pending_) return true;
     int done = 0;
     if (PMPI_Test(&req_, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) return false;
-    call.set_hop_bound(bound_from_range(call.plan, widest_, call.plan.state->coll.size,
-                                        compressions_, additions_));
+    const int ranks = call.plan.state->coll.size;
+    if (codes_) grid_ = grid_from_view(call.plan, widest_ + 2, ranks, 1);
+    if (!grid_.on)
+      call.set_hop_bound(bound_from_range(call.plan, widest_, ranks, compressions_, additions_));
     pending_ = false;
     return true;
   }
+  const CodesGrid& grid() const { return grid_; }
 
  private:
-  double mine_[2] = {0, 0}, widest_[2] = {0, 0};
+  double mine_[2 + kCodesView] = {}, widest_[2 + kCodesView] = {};
   MPI_Request req_ = MPI_REQUEST_NULL;
   int compressions_ = 0, additions_ = 0;
-  bool pending_ = false;
+  bool pending_ = false, codes_ = false;
+  CodesGrid grid_;
 };
 
 // The flat ring (coll/ring.cpp): P-1 reduce-scatter steps, then for the
 // Allreduce P-1 allgather steps forwarding the owners' frames. Alone
-// (Reduce_scatter_block) the owned block is copied out at the end.
+// (Reduce_scatter_block) the owned block is copied out at the end. A lossy
+// SUM Allreduce reduces on codes exactly when the blocking call does (the
+// same agreed grid), with the blocking call's CodesRing.
 class Ring : public Schedule {
  public:
   // `out`: where the owned block goes (Reduce_scatter_block); null for the
@@ -85,12 +100,23 @@ class Ring : public Schedule {
         got_(2 * k_),
         out_(static_cast<uint8_t*>(out)) {
     const size_t total = plan.bytes / plan.type.size;
+    // The blocking Reduce_scatter(_block) never reduces on codes.
     bound_.start(plan_, acc, total,
-                 out ? reduce_scatter_compressions(p_) : allreduce_compressions(p_), p_ - 1);
+                 out ? reduce_scatter_compressions(p_) : allreduce_compressions(p_), p_ - 1,
+                 !out && codes_candidate(plan_, op, total, p_));
   }
 
   bool advance() override {
     if (!bound_.ready(call_)) return false;
+    if (bound_.grid().on) {
+      if (!codes_) {
+        const size_t total = plan_.bytes / plan_.type.size;
+        codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
+        codes_ = std::make_unique<CodesRing>(call_, args_.acc, total, bound_.grid(), tag_,
+                                             codes_memory_.get());
+      }
+      return codes_->advance(false);
+    }
     while (phase_ != Phase::done) {
       if (p_ == 1) phase_ = Phase::done;
       else if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
@@ -188,6 +214,8 @@ class Ring : public Schedule {
   std::vector<size_t> got_;
   uint8_t* const out_;
   BoundAgreement bound_;
+  std::unique_ptr<uint8_t[]> codes_memory_;  // not zeroed: CodesRing writes before it reads
+  std::unique_ptr<CodesRing> codes_;
   Phase phase_ = Phase::reduce_scatter;
   int step_ = 0, next_ = 0, pending_ = -1;
   bool posted_ = false, copied_ = false;

@@ -48,8 +48,8 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Pl
     // Inside one node only a calibration that found coding worthwhile
     // lets the model try; otherwise the call passes through untimed.
     if (!s.spans_nodes() && node_local_raw()) return false;
-    plan->model = &s.model.slot(static_cast<int>(operation), plan->bytes);
-    if (plan->model->next() == Path::raw) return false;
+    plan->model = s.model.slot(static_cast<int>(operation), plan->bytes);
+    if (s.model.at(plan->model).next() == Path::raw) return false;
   }
   plan->codec = &codec_for(cfg, plan->tier.tier, plan->type.kind);
   plan->params.kind = plan->type.kind;
@@ -77,9 +77,6 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   plan->tier = v.tier;
   return decide(operation, comm, v.adaptive, nonblocking, plan);
 }
-
-thread_local Plan t_declined;  // valid while t_timed
-thread_local bool t_timed = false;
 
 }  // namespace
 
@@ -125,31 +122,19 @@ bool codes_hop(const Plan& plan, int peer) {
   return config().hierarchy == Hierarchy::flat || !s.spans_nodes() || !s.loc.same_node(peer);
 }
 
-void record_time(const Plan& plan, double seconds) {
-  if (!plan.model || !plan.model->record(seconds)) return;
+void record_time(CommState* state, int slot, double seconds) {
+  if (slot < 0) return;
+  PathChoice& model = state->model.at(slot);
+  if (!model.record(seconds)) return;
   double slowest[2];
-  PMPI_Allreduce(plan.model->best(), slowest, 2, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm);
-  const bool was = plan.model->settled_compressed();
-  plan.model->agree(slowest);
+  PMPI_Allreduce(model.best(), slowest, 2, MPI_DOUBLE, MPI_MAX, state->coll.comm);
+  const bool was = model.settled_compressed();
+  model.agree(slowest);
   const Config& cfg = config();
-  if (cfg.verbose >= 2 && plan.state->coll.rank == 0 && was != plan.model->settled_compressed())
+  if (cfg.verbose >= 2 && state->coll.rank == 0 && was != model.settled_compressed())
     std::fprintf(stderr, "adacomp: model: %zu-byte class %s (raw %.3g s, compressed %.3g s)\n",
-                 plan.bytes, plan.model->settled_compressed() ? "compressed" : "raw",
+                 RuntimeModel::class_bytes(slot), model.settled_compressed() ? "compressed" : "raw",
                  slowest[0], slowest[1]);
-}
-
-CallResult decline(const Plan& plan) {
-  if (plan.model) {
-    t_declined = plan;
-    t_timed = true;
-  }
-  return kDeclined;
-}
-
-const Plan* take_declined() {
-  if (!t_timed) return nullptr;
-  t_timed = false;
-  return &t_declined;
 }
 
 }  // namespace adacomp

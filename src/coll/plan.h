@@ -32,7 +32,7 @@ struct Plan {
   EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
   int chunks = 1;       // pipeline chunks (1: not pipelined)
   Layout layout = Layout::flat;
-  PathChoice* model = nullptr;  // adaptive policy: the call is timed for this slot
+  int model = -1;  // adaptive policy: the call is timed for this slot of state->model
 };
 
 // The gates of the collectives (the message's verdict is policy/gate.h's):
@@ -85,29 +85,27 @@ bool codes_transfer(size_t bytes);
 // communicator) is coded: not inside a node when the call is node-aware.
 bool codes_hop(const Plan& plan, int peer);
 
-// Records a call's time in the model slot and, when the slot asks, agrees
-// with the other ranks (collective over the private communicator).
-void record_time(const Plan& plan, double seconds);
+// Records a call's time in `state`'s model slot `slot` (none: -1) and, when
+// the slot asks, agrees with the other ranks (collective over the private
+// communicator).
+void record_time(CommState* state, int slot, double seconds);
 
 // Declines the call: its entry point calls PMPI with the same arguments
 // (runtime/call_result.h). When the adaptive policy explores the raw path in
-// plan's model slot, that PMPI call is timed for the slot (run_declined).
-CallResult decline(const Plan& plan);
+// plan's model slot, the result asks for that PMPI call to be timed for the
+// slot (run_declined).
+inline CallResult decline(const Plan& plan) {
+  return plan.model < 0 ? kDeclined : CallResult::declined(plan.state, plan.model);
+}
 
-// The plan whose slot times the declined call now ending on this thread, or
-// null (and forgotten once read).
-const Plan* take_declined();
-
-// Runs a declined call's PMPI form `pmpi`, timed when decline() asked.
-// Whoever receives kDeclined from an implementation runs its PMPI form
-// through here, so a timing asked for is never left for a later call.
+// Runs the PMPI form `pmpi` of a call declined with `result`, timed when
+// decline() asked.
 template <class F>
-int run_declined(F pmpi) {
-  const Plan* timed = take_declined();
-  if (!timed) return pmpi();
+int run_declined(const CallResult& result, F pmpi) {
+  if (!result.timed()) return pmpi();
   const double start = PMPI_Wtime();
   const int rc = pmpi();
-  record_time(*timed, PMPI_Wtime() - start);
+  record_time(result.timed(), result.slot(), PMPI_Wtime() - start);
   return rc;
 }
 

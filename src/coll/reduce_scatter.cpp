@@ -145,30 +145,26 @@ CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recv
 
 }  // namespace
 
-CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+template <class Count>
+CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, Count recvcount,
                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_impl<int>(OpKind::reduce_scatter_block, sendbuf, recvbuf, nullptr, recvcount,
-                                  type, op, comm);
+  return reduce_scatter_impl<Count>(OpKind::reduce_scatter_block, sendbuf, recvbuf, nullptr,
+                                    recvcount, type, op, comm);
 }
 
-CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+template <class Count>
+CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const Count recvcounts[],
                           MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_impl(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, type, op,
-                             comm);
+  return reduce_scatter_impl<Count>(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0,
+                                    type, op, comm);
 }
 
+// Both count widths (coll/coll.h).
+template decltype(reduce_scatter_block<int>) reduce_scatter_block<int>;
+template decltype(reduce_scatter<int>) reduce_scatter<int>;
 #if MPI_VERSION >= 4
-CallResult reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_impl<MPI_Count>(OpKind::reduce_scatter_block, sendbuf, recvbuf, nullptr,
-                                        recvcount, type, op, comm);
-}
-
-CallResult reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                            MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_impl<MPI_Count>(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0,
-                                        type, op, comm);
-}
-#endif  // MPI_VERSION >= 4
+template decltype(reduce_scatter_block<MPI_Count>) reduce_scatter_block<MPI_Count>;
+template decltype(reduce_scatter<MPI_Count>) reduce_scatter<MPI_Count>;
+#endif
 
 }  // namespace adacomp

@@ -9,12 +9,18 @@
 //
 // Agreement: one small PMPI_Allreduce (MAX) of the finite range and a
 // non-finite flag over every rank of the communicator, so every rank makes
-// the same choice. The call takes today's ring instead when any input
+// the same choice (the nonblocking Iallreduce carries the same view in its
+// own PMPI_Iallreduce and chooses with grid_from_view too). The call takes today's ring instead when any input
 // holds NaN or Inf (they must come out exactly as plain arithmetic gives
 // them, which integer codes cannot carry), when no grid fits the bound or
 // the int32 code range, or when the call is not a lossy SUM on f32/f64.
 // Node-aware layouts: the ring's inputs are node sums made by PMPI, whose
 // own rounding against the exact sum is taken from the bound first.
+//
+// The ring is one state machine (CodesRing) for the blocking call, which
+// runs it to the end at once with blocking waits, and for the schedules of
+// coll/nonblocking.cpp, which advance it as messages arrive: same messages,
+// same order, same codes, so the same bits.
 //
 // Wire: each ring chunk travels as one qgrid code payload (layout in
 // quant_grid.h), without a frame header: both ends know the chunk's
@@ -32,14 +38,9 @@
 namespace adacomp {
 namespace {
 
-// Agreed view of every rank's input.
-struct Range {
-  double lo, hi;
-  bool nonfinite;
-};
-
+// This rank's finite range and whether any value is not finite.
 template <typename T>
-Range local_range(const uint8_t* data, size_t n) {
+void local_view(const uint8_t* data, size_t n, double view[kCodesView]) {
   const T* v = reinterpret_cast<const T*>(data);
   T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
   bool bad = false;
@@ -50,51 +51,39 @@ Range local_range(const uint8_t* data, size_t n) {
     mn = v[i] < mn ? v[i] : mn;
     mx = v[i] > mx ? v[i] : mx;
   }
-  return {mn, mx, bad};
+  view[0] = -static_cast<double>(mn);  // MAX-reduced: the lowest lo
+  view[1] = mx;
+  view[2] = bad ? 1.0 : 0.0;
 }
-
-// Collective over g.
-Range agree_range(const Group& g, ElemKind kind, const uint8_t* data, size_t n) {
-  const Range mine = kind == ElemKind::f32 ? local_range<float>(data, n)
-                                           : local_range<double>(data, n);
-  double in[3] = {-mine.lo, mine.hi, mine.nonfinite ? 1.0 : 0.0}, out[3];
-  PMPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_MAX, g.comm);
-  return {-out[0], out[1], out[2] != 0};
-}
-
-// Code geometry of the P blocks, each cut into K chunks (in elements).
-struct Chunks {
-  const std::vector<RingBlock>& blocks;
-  int k;
-  size_t offset(int b, int c) const {
-    return blocks[b].offset + block_begin(blocks[b].count, k, c);
-  }
-  size_t count(int b, int c) const { return block_count(blocks[b].count, k, c); }
-  size_t capacity() const {
-    size_t widest = 0;
-    for (const RingBlock& b : blocks) widest = std::max(widest, b.count);
-    return qgrid::max_payload(max_block_count(widest, k));
-  }
-};
 
 }  // namespace
 
-CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
-                     int ring_members, int per_member) {
+bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members) {
+  const ElemKind kind = plan.type.kind;
+  return op == MPI_SUM && (kind == ElemKind::f32 || kind == ElemKind::f64) &&
+         plan.tier.tier == Tier::lossy && config().reduce_on_codes && ring_members >= 2 &&
+         count > 0;
+}
+
+void codes_local_view(const Plan& plan, const void* input, size_t count,
+                      double view[kCodesView]) {
+  const uint8_t* data = static_cast<const uint8_t*>(input);
+  if (plan.type.kind == ElemKind::f32) local_view<float>(data, count, view);
+  else local_view<double>(data, count, view);
+}
+
+CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
+                         int per_member) {
   const ElemKind kind = plan.type.kind;
   const Config& cfg = config();
-  if (op != MPI_SUM || (kind != ElemKind::f32 && kind != ElemKind::f64) ||
-      plan.tier.tier != Tier::lossy || !cfg.reduce_on_codes || ring_members < 2 || count == 0)
-    return {};
-  const Range range = agree_range(plan.state->coll, kind, static_cast<const uint8_t*>(input),
-                                  count);
-  if (range.nonfinite || !(range.hi >= range.lo)) return {};
+  const double lo = -view[0], hi = view[1];
+  if (view[2] != 0 || !(hi >= lo)) return {};
   const double bound = cfg.abs_error_bound > 0 ? cfg.abs_error_bound
-                                               : cfg.rel_error_bound * (range.hi - range.lo);
+                                               : cfg.rel_error_bound * (hi - lo);
   // A member's input is a PMPI sum of up to L = per_member inputs: each is
   // within (L-1) u L max|x| of its exact sum (any order of additions; 1%
   // covers the second-order term), and at most L max|x| (1 + L u) large.
-  const double max_abs = std::max(std::fabs(range.lo), std::fabs(range.hi));
+  const double max_abs = std::max(std::fabs(lo), std::fabs(hi));
   const double u = std::ldexp(1.0, kind == ElemKind::f32 ? -24 : -53), l = per_member;
   const double member_rounding = 1.01 * (l - 1) * u * l * max_abs;
   const double member_max = l * max_abs * (1 + 1.01 * l * u);
@@ -104,74 +93,136 @@ CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t coun
   return g;
 }
 
+CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
+                     int ring_members, int per_member) {
+  if (!codes_candidate(plan, op, count, ring_members)) return {};
+  double mine[kCodesView], all[kCodesView];
+  codes_local_view(plan, input, count, mine);
+  PMPI_Allreduce(mine, all, kCodesView, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm);
+  return grid_from_view(plan, all, ring_members, per_member);
+}
+
+// ---- the ring ---------------------------------------------------------------
+
+CodesRing::CodesRing(CompressedCall& call, uint8_t* acc, size_t count, const CodesGrid& grid,
+                     int tag, uint8_t* memory)
+    : call_(call),
+      acc_(acc),
+      n_(count),
+      exp_(grid.exp),
+      tag_(tag),
+      p_(call.group.size),
+      r_(call.group.rank),
+      k_(call.plan.chunks),
+      blocks_(even_blocks(count, p_)),
+      cap_(qgrid::max_payload(max_block_count(max_block_count(count, p_), k_))),
+      codes_(reinterpret_cast<uint32_t*>(memory)),
+      send_(memory + count * 4),
+      recv_(send_ + cap_ * k_),
+      frames_(recv_ + cap_ * k_),
+      sizes_(static_cast<size_t>(p_) * k_),
+      got_(2 * k_),
+      reqs_(2 * k_) {}
+
+size_t CodesRing::memory_bytes(const CompressedCall& call, size_t count) {
+  const int p = call.group.size, k = call.plan.chunks;
+  const size_t cap = qgrid::max_payload(max_block_count(max_block_count(count, p), k));
+  return count * 4 + cap * k * (2 + static_cast<size_t>(p));
+}
+
+size_t CodesRing::offset(int b, int c) const {
+  return blocks_[b].offset + block_begin(blocks_[b].count, k_, c);
+}
+size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].count, k_, c); }
+
+void CodesRing::take(const uint8_t* payload, size_t bytes, int b, int c, bool add) {
+  uint32_t* q = codes_ + offset(b, c);
+  const long rc = add ? qgrid::add(payload, bytes, exp_, q, count(b, c))
+                      : qgrid::decode(payload, bytes, exp_, q, count(b, c));
+  call_.check_decoded(rc);
+}
+
+bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
+  if (!wait) return call_.test_all(n, reqs, got);
+  call_.wait_all(n, reqs, got);
+  return true;
+}
+
+bool CodesRing::advance(bool wait) {
+  if (phase_ == Phase::quantize) {
+    if (p_ >= 2) qgrid::quantize(call_.plan.type.kind, acc_, n_, exp_, codes_);
+    phase_ = p_ >= 2 ? Phase::reduce_scatter : Phase::done;
+  }
+  while (phase_ != Phase::done)
+    if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step(wait) : allgather_step(wait)))
+      return false;
+  return true;
+}
+
+// Block b starts at rank b and gathers the codes of every rank in ring
+// order; integer addition makes the order irrelevant anyway. Chunks that
+// arrive while this rank encodes are added at once.
+bool CodesRing::reduce_scatter_step(bool wait) {
+  const int sb = (r_ - step_ + p_) % p_, rb = (r_ - step_ - 1 + 2 * p_) % p_;
+  const int left = (r_ - 1 + p_) % p_, right = (r_ + 1) % p_;
+  const size_t elem = call_.plan.type.size;
+  if (!posted_) {
+    for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left, tag_, &reqs_[c]);
+    next_ = 0;
+    for (int c = 0; c < k_; ++c) {
+      const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, send_ + cap_ * c);
+      call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
+      while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
+        take(recv_ + cap_ * next_, got_[next_], rb, next_, true), ++next_;
+    }
+    posted_ = true;
+  }
+  for (; next_ < k_; ++next_) {
+    if (!complete(1, &reqs_[next_], &got_[next_], wait)) return false;
+    take(recv_ + cap_ * next_, got_[next_], rb, next_, true);
+  }
+  if (!complete(k_, &reqs_[k_], nullptr, wait)) return false;
+  posted_ = false;
+  if (++step_ == p_ - 1) phase_ = Phase::allgather, step_ = 0;
+  return true;
+}
+
+// Each owner encodes its summed block once; the payloads are forwarded
+// unchanged and decoded to codes on arrival.
+bool CodesRing::allgather_step(bool wait) {
+  const int mine = owned_block(r_, p_);
+  const int sb = (mine - step_ + p_) % p_, rb = (mine - step_ - 1 + p_) % p_;
+  const int left = (r_ - 1 + p_) % p_, right = (r_ + 1) % p_;
+  const size_t elem = call_.plan.type.size;
+  if (!posted_) {
+    if (step_ == 0)
+      for (int c = 0; c < k_; ++c)
+        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
+                                              slot(mine, c));
+    for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
+    for (int c = 0; c < k_; ++c)
+      call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
+                  &reqs_[k_ + c]);
+    posted_ = true;
+  }
+  if (!complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
+  for (int c = 0; c < k_; ++c) {
+    sizes_[rb * k_ + c] = got_[c];
+    take(slot(rb, c), got_[c], rb, c, false);
+  }
+  posted_ = false;
+  if (++step_ == p_ - 1) {
+    qgrid::reconstruct(call_.plan.type.kind, codes_, n_, exp_, acc_);
+    phase_ = Phase::done;
+  }
+  return true;
+}
+
 void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
                           const CodesGrid& grid) {
-  const Plan& plan = call.plan;
-  const ElemKind kind = plan.type.kind;
-  const int p = call.group.size, r = call.group.rank, k = call.plan.chunks, exp = grid.exp;
-  if (p < 2) return;
-  // (work: accumulator holds the node-aware paths' slice.)
-  uint32_t* codes = reinterpret_cast<uint32_t*>(scratch(ScratchSlot::work, count * 4));
-  qgrid::quantize(kind, acc, count, exp, codes);
-
-  const std::vector<RingBlock> blocks = even_blocks(count, p);
-  const Chunks g{blocks, k};
-  const size_t cap = g.capacity();
-  const int left = (r - 1 + p) % p, right = (r + 1) % p;
-  const size_t elem = plan.type.size;
-  std::vector<MPI_Request> reqs(2 * k);
-  std::vector<size_t> got(2 * k);
-  auto take = [&](const uint8_t* payload, size_t bytes, int b, int c, bool add) {
-    uint32_t* q = codes + g.offset(b, c);
-    const long rc = add ? qgrid::add(payload, bytes, exp, q, g.count(b, c))
-                        : qgrid::decode(payload, bytes, exp, q, g.count(b, c));
-    call.check_decoded(rc);
-  };
-
-  // Reduce-scatter: block b starts at rank b and gathers the codes of every
-  // rank in ring order; integer addition makes the order irrelevant anyway.
-  uint8_t* sendbuf = scratch(ScratchSlot::send_frame, cap * k);
-  uint8_t* recvbuf = scratch(ScratchSlot::recv_frame, cap * k);
-  for (int step = 0; step < p - 1; ++step) {
-    const int sb = (r - step + p) % p, rb = (r - step - 1 + 2 * p) % p;
-    for (int c = 0; c < k; ++c) call.irecv(recvbuf + cap * c, cap, left, kTagRing, &reqs[c]);
-    int next = 0;  // next chunk of rb to add
-    for (int c = 0; c < k; ++c) {
-      const size_t n = qgrid::encode(codes + g.offset(sb, c), g.count(sb, c), exp,
-                                     sendbuf + cap * c);
-      call.isend(sendbuf + cap * c, n, g.count(sb, c) * elem, right, kTagRing, &reqs[k + c]);
-      while (next < k && call.test(&reqs[next], &got[next]))
-        take(recvbuf + cap * next, got[next], rb, next, true), ++next;
-    }
-    for (; next < k; ++next) {
-      call.wait_all(1, &reqs[next], &got[next]);
-      take(recvbuf + cap * next, got[next], rb, next, true);
-    }
-    call.wait_all(k, reqs.data() + k);
-  }
-
-  // Allgather: each owner encodes its summed block once; the payloads are
-  // forwarded unchanged and decoded to codes on arrival.
-  uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
-  auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };
-  std::vector<size_t> sizes(static_cast<size_t>(p) * k);
-  const int mine = owned_block(r, p);
-  for (int c = 0; c < k; ++c)
-    sizes[mine * k + c] = qgrid::encode(codes + g.offset(mine, c), g.count(mine, c), exp,
-                                        slot(mine, c));
-  for (int step = 0; step < p - 1; ++step) {
-    const int sb = (mine - step + p) % p, rb = (mine - step - 1 + p) % p;
-    for (int c = 0; c < k; ++c) call.irecv(slot(rb, c), cap, left, kTagRing, &reqs[c]);
-    for (int c = 0; c < k; ++c)
-      call.isend(slot(sb, c), sizes[sb * k + c], g.count(sb, c) * elem, right, kTagRing,
-                 &reqs[k + c]);
-    call.wait_all(2 * k, reqs.data(), got.data());
-    for (int c = 0; c < k; ++c) {
-      sizes[rb * k + c] = got[c];
-      take(slot(rb, c), got[c], rb, c, false);
-    }
-  }
-  qgrid::reconstruct(kind, codes, count, exp, acc);
+  // (work: the accumulator slot may hold the node-aware paths' slice.)
+  uint8_t* memory = scratch(ScratchSlot::work, CodesRing::memory_bytes(call, count));
+  CodesRing(call, acc, count, grid, kTagRing, memory).advance(true);
 }
 
 }  // namespace adacomp

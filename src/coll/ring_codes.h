@@ -1,9 +1,13 @@
 // Homomorphic lossy ring Allreduce (SUM on float/double): reduction on the
-// integer quantisation codes. See ring_codes.cpp.
+// integer quantisation codes. See ring_codes.cpp. One implementation serves
+// the blocking Allreduce (coll/allreduce.cpp) and the nonblocking and
+// persistent ones (coll/nonblocking.cpp): the agreement in halves, and the
+// ring as a state machine the blocking call runs to the end at once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <mpi.h>
 
@@ -23,15 +27,62 @@ struct CodesGrid {
 // at most `per_member` ranks' inputs (1 flat; node-aware: the node's ranks).
 // Collective over plan.state->coll (the range and a NaN/Inf flag of every
 // rank's input, for the bound and the code range) whenever the call is a
-// lossy SUM on f32/f64 with ADACOMP_REDUCE_ON_CODES on; the answer is the
-// same on every rank. Off: NaN/Inf in any input, no grid meets the bound in
-// the int32 code range, or the call does not qualify.
+// codes candidate (below); the answer is the same on every rank. Off: NaN/Inf
+// in any input, no grid meets the bound in the int32 code range, or the call
+// does not qualify.
 CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
                      int ring_members, int per_member);
 
+// codes_grid in three parts, for callers that agree without blocking:
+// whether the call qualifies at all (a lossy SUM on f32/f64 with
+// ADACOMP_REDUCE_ON_CODES on, a ring of 2 or more, count > 0; no
+// communication); this rank's view of its input, kCodesView doubles to be
+// MAX-reduced over plan.state->coll; the grid from the agreed view.
+constexpr int kCodesView = 3;
+bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members);
+void codes_local_view(const Plan& plan, const void* input, size_t count, double view[kCodesView]);
+CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
+                         int per_member);
+
 // Allreduces `count` elements at acc (this member's input on entry) among
 // call.group on the grid: quantise once, add codes around the ring, decode
-// once.
+// once. The messages of one call carry `tag`.
+class CodesRing {
+ public:
+  // `memory`: memory_bytes() bytes, 4-aligned, kept until done.
+  CodesRing(CompressedCall& call, uint8_t* acc, size_t count, const CodesGrid& grid, int tag,
+            uint8_t* memory);
+  static size_t memory_bytes(const CompressedCall& call, size_t count);
+  // Does what is ready; true once acc holds the result. With `wait` it
+  // blocks instead and always returns true (the blocking call).
+  bool advance(bool wait);
+
+ private:
+  enum class Phase { quantize, reduce_scatter, allgather, done };
+  bool reduce_scatter_step(bool wait);
+  bool allgather_step(bool wait);
+  bool complete(int n, MPI_Request* reqs, size_t* got, bool wait);
+  void take(const uint8_t* payload, size_t bytes, int b, int c, bool add);
+  size_t offset(int b, int c) const;
+  size_t count(int b, int c) const;
+  uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }
+
+  CompressedCall& call_;
+  uint8_t* const acc_;
+  const size_t n_;
+  const int exp_, tag_, p_, r_, k_;
+  const std::vector<RingBlock> blocks_;
+  const size_t cap_;
+  uint32_t* const codes_;
+  uint8_t *const send_, *const recv_, *const frames_;
+  std::vector<size_t> sizes_, got_;
+  std::vector<MPI_Request> reqs_;  // receives first, then sends
+  Phase phase_ = Phase::quantize;
+  int step_ = 0, next_ = 0;
+  bool posted_ = false;
+};
+
+// The blocking call: CodesRing run to the end on this thread's scratch.
 void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
                           const CodesGrid& grid);
 

@@ -5,6 +5,14 @@
 // completed request in MPI, runs under one lock: once MPI frees a handle
 // another thread may get the same value for a new request, which must never
 // find the old entry.
+//
+// Why one engine lock rather than one per schedule: the table and the
+// Test-form pass need a global lock anyway, a schedule's step is short
+// (one chunk coded or decoded), and advancing from several threads at once
+// would only contend for MPI's own progress. Whoever holds it advances every
+// schedule; the progress thread and the entry of intercepted calls only
+// try-lock it and go on (someone is advancing), while Wait/Test, which must
+// run their pass, block on it.
 #include "coll/schedule.h"
 
 #include <mutex>
@@ -119,6 +127,7 @@ int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* requ
   g_owned.fetch_add(1, std::memory_order_relaxed);
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();
+  wake_progress_thread();
   return MPI_SUCCESS;
 }
 
@@ -151,6 +160,7 @@ CallResult collective_start(MPI_Request* req) {
   e.done = false;
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();
+  wake_progress_thread();
   return MPI_SUCCESS;
 }
 

@@ -7,16 +7,17 @@
 // engine completes that request (PMPI_Grequest_complete) when the schedule
 // is done, so PMPI's own Wait/Test over mixed arrays sees it.
 //
-// Progress is driven by the library, never by a thread of its own:
+// Progress is driven from the application's own MPI calls:
 //  - on entry to every intercepted MPI call (one relaxed atomic load when
 //    nothing is outstanding);
 //  - in the Wait/Test family and the intercepted blocking point-to-point
 //    calls, which poll while anything is outstanding
 //    (interpose/completion.cpp, interpose/polled.cpp);
-//  - inside the library's blocking compressed collectives while they wait.
-// A rank blocked in an MPI call the library does not intercept does not
-// advance its schedules meanwhile, hence ADACOMP_NONBLOCKING (off by
-// default; docs/nonblocking.md).
+//  - inside the library's blocking compressed collectives while they wait;
+// and, with ADACOMP_PROGRESS=thread under MPI_THREAD_MULTIPLE, by a library
+// thread (coll/progress_thread.cpp). Without it a rank blocked in an MPI
+// call the library does not intercept does not advance its schedules
+// meanwhile, hence ADACOMP_NONBLOCKING (off by default; docs/nonblocking.md).
 #pragma once
 
 #include <atomic>
@@ -93,6 +94,23 @@ void settle_collectives_slow(MPI_Comm comm);
 // advance them for peers still waiting in theirs.
 inline void settle_collectives(MPI_Comm comm) {
   if (collectives_outstanding()) settle_collectives_slow(comm);
+}
+
+// ---- the progress thread (coll/progress_thread.cpp) ----
+// Messages the engine's calls completed (CompressedCall::test, test_all):
+// the thread's backoff resets when this moves.
+extern std::atomic<unsigned> g_engine_moves;
+inline void note_engine_move() { g_engine_moves.fetch_add(1, std::memory_order_relaxed); }
+// At MPI_Init: starts the thread when configured and MPI_THREAD_MULTIPLE was
+// provided, else (configured) warns on rank 0 that polling stays.
+void progress_thread_start();
+// At MPI_Finalize, before the private communicators go: joins it.
+void progress_thread_stop();
+extern std::atomic<bool> g_progress_thread;  // running
+void wake_progress_thread_slow();
+// After a schedule starts: the thread sleeps while nothing is outstanding.
+inline void wake_progress_thread() {
+  if (g_progress_thread.load(std::memory_order_relaxed)) wake_progress_thread_slow();
 }
 
 // Completes outstanding schedules whose requests the application freed

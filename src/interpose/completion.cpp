@@ -47,16 +47,28 @@ int single(const std::vector<Finished>& fin, int rc, MPI_Status* status) {
 }
 
 // One pass of each Test form with the engine (coll/schedule.h collective_pass).
-int test_pass(MPI_Request* req, int* flag, MPI_Status* status) {
+// The single-request forms raise their errors as the call `op`.
+int test_pass(const char* op, MPI_Request* req, int* flag, MPI_Status* status) {
   int rc = MPI_SUCCESS;
   auto fin = collective_pass(
       1, req,
       [&] {
-        return or_pmpi(p2p::test(req, flag, status),
+        return or_pmpi(test_as(op, req, flag, status),
                        [&] { return PMPI_Test(req, flag, status); });
       },
       [&](int) { return *flag != 0; }, &rc);
   return single(fin, rc, status);
+}
+
+// MPI_Wait on behalf of the call `op`: polls while the engine is involved,
+// then, if still not done, waits in the point-to-point layer (or MPI) as
+// usual.
+int wait_pass(const char* op, MPI_Request* req, MPI_Status* status) {
+  for (int flag = 0; collectives_involved(1, req); pause()) {
+    const int rc = test_pass(op, req, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+  return or_pmpi(wait_as(op, req, status), [&] { return PMPI_Wait(req, status); });
 }
 
 int testall_pass(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
@@ -110,7 +122,7 @@ int testsome_pass(int n, MPI_Request reqs[], int* outcount, int indices[],
 
 CallResult test(MPI_Request* req, int* flag, MPI_Status* status) {
   if (!collectives_involved(1, req)) return p2p::test(req, flag, status);
-  return test_pass(req, flag, status);
+  return test_pass("Test", req, flag, status);
 }
 
 CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
@@ -132,11 +144,8 @@ CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
 // Each wait polls while the engine is involved, then, if still not done,
 // waits in the point-to-point layer (or MPI) as usual.
 CallResult wait(MPI_Request* req, MPI_Status* status) {
-  for (int flag = 0; collectives_involved(1, req); pause()) {
-    const int rc = test_pass(req, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-  return p2p::wait(req, status);
+  if (!collectives_involved(1, req)) return p2p::wait(req, status);
+  return wait_pass("Wait", req, status);
 }
 
 CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
@@ -200,7 +209,7 @@ int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
   const int rc = or_pmpi(isend(buf, count, type, dest, tag, comm, &r),
                          [&] { return PMPI_Isend(buf, count, type, dest, tag, comm, &r); });
   if (rc != MPI_SUCCESS) return rc;
-  return or_pmpi(wait(&r, MPI_STATUS_IGNORE), [&] { return PMPI_Wait(&r, MPI_STATUS_IGNORE); });
+  return wait_pass("Send", &r, MPI_STATUS_IGNORE);
 }
 
 int ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
@@ -208,7 +217,7 @@ int ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_
   const int rc = or_pmpi(issend(buf, count, type, dest, tag, comm, &r),
                          [&] { return PMPI_Issend(buf, count, type, dest, tag, comm, &r); });
   if (rc != MPI_SUCCESS) return rc;
-  return or_pmpi(wait(&r, MPI_STATUS_IGNORE), [&] { return PMPI_Wait(&r, MPI_STATUS_IGNORE); });
+  return wait_pass("Ssend", &r, MPI_STATUS_IGNORE);
 }
 
 int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -217,7 +226,7 @@ int recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm 
   const int rc = or_pmpi(irecv(buf, count, type, source, tag, comm, &r),
                          [&] { return PMPI_Irecv(buf, count, type, source, tag, comm, &r); });
   if (rc != MPI_SUCCESS) return rc;
-  return or_pmpi(wait(&r, status), [&] { return PMPI_Wait(&r, status); });
+  return wait_pass("Recv", &r, status);
 }
 
 int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -233,15 +242,14 @@ int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest
   });
   if (rc != MPI_SUCCESS) {
     PMPI_Cancel(&r[0]);
-    or_pmpi(wait(&r[0], MPI_STATUS_IGNORE), [&] { return PMPI_Wait(&r[0], MPI_STATUS_IGNORE); });
+    wait_pass("Sendrecv", &r[0], MPI_STATUS_IGNORE);
     return rc;
   }
-  MPI_Status st[2];
-  rc = or_pmpi(waitall(2, r, st), [&] { return PMPI_Waitall(2, r, st); });
-  if (rc == MPI_ERR_IN_STATUS)
-    rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) *status = st[0];
-  return rc;
+  // Both halves are posted: completing them one after the other cannot
+  // deadlock (p2p sendrecv does the same), and each wait names Sendrecv.
+  rc = wait_pass("Sendrecv", &r[0], status);
+  const int rs = wait_pass("Sendrecv", &r[1], MPI_STATUS_IGNORE);
+  return rc != MPI_SUCCESS ? rc : rs;
 }
 
 int probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
@@ -271,7 +279,7 @@ int mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status*
   const int rc = or_pmpi(imrecv(buf, count, type, msg, &r),
                          [&] { return PMPI_Imrecv(buf, count, type, msg, &r); });
   if (rc != MPI_SUCCESS) return rc;
-  return or_pmpi(wait(&r, status), [&] { return PMPI_Wait(&r, status); });
+  return wait_pass("Mrecv", &r, status);
 }
 
 }  // namespace polled

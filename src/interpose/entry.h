@@ -30,7 +30,7 @@ namespace adacomp::entry {
 template <class Pmpi>
 int or_pmpi(int rc, Pmpi&&) { return rc; }
 template <class Pmpi>
-int or_pmpi(const CallResult& result, Pmpi&& pmpi) { return result ? *result : run_declined(pmpi); }
+int or_pmpi(const CallResult& result, Pmpi&& pmpi) { return result ? *result : run_declined(result, pmpi); }
 
 // A narrowing _c twin gives a count that fits an int to the classic
 // implementation and a larger one to PMPI_<Name>_c. Every rank must decide

@@ -13,6 +13,7 @@ int init(int* argc, char*** argv) {
   if (rc == MPI_SUCCESS) {
     runtime_start();
     p2p_init();
+    progress_thread_start();
   }
   return rc;
 }
@@ -22,11 +23,13 @@ int init_thread(int* argc, char*** argv, int required, int* provided) {
   if (rc == MPI_SUCCESS) {
     runtime_start();
     p2p_init();
+    progress_thread_start();
   }
   return rc;
 }
 
 int finalize() {
+  progress_thread_stop();
   drain_collectives();
   p2p_finalize();
   runtime_stop();

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "coll/schedule.h"
 #include "p2p/interstep.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
@@ -29,6 +30,10 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
     return 0;
   }
   return -1;
+}
+
+ADACOMP_EXPORT int adacomp_outstanding_collectives(void) {
+  return adacomp::g_outstanding_collectives.load(std::memory_order_relaxed);
 }
 
 ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {

@@ -80,7 +80,7 @@ void p2p_attach(MPI_Comm comm) {
   auto* part = new P2PComm;
   part->comm = s->p2p.comm;
   part->loc = &s->loc;
-  part->split =
+  part->split = !kSmpi &&  // internal.h
       s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
   s->p2p_part = P2PCommPtr(part, free_part);
 }

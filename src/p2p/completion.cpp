@@ -278,6 +278,7 @@ CallResult start(MPI_Request* req) {
     p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status, "Start");
     p->finished = p->served = true;
   } else {
+    refresh_stored_copy(p);
     rc = PMPI_Start(req);
     if (rc == MPI_SUCCESS && p->dual) {
       rc = PMPI_Start(&p->twin);

@@ -179,8 +179,8 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   P2PComm* st = p2p_of(app);
   const bool staged = !staging.empty();
   if (staged) header = staging.data();
-  MPI_Count got = 0;  // may exceed an int: the whole frame, header included
-  PMPI_Get_elements_x(s, MPI_BYTE, &got);
+  // The whole frame, header included; may exceed an int.
+  const MPI_Count got = status_bytes(s);
   const size_t cap = bytes_of(count, type);
   // A cut frame's header says more than arrived, so its lengths are not
   // checked against what arrived.
@@ -214,12 +214,16 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
     const uint8_t* plain = nullptr;
     int rc = decode_coded(st, app, s->MPI_SOURCE, h, body, nullptr, may_wait, &plain, op);
     if (rc != MPI_SUCCESS) return rc;
-    if (!staged) std::memcpy(dst, plain, cap);
+    if (ti.contiguous) std::memcpy(dst, plain, cap);
     return truncated(app, s, cap);
   }
   if (raw > cap || cut) {
-    skip_channel_frame(st, app, s->MPI_SOURCE, h, body, std::min(payload, arrived), op);
-    return truncated(app, s, std::min(payload, arrived));
+    const size_t n = std::min(payload, arrived);
+    skip_channel_frame(st, app, s->MPI_SOURCE, h, body, n, op);
+    // Staged, a stored frame's first bytes are given as MPI gives them in place.
+    if (staged && ti.contiguous && h.codec == CodecId::stored && n)
+      std::memcpy(dst, body, std::min(n, cap));
+    return truncated(app, s, n);
   }
   return land(st, app, s->MPI_SOURCE, h, body, buf, type, may_wait, s, op);
 }

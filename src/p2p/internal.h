@@ -150,12 +150,42 @@ void requests_finalize();
 
 int report(MPI_Comm app, int rc);  // through app's error handler if rc fails
 void set_status(MPI_Status* s, int source, int tag, size_t raw);
+// Bytes a receive's status counts.
+MPI_Count status_bytes(MPI_Status* s);
 // A request that is already complete, carrying `status` (a generalized
 // request; nullptr: an empty status).
 int completed_request(const MPI_Status* status, MPI_Request* req);
 // A frame cut by MPI because it exceeds the posted buffer.
 bool truncation(int rc);
 void stored_header(size_t bytes, uint8_t* dst);
+// A stored frame as one contiguous copy in *out: its header, then
+// (buf, count, type) packed.
+void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
+                 std::vector<uint8_t>* out);
+
+// What the SMPI build (ADACOMP_FOR_SMPI, docs/scale.md) changes: SimGrid
+// SMPI 3.32 takes MPI_BOTTOM as the address (void*)-111, unpacks a
+// derived-type receive only in whole elements of the type, aborts in
+// MPI_Improbe, MPI_Mprobe, MPI_Mrecv and MPI_Get_elements_x, and its
+// MPI_Request_get_status reports every request complete. So there, besides
+// the two below: no split communicators (every message framed on the private
+// one; dual receives watch requests with MPI_Request_get_status), no
+// inter-step channels (a channel frame waiting for its predecessor finishes
+// the other receives by the same call), and a nonblocking send is always
+// kept in the request table.
+#ifdef ADACOMP_FOR_SMPI
+constexpr bool kSmpi = true;
+#else
+constexpr bool kSmpi = false;
+#endif
+// Frames travel as contiguous bytes only: stored frames are sent from a
+// packed copy (stored_copy) and every frame is received into staging, not
+// through the zero-copy framing struct (p2p/framing.h).
+constexpr bool kPackedFrames = kSmpi;
+// No matched probes: the library takes its own messages off the wire with a
+// probe, then a receive of the probed envelope. Safe where no other thread
+// receives on that communicator meanwhile (SMPI's ranks are single-threaded).
+constexpr bool kNoMatchedProbe = kSmpi;
 // Bytes of `count` elements of `type`.
 size_t bytes_of(int count, MPI_Datatype type);
 
@@ -184,6 +214,9 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
             MPI_Comm comm, MPI_Request* req, P2PComm* st);
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st);
+// A persistent send's packed copy (kPackedFrames) taken again from the
+// user's buffer, at each MPI_Start.
+void refresh_stored_copy(Pending* p);
 
 // ---- frames received (frames.cpp) ----------------------------------------
 
@@ -226,10 +259,6 @@ int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
 void resolve_dual(MPI_Request handle, Pending* p, const char* op);
 void retire_twin(Pending* p, const char* op);
 
-// ---- completion (completion.cpp) ----------------------------------------
-
-// MPI_Wait / MPI_Test of one request on behalf of the call `op`.
-CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
-CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
+// Completion of one request on behalf of a call: wait_as, test_as (p2p.h).
 
 }  // namespace adacomp

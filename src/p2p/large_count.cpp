@@ -1,7 +1,8 @@
-// MPI-4: the large-count (_c) forms and Isendrecv. A _c form runs its int
-// form: counts that fit an int as they are, larger ones as one element of a
-// contiguous datatype. A declined call is declined whole, so its entry point
-// calls the PMPI _c form with the user's own arguments.
+// MPI-4: the large-count (_c) forms, overloads over MPI_Count, and
+// Isendrecv. A large-count form runs its int form: counts that fit an int
+// as they are, larger ones as one element of a contiguous datatype. A
+// declined call is declined whole, so its entry point calls the PMPI _c form
+// with the user's own arguments.
 #include <climits>
 #include <cstring>
 
@@ -26,14 +27,14 @@ CallResult with_count(MPI_Count count, MPI_Datatype type, F f) {
 }  // namespace
 
 #define ADACOMP_SEND_C(name)                                                            \
-  CallResult name##_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,     \
-                      int tag, MPI_Comm comm) {                                         \
+  CallResult name(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, \
+                  MPI_Comm comm) {                                                      \
     return with_count(count, type,                                                      \
                       [&](int n, MPI_Datatype t) { return name(buf, n, t, dest, tag, comm); }); \
   }
 #define ADACOMP_ISEND_C(name)                                                           \
-  CallResult name##_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,     \
-                      int tag, MPI_Comm comm, MPI_Request* req) {                       \
+  CallResult name(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, \
+                  MPI_Comm comm, MPI_Request* req) {                                    \
     return with_count(count, type, [&](int n, MPI_Datatype t) {                         \
       return name(buf, n, t, dest, tag, comm, req);                                     \
     });                                                                                 \
@@ -53,37 +54,37 @@ ADACOMP_ISEND_C(bsend_init)
 #undef ADACOMP_SEND_C
 #undef ADACOMP_ISEND_C
 
-CallResult recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-                  MPI_Comm comm, MPI_Status* status) {
+CallResult recv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                MPI_Comm comm, MPI_Status* status) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return recv(buf, n, t, source, tag, comm, status);
   });
 }
-CallResult irecv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-                   MPI_Comm comm, MPI_Request* req) {
+CallResult irecv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                 MPI_Comm comm, MPI_Request* req) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return irecv(buf, n, t, source, tag, comm, req);
   });
 }
-CallResult recv_init_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-                       MPI_Comm comm, MPI_Request* req) {
+CallResult recv_init(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                     MPI_Comm comm, MPI_Request* req) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return recv_init(buf, n, t, source, tag, comm, req);
   });
 }
-CallResult mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* msg,
-                   MPI_Status* status) {
+CallResult mrecv(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* msg,
+                 MPI_Status* status) {
   return with_count(count, type,
                     [&](int n, MPI_Datatype t) { return mrecv(buf, n, t, msg, status); });
 }
-CallResult imrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* msg,
-                    MPI_Request* req) {
+CallResult imrecv(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* msg,
+                  MPI_Request* req) {
   return with_count(count, type,
                     [&](int n, MPI_Datatype t) { return imrecv(buf, n, t, msg, req); });
 }
-CallResult sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                      int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                      int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+CallResult sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return with_count(sendcount, sendtype, [&](int sn, MPI_Datatype st) {
     return with_count(recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
       return sendrecv(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag, comm,
@@ -91,9 +92,9 @@ CallResult sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     });
   });
 }
-CallResult sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest,
-                              int sendtag, int source, int recvtag, MPI_Comm comm,
-                              MPI_Status* status) {
+CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status* status) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return sendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, status);
   });
@@ -137,10 +138,10 @@ CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   return MPI_SUCCESS;
 }
 
-CallResult isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
-                       MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                       MPI_Request* req) {
+CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                     MPI_Request* req) {
   return with_count(sendcount, sendtype, [&](int sn, MPI_Datatype st) {
     return with_count(recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
       return isendrecv(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag, comm,
@@ -171,9 +172,9 @@ CallResult isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, 
   return MPI_SUCCESS;
 }
 
-CallResult isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest,
-                               int sendtag, int source, int recvtag, MPI_Comm comm,
-                               MPI_Request* req) {
+CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request* req) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return isendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, req);
   });

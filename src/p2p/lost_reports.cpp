@@ -54,12 +54,16 @@ void read_lost_reports() {
   for (;;) {
     int flag = 0;
     MPI_Message msg;
-    if (PMPI_Improbe(MPI_ANY_SOURCE, kTagLost, g_control, &flag, &msg, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS ||
-        !flag)
-      return;
+    MPI_Status s;
+    const int rc = kNoMatchedProbe
+                       ? PMPI_Iprobe(MPI_ANY_SOURCE, kTagLost, g_control, &flag, &s)
+                       : PMPI_Improbe(MPI_ANY_SOURCE, kTagLost, g_control, &flag, &msg, &s);
+    if (rc != MPI_SUCCESS || !flag) return;
     uint32_t id = 0;
-    PMPI_Mrecv(&id, sizeof id, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    if (kNoMatchedProbe)
+      PMPI_Recv(&id, sizeof id, MPI_BYTE, s.MPI_SOURCE, kTagLost, g_control, MPI_STATUS_IGNORE);
+    else
+      PMPI_Mrecv(&id, sizeof id, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
     report_lost_channel(id);
   }
 }

@@ -61,23 +61,37 @@ CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI
 MPI_Fint message_c2f(MPI_Message msg);
 MPI_Message message_f2c(MPI_Fint msg);
 
-// The completion family over the library's point-to-point requests; any
-// other request is declined. The intercepted calls themselves
-// (interpose/completion.cpp) combine these with the nonblocking collectives'
-// requests, hence their own namespace.
+// The completion family, declared once: in namespace p2p below for the
+// library's point-to-point requests, and as the intercepted calls over
+// every request (interpose/completion.h).
+#define ADACOMP_COMPLETION_FAMILY                                                          \
+  CallResult wait(MPI_Request* req, MPI_Status* status);                                   \
+  CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);                    \
+  CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);           \
+  CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],             \
+                      MPI_Status statuses[]);                                              \
+  CallResult test(MPI_Request* req, int* flag, MPI_Status* status);                        \
+  CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);         \
+  CallResult testany(int n, MPI_Request reqs[], int* index, int* flag,                     \
+                     MPI_Status* status);                                                 \
+  CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],             \
+                      MPI_Status statuses[]);                                              \
+  CallResult start(MPI_Request* req);                                                      \
+  CallResult request_free(MPI_Request* req);                                               \
+  CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
+
+// Over the library's point-to-point requests; any other request is
+// declined. The intercepted calls themselves (interpose/completion.cpp)
+// combine these with the nonblocking collectives' requests, hence their own
+// namespace.
 namespace p2p {
-CallResult wait(MPI_Request* req, MPI_Status* status);
-CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
-CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);
-CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
-CallResult test(MPI_Request* req, int* flag, MPI_Status* status);
-CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
-CallResult testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
-CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]);
-CallResult start(MPI_Request* req);
-CallResult request_free(MPI_Request* req);
-CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
+ADACOMP_COMPLETION_FAMILY
 }  // namespace p2p
+
+// p2p::wait and p2p::test on behalf of the call `op` ("Recv", ...): the
+// errors they raise name it (the user's call, not the Wait or Test inside).
+CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
+CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
 
 // Communicator constructors: PMPI, then the new communicator's p2p state.
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
@@ -101,30 +115,31 @@ CallResult dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sou
 CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm);
 
 #if MPI_VERSION >= 4
-// MPI-4 variants (src/interpose/mpi_calls.txt).
-CallResult send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
-CallResult irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status);
-CallResult imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request);
-CallResult sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
-CallResult sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+// MPI-4 variants (src/interpose/mpi_calls.txt): the large-count forms are
+// overloads over MPI_Count (p2p/large_count.cpp).
+CallResult send(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+CallResult ssend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+CallResult rsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+CallResult bsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+CallResult isend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult issend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult irsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult ibsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult send_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult ssend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult rsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult bsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult recv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
+CallResult irecv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult recv_init(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
+CallResult mrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status);
+CallResult imrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request);
+CallResult sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
 CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
 CallResult isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
 #endif
 
 }  // namespace adacomp

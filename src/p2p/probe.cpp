@@ -31,13 +31,21 @@ int fetch(P2PComm* st, MPI_Comm app, int source, int tag, bool block, int* flag,
   MPI_Message msg;
   MPI_Status s;
   *flag = 1;
-  int rc = block ? PMPI_Mprobe(source, tag, st->comm, &msg, &s)
-                 : PMPI_Improbe(source, tag, st->comm, flag, &msg, &s);
+  int rc;
+  if (kNoMatchedProbe)
+    rc = block ? PMPI_Probe(source, tag, st->comm, &s)
+               : PMPI_Iprobe(source, tag, st->comm, flag, &s);
+  else
+    rc = block ? PMPI_Mprobe(source, tag, st->comm, &msg, &s)
+               : PMPI_Improbe(source, tag, st->comm, flag, &msg, &s);
   if (rc != MPI_SUCCESS || !*flag) return report(app, rc);
   int n = 0;
   PMPI_Get_count(&s, MPI_BYTE, &n);
   out->frame.resize(static_cast<size_t>(n));
-  rc = PMPI_Mrecv(out->frame.data(), n, MPI_BYTE, &msg, &s);
+  // Without matched probes, the message probed is received by its envelope.
+  rc = kNoMatchedProbe ? PMPI_Recv(out->frame.data(), n, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG,
+                                   st->comm, &s)
+                       : PMPI_Mrecv(out->frame.data(), n, MPI_BYTE, &msg, &s);
   out->source = s.MPI_SOURCE;
   out->tag = s.MPI_TAG;
   out->app = app;

@@ -126,8 +126,7 @@ void drive_receives(MPI_Comm app, const char* op) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      MPI_Count got = 0;
-      PMPI_Get_elements_x(&s, MPI_BYTE, &got);
+      const MPI_Count got = status_bytes(&s);
       if (got < static_cast<MPI_Count>(kFrameHeaderBytes)) continue;  // inactive persistent
       int rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &s, false,
                            false, op);
@@ -187,6 +186,28 @@ void stored_header(size_t bytes, uint8_t* dst) {
   h.codec = CodecId::stored;
   h.raw_bytes = h.payload_bytes = bytes;
   write_frame_header(h, dst);
+}
+
+void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
+                 std::vector<uint8_t>* out) {
+  const size_t bytes = bytes_of(count, type);
+  out->resize(kFrameHeaderBytes + bytes);
+  stored_header(bytes, out->data());
+  int pos = 0;
+  if (bytes)
+    PMPI_Pack(buf, count, type, out->data() + kFrameHeaderBytes, static_cast<int>(bytes), &pos,
+              comm);
+}
+
+MPI_Count status_bytes(MPI_Status* s) {
+  if (kSmpi) {  // no MPI_Get_elements_x there; its frames stay below 2 GiB
+    int n = 0;
+    PMPI_Get_count(s, MPI_BYTE, &n);
+    return n;
+  }
+  MPI_Count n = 0;
+  PMPI_Get_elements_x(s, MPI_BYTE, &n);
+  return n;
 }
 
 size_t bytes_of(int count, MPI_Datatype type) {

@@ -60,7 +60,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   uint64_t ns = 0;
   size_t n = encode_with(s, out, [&] {
     size_t m = 0;
-    if (interstep_enabled()) {
+    if (!kSmpi && interstep_enabled()) {  // internal.h
       read_lost_reports();
       *order = std::unique_lock<std::mutex>(st->mu);
       bool xor_used = false;
@@ -129,6 +129,11 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     } else {
       rc = post(m, frame, n, MPI_BYTE, dest, tag, st->comm, req);
     }
+  } else if (kPackedFrames) {
+    std::vector<uint8_t> local;  // a blocking send is done with it on return
+    std::vector<uint8_t>& copy = p ? p->frame : local;
+    stored_copy(buf, count, type, comm, &copy);
+    rc = post(m, copy.data(), static_cast<int>(copy.size()), MPI_BYTE, dest, tag, st->comm, req);
   } else {
     uint8_t stack_header[kFrameHeaderBytes];
     uint8_t* header = p ? p->header : stack_header;
@@ -148,7 +153,7 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     // shared, already-complete request (Open MPI does this for self sends);
     // such handles are not unique, so nothing is kept for them.
     int done = 0;
-    if (rc == MPI_SUCCESS) PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && !kSmpi) PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && !done)
       put_pending(*req, p);
     else
@@ -170,13 +175,7 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   std::unique_lock<std::mutex> order;  // held until the Isend below is posted
   if (!encode_message(buf, count, type, comm, dest, tag, st, &d.data, &frame, &frame_bytes,
                       &order)) {
-    const size_t bytes = bytes_of(count, type);
-    d.data.resize(kFrameHeaderBytes + bytes);
-    stored_header(bytes, d.data.data());
-    int pos = 0;
-    if (bytes)
-      PMPI_Pack(buf, count, type, d.data.data() + kFrameHeaderBytes, static_cast<int>(bytes),
-                &pos, comm);
+    stored_copy(buf, count, type, comm, &d.data);
   }
   int rc = PMPI_Isend(d.data.data(), static_cast<int>(d.data.size()), MPI_BYTE, dest, tag,
                       st->comm, &d.req);
@@ -243,14 +242,31 @@ CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int de
   if (!st) return kDeclined;
   auto* p = new Pending;
   p->persistent = true;
-  stored_header(bytes_of(count, type), p->header);
-  MPI_Datatype t;
-  bool owned = false;
-  int rc = framed_type(p->header, buf, count, type, true, &t, &owned);
-  if (rc == MPI_SUCCESS) {
-    p->layout = t;
-    rc = sync ? PMPI_Ssend_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req)
-              : PMPI_Send_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req);
+  int rc;
+  if (kPackedFrames) {
+    // The copy is taken again at each MPI_Start (refresh_stored_copy).
+    p->app = comm;
+    p->buf = const_cast<void*>(buf);
+    p->count = count;
+    p->type = type;
+    if (!is_named(type)) {
+      PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
+      p->type_owned = true;
+    }
+    stored_copy(buf, count, type, comm, &p->frame);
+    const int n = static_cast<int>(p->frame.size());
+    rc = sync ? PMPI_Ssend_init(p->frame.data(), n, MPI_BYTE, dest, tag, st->comm, req)
+              : PMPI_Send_init(p->frame.data(), n, MPI_BYTE, dest, tag, st->comm, req);
+  } else {
+    stored_header(bytes_of(count, type), p->header);
+    MPI_Datatype t;
+    bool owned = false;
+    rc = framed_type(p->header, buf, count, type, true, &t, &owned);
+    if (rc == MPI_SUCCESS) {
+      p->layout = t;
+      rc = sync ? PMPI_Ssend_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req)
+                : PMPI_Send_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req);
+    }
   }
   if (rc != MPI_SUCCESS) {
     delete_pending(p);
@@ -260,6 +276,11 @@ CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int de
   return MPI_SUCCESS;
 }
 }  // namespace
+
+void refresh_stored_copy(Pending* p) {
+  if (kPackedFrames && !p->is_recv && p->persistent)
+    stored_copy(p->buf, p->count, p->type, p->app, &p->frame);  // same size: same buffer
+}
 
 CallResult send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, MPI_Request* req) {

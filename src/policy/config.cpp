@@ -227,6 +227,10 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
     {"ADACOMP_NONBLOCKING", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.nonblocking); }},
+    {"ADACOMP_PROGRESS", "poll|thread",
+     [](const std::string& v, Config& c) {
+       return parse_choice(v, {{"poll", false}, {"thread", true}}, &c.progress_thread);
+     }},
     {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.init_timeout_s) && c.init_timeout_s > 0;

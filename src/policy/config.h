@@ -81,6 +81,10 @@ struct Config {
   // Off by default: a rank blocked in an MPI call the library does not
   // intercept does not advance them, which a correct program may rely on.
   bool nonblocking = false;
+  // Who advances them between the application's MPI calls: nobody (poll,
+  // the default), or a library thread when MPI_THREAD_MULTIPLE was provided
+  // (coll/progress_thread.cpp). Local to a rank: ranks need not agree.
+  bool progress_thread = false;
   int verbose = 0;
   double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty

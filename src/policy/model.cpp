@@ -40,9 +40,9 @@ void PathChoice::agree(const double slowest[2]) {
   since_ = 0;
 }
 
-PathChoice& RuntimeModel::slot(int op, size_t bytes) {
+int RuntimeModel::slot(int op, size_t bytes) {
   if (slots_.empty()) slots_.resize(kMaxOps * kSizeClasses);
-  return slots_[static_cast<size_t>(op) * kSizeClasses + size_class(bytes)];
+  return op * kSizeClasses + size_class(bytes);
 }
 
 bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link) {

@@ -58,7 +58,12 @@ class RuntimeModel {
  public:
   static constexpr int kMaxOps = 16;
   static constexpr int kSizeClasses = 48;
-  PathChoice& slot(int op, size_t bytes);
+  // The slot of op's calls of `bytes`, as an index that fits a CallResult
+  // (runtime/call_result.h), and the slot itself.
+  int slot(int op, size_t bytes);
+  PathChoice& at(int slot) { return slots_[static_cast<size_t>(slot)]; }
+  // The least message size of the slot's class (size_class).
+  static size_t class_bytes(int slot) { return size_t{1} << (slot % kSizeClasses); }
 
  private:
   std::vector<PathChoice> slots_;  // allocated on first use

@@ -6,8 +6,6 @@
 //   cluster_locality LAYOUT [--exchange BYTES]
 // --exchange also times an MPI_Sendrecv of BYTES each way between rank 0 and
 // every other rank (best of 5), to show which pairs cross a shaped link.
-#include <mpi.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +14,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "check.h"
 
 namespace {
 
@@ -65,10 +65,8 @@ double exchange_ms(int peer, std::vector<char>& out, std::vector<char>& in) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  start_test(&argc, &argv, &rank, &size);
   const std::vector<int> layout = argc > 1 ? parse_layout(argv[1]) : std::vector<int>{};
   long exchange = 0;
   if (argc > 3 && std::strcmp(argv[2], "--exchange") == 0) exchange = std::atol(argv[3]);

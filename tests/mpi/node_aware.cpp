@@ -127,8 +127,14 @@ void sends_code_only_between_nodes() {
 // MPI_ANY_SOURCE where some senders share this rank's node (their messages
 // come straight through MPI) and some do not (framed on the private
 // communicator): every receive form must take each message exactly once.
+// (SMPI has no matched probes: its build defines SMPI_GAPS and leaves out the
+// last phase.)
 void any_source_from_everyone() {
+#ifdef SMPI_GAPS
+  const int phases = 4;
+#else
   const int phases = 5;
+#endif
   auto value = [](int from, int phase, int i) { return from * 1000.0 + phase * 10.0 + i * 1e-3; };
   auto length = [](int from) { return from % 2 ? 20000 : 10; };  // coded and small frames
   if (g_rank != 0) {
@@ -179,7 +185,7 @@ void any_source_from_everyone() {
     MPI_Recv(in[0].data(), cap, MPI_DOUBLE, st.MPI_SOURCE, 73, MPI_COMM_WORLD, &st);
     check(in[0], st, 3, seen[3]);
   }
-  for (int k = 0; k < n; ++k) {  // matched probes
+  for (int k = 0; k < n && phases > 4; ++k) {  // matched probes
     int flag = 0;
     MPI_Message msg;
     while (!flag) MPI_Improbe(MPI_ANY_SOURCE, 74, MPI_COMM_WORLD, &flag, &msg, &st);

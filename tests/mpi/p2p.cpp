@@ -137,9 +137,11 @@ void ordering_and_wildcards() {
     bool ok = true;
     for (int i = 1; i <= count; ++i) ok = ok && in[i] == (i / 10) + k;
     CHECK(ok, "message %d payload differs", k);
+#ifndef SMPI_GAPS
     int elements = -1;
     MPI_Get_elements(&st, MPI_INT, &elements);
     CHECK(elements == count + 1, "message %d: Get_elements %d", k, elements);
+#endif
   }
   MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   void* b;
@@ -230,6 +232,7 @@ void completion_families() {
     MPI_Waitall(n, sr.data(), MPI_STATUSES_IGNORE);
     for (int k = 0; k < n; ++k) CHECK(in[k] == expected(k, prev_), "completion mode %d msg %d", mode, k);
   }
+#ifndef SMPI_GAPS
   // Request_get_status, then Wait.
   std::vector<double> o(7000, 1.5), i2(7000, 0);
   MPI_Request r, s;
@@ -246,6 +249,7 @@ void completion_families() {
   MPI_Get_count(&st, MPI_DOUBLE, &got);
   CHECK(got == 7000 && i2 == o, "Wait after Request_get_status");
   MPI_Wait(&s, MPI_STATUS_IGNORE);
+#endif
 }
 
 void persistent_and_modes() {
@@ -344,7 +348,12 @@ void probes() {
     for (int i = 0; i < n; ++i) if (in[i] != std::cos(i * 1e-3) + src) return false;
     return true;
   };
-  for (int variant = 0; variant < 4; ++variant) {
+#ifdef SMPI_GAPS
+  const int variants = 2;  // no matched probes there
+#else
+  const int variants = 4;
+#endif
+  for (int variant = 0; variant < variants; ++variant) {
     MPI_Request s;
     MPI_Isend(out.data(), count - variant, MPI_DOUBLE, next_, 500 + variant, MPI_COMM_WORLD, &s);
     MPI_Status st;
@@ -437,9 +446,11 @@ void derived_and_replace() {
   bool ok = true;
   for (int i = 0; i < 2 * n; ++i) ok = ok && back[i] == ((i % 2) ? -1.0 : (i / 2) * 0.5 + prev_);
   CHECK(ok, "contiguous -> vector type");
+#ifndef SMPI_GAPS
   int elems = -1;
   MPI_Get_elements(&st, vec, &elems);
   CHECK(elems == n, "Get_elements on vector type: %d", elems);
+#endif
   // Sendrecv_replace, contiguous and strided.
   std::vector<int> rep(4000);
   for (int i = 0; i < 4000; ++i) rep[i] = i / 4 + rank_ * 1000;
