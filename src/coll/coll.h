@@ -70,12 +70,76 @@ CallResult alltoallv(const void* sendbuf, const Count sendcounts[], const Displ 
                      MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
                      const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
+// Their nonblocking forms, beside them (ADACOMP_NONBLOCKING=on), over both
+// count widths alike.
+template <class Count>
+CallResult iallgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+template <class Count, class Displ>
+CallResult iallgatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request* request);
+template <class Count>
+CallResult igather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request* request);
+template <class Count, class Displ>
+CallResult igatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request* request);
+template <class Count>
+CallResult iscatter(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request* request);
+template <class Count, class Displ>
+CallResult iscatterv(const void* sendbuf, const Count sendcounts[], const Displ displs[],
+                     MPI_Datatype sendtype, void* recvbuf, Count recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Request* request);
+template <class Count>
+CallResult ialltoall(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+template <class Count, class Displ>
+CallResult ialltoallv(const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[],
+                      const Displ rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request* request);
+
 #if MPI_VERSION >= 4
-// MPI-4 persistent forms (src/coll/nonblocking.cpp), started by MPI_Start.
+// MPI-4 persistent forms, started by MPI_Start: src/coll/nonblocking.cpp
+// (Allreduce, Bcast, Reduce) and beside the data-movement calls.
 CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                       MPI_Info info, MPI_Request* request);
+CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* request);
+CallResult allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, const int recvcounts[], const int displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request* request);
+CallResult gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request* request);
+CallResult gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+CallResult scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request);
+CallResult scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request);
+CallResult alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request);
+CallResult alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                          MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* request);
 #endif
 
 }  // namespace adacomp

@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "policy/model.h"
+#include "runtime/runtime.h"
 #include "runtime/args.h"
 #include "wire/frame.h"
 
@@ -16,20 +17,21 @@ static_assert(static_cast<int>(OpKind::kCount) <= RuntimeModel::kMaxOps,
 
 // Raw transfers of any count: MPI-4's large-count calls exist only where
 // counts can exceed an int (the _c entry points).
-int raw_irecv(void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI_Comm comm,
+int raw_irecv(void* buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
               MPI_Request* r) {
 #if MPI_VERSION >= 4
-  if (count > INT_MAX) return PMPI_Irecv_c(buf, count, type, peer, kTagExchange, comm, r);
+  if (count > INT_MAX) return PMPI_Irecv_c(buf, count, type, peer, tag, comm, r);
 #endif
-  return PMPI_Irecv(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
+  return PMPI_Irecv(buf, static_cast<int>(count), type, peer, tag, comm, r);
 }
-int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, MPI_Comm comm,
-              MPI_Request* r) {
+int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, int tag,
+              MPI_Comm comm, MPI_Request* r) {
 #if MPI_VERSION >= 4
-  if (count > INT_MAX) return PMPI_Isend_c(buf, count, type, peer, kTagExchange, comm, r);
+  if (count > INT_MAX) return PMPI_Isend_c(buf, count, type, peer, tag, comm, r);
 #endif
-  return PMPI_Isend(buf, static_cast<int>(count), type, peer, kTagExchange, comm, r);
+  return PMPI_Isend(buf, static_cast<int>(count), type, peer, tag, comm, r);
 }
+
 
 void count_call(OpKind op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
 
@@ -72,15 +74,22 @@ void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst
                 rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
-const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
-                               Plan* plan) {
+bool nonblocking_off(OpKind op, Launch how) {
+  if (how.blocking() || config().nonblocking) return false;
   count_call(op);
-  return plan_exchange(op, comm, block_bytes, varied, plan) ? plan->state : nullptr;
+  return true;
+}
+
+const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
+                               Launch how, Plan* plan) {
+  count_call(op);
+  return plan_exchange(op, comm, block_bytes, varied, !how.blocking(), plan) ? plan->state
+                                                                              : nullptr;
 }
 
 const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
-                             Plan* plan) {
-  const CommState* st = exchange_gate(op, comm, block_bytes, varied, plan);
+                             Launch how, Plan* plan) {
+  const CommState* st = exchange_gate(op, comm, block_bytes, varied, how, plan);
   if (st && (root < 0 || root >= st->coll.size)) {
     plan->model = -1;  // declined untimed
     return nullptr;
@@ -88,8 +97,17 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
   return st;
 }
 
-Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op)
-    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), stats_(stats_for(op)),
+int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
+  if (how.blocking()) return build(kTagExchange)->run();
+  if (how.persistent)
+    return init_persistent(
+        persistent_of([&state = *plan.state, build] { return build(next_collective_tag(state)); }),
+        comm, *plan.state, how.request);
+  return start_schedule(build(next_collective_tag(*plan.state)), comm, how.request);
+}
+
+Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, int tag)
+    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), stats_(stats_for(op)), tag_(tag),
       start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
 }
@@ -98,56 +116,80 @@ bool Exchange::coded(const Xfer& x, size_t bytes) const {
   return x.peer != group_.rank && codes_hop(plan_, x.peer) && codes_transfer(bytes);
 }
 
-int Exchange::run() {
-  std::vector<MPI_Request> reqs;
-  std::vector<std::vector<uint8_t>> rframes(recvs_.size()), sframes(sends_.size());
-  reqs.reserve(recvs_.size() + sends_.size());
+void Exchange::post() {
+  rframes_.resize(recvs_.size());
+  sframes_.resize(sends_.size());
+  reqs_.reserve(recvs_.size() + sends_.size());
   for (size_t i = 0; i < recvs_.size(); ++i) {
     const Xfer& x = recvs_[i];
-    MPI_Request r;
+    MPI_Request r = MPI_REQUEST_NULL;
     if (coded(x, type_bytes(x.count, x.type))) {
-      rframes[i].resize(frame_capacity(type_bytes(x.count, x.type)));
-      errors_.mpi(PMPI_Irecv(rframes[i].data(), static_cast<int>(rframes[i].size()), MPI_BYTE,
-                             x.peer, kTagExchange, group_.comm, &r));
+      rframes_[i].resize(frame_capacity(type_bytes(x.count, x.type)));
+      errors_.mpi(PMPI_Irecv(rframes_[i].data(), static_cast<int>(rframes_[i].size()), MPI_BYTE,
+                             x.peer, tag_, group_.comm, &r));
     } else {
-      errors_.mpi(raw_irecv(x.buf, x.count, x.type, x.peer, group_.comm, &r));
+      errors_.mpi(raw_irecv(x.buf, x.count, x.type, x.peer, tag_, group_.comm, &r));
     }
-    reqs.push_back(r);
+    reqs_.push_back(r);
   }
   for (size_t i = 0; i < sends_.size(); ++i) {
     const Xfer& x = sends_[i];
     const size_t bytes = type_bytes(x.count, x.type);
-    MPI_Request r;
+    MPI_Request r = MPI_REQUEST_NULL;
     if (coded(x, bytes)) {
       const TypeInfo ti = type_info(x.type);
       int rc = MPI_SUCCESS;
       const uint8_t* data = stage(x.buf, x.count, x.type, ti, bytes, true, group_.comm, &rc);
       errors_.mpi(rc);
-      sframes[i].resize(frame_capacity(bytes));
-      const size_t n = encode_payload(lossless_coder(ti.kind), data, bytes, sframes[i].data(),
+      sframes_[i].resize(frame_capacity(bytes));
+      const size_t n = encode_payload(lossless_coder(ti.kind), data, bytes, sframes_[i].data(),
                                       stats_);
       count_frame(stats_, bytes, n);
-      errors_.mpi(PMPI_Isend(sframes[i].data(), static_cast<int>(n), MPI_BYTE, x.peer,
-                             kTagExchange, group_.comm, &r));
+      errors_.mpi(PMPI_Isend(sframes_[i].data(), static_cast<int>(n), MPI_BYTE, x.peer, tag_,
+                             group_.comm, &r));
     } else {
-      errors_.mpi(raw_isend(x.buf, x.count, x.type, x.peer, group_.comm, &r));
+      errors_.mpi(raw_isend(x.buf, x.count, x.type, x.peer, tag_, group_.comm, &r));
     }
-    reqs.push_back(r);
+    reqs_.push_back(r);
   }
-  std::vector<MPI_Status> sts(reqs.size());
-  errors_.mpi(PMPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), sts.data()));
+  statuses_.resize(reqs_.size());
+  posted_ = true;
+}
+
+void Exchange::decode() {
   for (size_t i = 0; i < recvs_.size() && !errors_.mpi_failed(); ++i) {
-    if (rframes[i].empty()) continue;
+    if (rframes_[i].empty()) continue;
     const Xfer& x = recvs_[i];
     const size_t bytes = type_bytes(x.count, x.type);
     int got = 0;
-    PMPI_Get_count(&sts[i], MPI_BYTE, &got);
+    PMPI_Get_count(&statuses_[i], MPI_BYTE, &got);
     const TypeInfo ti = type_info(x.type);
     uint8_t* dst = stage(x.buf, x.count, x.type, ti, bytes, false, group_.comm);
-    if (errors_.codec(decode_payload(rframes[i].data(), static_cast<size_t>(got < 0 ? 0 : got),
+    if (errors_.codec(decode_payload(rframes_[i].data(), static_cast<size_t>(got < 0 ? 0 : got),
                                      dst, bytes, stats_)))
       unstage(dst, bytes, x.buf, x.count, x.type, ti, group_.comm);
   }
+}
+
+int Exchange::run() {
+  post();
+  errors_.mpi(PMPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), statuses_.data()));
+  decode();
+  return finish();
+}
+
+bool Exchange::advance() {
+  if (!posted_) post();
+  int done = 0;
+  const int rc = PMPI_Testall(static_cast<int>(reqs_.size()), reqs_.data(), &done,
+                              statuses_.data());
+  errors_.mpi(rc);
+  if (!done && rc == MPI_SUCCESS) return false;
+  decode();  // after an MPI error: nothing (reported by finish)
+  return true;
+}
+
+int Exchange::finish() {
   record_time(plan_.state, plan_.model, PMPI_Wtime() - start_);
   return errors_.report(app_, op_display_name(op_));
 }

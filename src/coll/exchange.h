@@ -11,13 +11,20 @@
 // calls, configuration only for the v calls), so the classic and the MPI-4
 // large-count (_c) forms of a call, which share one implementation, may be
 // mixed across ranks.
+//
+// The nonblocking (MPI_Iallgather, ...) and persistent (MPI_Allgather_init,
+// ...) forms run the same transfers as a Schedule (coll/schedule.h) under
+// the call's own tag: same frames, same coding decisions, same results.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include <mpi.h>
 
 #include "coll/plan.h"
+#include "coll/schedule.h"
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
 #include "runtime/stats.h"
@@ -64,33 +71,54 @@ char* at(const void* base, MPI_Aint index, MPI_Datatype type);
 void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
                 MPI_Count rcount, MPI_Datatype rtype);
 
+// How a call runs: blocking (no request), nonblocking (`request` gets a
+// generalized request), or persistent (MPI-4 *_init: gated once, at init;
+// its transfers are built again at each MPI_Start, reading the buffers then).
+struct Launch {
+  MPI_Request* request = nullptr;
+  bool persistent = false;
+  bool blocking() const { return request == nullptr; }
+};
+
+// A nonblocking or persistent call with ADACOMP_NONBLOCKING off (the
+// default): counted and declined before any query, so its pass-through costs
+// what the other nonblocking calls' does.
+bool nonblocking_off(OpKind op, Launch how);
+
 // The gate (plan_exchange), after counting the call: the state when the call
 // is taken, else null. A regular call passes its block size (identical on
 // every rank); `root`, for a rooted call, must be in range (else PMPI reports
 // it).
-const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
+const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
+                               Launch how, Plan* plan);
 const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
-                             Plan* plan);
+                             Launch how, Plan* plan);
 // The gate of a call without root on its receive blocks.
 template <class Count, class Displ>
 const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ>& recv,
-                             MPI_Datatype recvtype, Plan* plan) {
+                             MPI_Datatype recvtype, Launch how, Plan* plan) {
   const size_t block_bytes = recv.varied ? 0 : type_bytes(recv.block, recvtype);
-  return exchange_gate(op, comm, block_bytes, recv.varied, plan);
+  return exchange_gate(op, comm, block_bytes, recv.varied, how, plan);
 }
 
-class Exchange {
+// The transfers of one call. Blocking: run(). Nonblocking: a Schedule whose
+// first advance() posts them all, and whose last decodes.
+class Exchange : public Schedule {
  public:
-  Exchange(MPI_Comm app, const Plan& plan, OpKind op);
+  Exchange(MPI_Comm app, const Plan& plan, OpKind op, int tag);
   void send(int peer, const void* buf, MPI_Count count, MPI_Datatype type) {
     sends_.push_back({peer, const_cast<void*>(buf), count, type});
   }
   void recv(int peer, void* buf, MPI_Count count, MPI_Datatype type) {
     recvs_.push_back({peer, buf, count, type});
   }
+  // Storage the transfers read from (an in-place input's copy) kept until done.
+  void keep(std::vector<char> bytes) { kept_ = std::move(bytes); }
   // Posts every transfer, completes them, decodes; reports failures on the
   // application's communicator.
   int run();
+  bool advance() override;
+  int finish() override;
 
  private:
   // A coded transfer holds at most kMaxFramePayload bytes (the gate checks),
@@ -102,16 +130,30 @@ class Exchange {
     MPI_Datatype type;
   };
   bool coded(const Xfer& x, size_t bytes) const;
+  void post();
+  void decode();  // once every transfer is complete
 
   MPI_Comm app_;
-  const Plan& plan_;
+  const Plan plan_;
   const Group& group_;
   OpKind op_;
   OpStats& stats_;
+  const int tag_;
   std::vector<Xfer> sends_, recvs_;
+  std::vector<char> kept_;
+  std::vector<std::vector<uint8_t>> rframes_, sframes_;
+  std::vector<MPI_Request> reqs_;  // receives first, then sends
+  std::vector<MPI_Status> statuses_;
+  bool posted_ = false;
   TransferErrors errors_;
   double start_;
 };
+
+// Builds a call's transfers under `tag` (reading its buffers now).
+using ExchangeBuilder = std::function<std::unique_ptr<Exchange>(int tag)>;
+// Runs a gated call as `how` says: blocking, started as a schedule, or made
+// the persistent request that builds and starts it at each MPI_Start.
+int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build);
 
 // Gather(v) (`to_root`) and Scatter(v): the root holds `blocks`, one per
 // rank; every other rank one message, `single`, sent to or received from the
@@ -120,38 +162,42 @@ template <class Count, class Displ>
 CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Count single_count,
                            MPI_Datatype single_type, const void* blocks_buf,
                            Blocks<Count, Displ> blocks, MPI_Datatype blocks_type, int root,
-                           MPI_Comm comm) {
+                           MPI_Comm comm, Launch how = {}) {
+  if (nonblocking_off(op, how)) return kDeclined;
   const bool is_root = rank_in(comm) == root;
   // A block's size in bytes is the same at the root and at its rank.
   const size_t block_bytes = blocks.varied ? 0
                              : is_root     ? type_bytes(blocks.block, blocks_type)
                                            : type_bytes(single_count, single_type);
   Plan plan;
-  const CommState* st = rooted_gate(op, comm, root, block_bytes, blocks.varied, &plan);
+  const CommState* st = rooted_gate(op, comm, root, block_bytes, blocks.varied, how, &plan);
   if (!st) return decline(plan);
   if (is_root ? bad_args(single_buf, single_count, single_type) ||
                     bad_args(nullptr, blocks.checked(), blocks_type)
               : bad_args(nullptr, single_count, single_type))
     return kDeclined;
-  Exchange x(comm, plan, op);
-  if (!is_root) {
-    if (to_root) x.send(root, single_buf, single_count, single_type);
-    else x.recv(root, const_cast<void*>(single_buf), single_count, single_type);
-    return x.run();
-  }
-  char* own = at(blocks_buf, blocks.displ(root), blocks_type);
-  if (single_buf != MPI_IN_PLACE && to_root)
-    copy_local(single_buf, single_count, single_type, own, blocks.count(root), blocks_type);
-  else if (single_buf != MPI_IN_PLACE)
-    copy_local(own, blocks.count(root), blocks_type, const_cast<void*>(single_buf), single_count,
-               single_type);
-  for (int j = 0; j < st->coll.size; ++j) {
-    if (j == root) continue;
-    char* block = at(blocks_buf, blocks.displ(j), blocks_type);
-    if (to_root) x.recv(j, block, blocks.count(j), blocks_type);
-    else x.send(j, block, blocks.count(j), blocks_type);
-  }
-  return x.run();
+  const int size = st->coll.size;
+  return launch(plan, comm, how, [=](int tag) {
+    auto x = std::make_unique<Exchange>(comm, plan, op, tag);
+    if (!is_root) {
+      if (to_root) x->send(root, single_buf, single_count, single_type);
+      else x->recv(root, const_cast<void*>(single_buf), single_count, single_type);
+      return x;
+    }
+    char* own = at(blocks_buf, blocks.displ(root), blocks_type);
+    if (single_buf != MPI_IN_PLACE && to_root)
+      copy_local(single_buf, single_count, single_type, own, blocks.count(root), blocks_type);
+    else if (single_buf != MPI_IN_PLACE)
+      copy_local(own, blocks.count(root), blocks_type, const_cast<void*>(single_buf),
+                 single_count, single_type);
+    for (int j = 0; j < size; ++j) {
+      if (j == root) continue;
+      char* block = at(blocks_buf, blocks.displ(j), blocks_type);
+      if (to_root) x->recv(j, block, blocks.count(j), blocks_type);
+      else x->send(j, block, blocks.count(j), blocks_type);
+    }
+    return x;
+  });
 }
 
 }  // namespace adacomp

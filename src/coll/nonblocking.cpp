@@ -385,51 +385,6 @@ class TreeBcast : public Schedule {
   int next_ = 0;
 };
 
-#if MPI_VERSION >= 4
-// Persistent forms: the plan is made once, at init; each start copies the
-// input as the nonblocking call does and runs a fresh schedule.
-class PersistentAllreduce : public Persistent {
- public:
-  PersistentAllreduce(MPI_Comm app, const Plan& plan, const void* sendbuf, void* recvbuf,
-                      int count, MPI_Datatype type, MPI_Op op)
-      : app_(app), plan_(plan), sendbuf_(sendbuf), recvbuf_(recvbuf), count_(count),
-        type_(type), op_(op) {}
-  std::unique_ptr<Schedule> start() override {
-    if (sendbuf_ != MPI_IN_PLACE) std::memcpy(recvbuf_, sendbuf_, plan_.bytes);
-    return std::make_unique<Ring>(app_, plan_, OpKind::allreduce, static_cast<uint8_t*>(recvbuf_),
-                                  even_blocks(count_, plan_.state->coll.size), type_, op_,
-                                  nullptr);
-  }
-
- private:
-  const MPI_Comm app_;
-  const Plan plan_;
-  const void* const sendbuf_;
-  void* const recvbuf_;
-  const int count_;
-  const MPI_Datatype type_;
-  const MPI_Op op_;
-};
-
-class PersistentBcast : public Persistent {
- public:
-  PersistentBcast(MPI_Comm app, const Plan& plan, void* buffer, int count, MPI_Datatype type,
-                  int root)
-      : app_(app), plan_(plan), buffer_(buffer), count_(count), type_(type), root_(root) {}
-  std::unique_ptr<Schedule> start() override {
-    return std::make_unique<TreeBcast>(app_, plan_, buffer_, count_, type_, root_);
-  }
-
- private:
-  const MPI_Comm app_;
-  const Plan plan_;
-  void* const buffer_;
-  const int count_;
-  const MPI_Datatype type_;
-  const int root_;
-};
-#endif  // MPI_VERSION >= 4
-
 }  // namespace
 
 CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -502,9 +457,27 @@ CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dat
   Plan plan;
   if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
     return decline(plan);
-  return init_persistent(
-      std::make_unique<PersistentAllreduce>(comm, plan, sendbuf, recvbuf, count, type, op), comm,
-      *plan.state, request);
+  // Each start copies the input as the nonblocking call does.
+  auto start = [=]() -> std::unique_ptr<Schedule> {
+    if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
+    return std::make_unique<Ring>(comm, plan, OpKind::allreduce, static_cast<uint8_t*>(recvbuf),
+                                  even_blocks(count, plan.state->coll.size), type, op, nullptr);
+  };
+  return init_persistent(persistent_of(start), comm, *plan.state, request);
+}
+
+CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan) || root < 0 ||
+      root >= plan.state->coll.size)
+    return decline(plan);
+  const void* input = plan.state->coll.rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  auto start = [=]() -> std::unique_ptr<Schedule> {
+    return std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root);
+  };
+  return init_persistent(persistent_of(start), comm, *plan.state, request);
 }
 
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -514,8 +487,10 @@ CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_
   if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
       root >= plan.state->coll.size)
     return decline(plan);
-  return init_persistent(std::make_unique<PersistentBcast>(comm, plan, buffer, count, type, root),
-                         comm, *plan.state, request);
+  auto start = [=]() -> std::unique_ptr<Schedule> {
+    return std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root);
+  };
+  return init_persistent(persistent_of(start), comm, *plan.state, request);
 }
 #endif  // MPI_VERSION >= 4
 

@@ -108,8 +108,8 @@ bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype t
 }
 
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
-                   Plan* plan) {
-  settle_collectives(comm);
+                   bool nonblocking, Plan* plan) {
+  if (!nonblocking) settle_collectives(comm);
   if (switched_off(comm)) return false;
   // The v calls are coded where any block is large enough: the gate at the
   // smallest coded size.
@@ -119,7 +119,7 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   if (v.tier.tier == Tier::raw || one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, false, plan);
+  return decide(operation, comm, v.adaptive, nonblocking, plan);
 }
 
 bool codes_transfer(size_t bytes) {

@@ -71,8 +71,11 @@ bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype t
 
 // The pairwise data-movement collectives: `block_bytes` is a size every rank
 // knows alike, the block of the regular calls; the v calls (`varied`) have
-// none and share one model slot per operation.
-bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied, Plan* plan);
+// none and share one model slot per operation. `nonblocking`: their
+// nonblocking and persistent forms, restricted as plan_nonblocking is
+// (ADACOMP_NONBLOCKING itself is checked first, coll/exchange.h).
+bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
+                   bool nonblocking, Plan* plan);
 
 // Whether one transfer of `bytes` of an exchange is coded (both ends know
 // `bytes`, so they agree).

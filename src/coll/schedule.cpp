@@ -97,7 +97,21 @@ void advance_locked() {
   t_advancing = false;
 }
 
+// persistent_of's: a start runs the function.
+class PersistentFn : public Persistent {
+ public:
+  explicit PersistentFn(std::function<std::unique_ptr<Schedule>()> make) : make_(std::move(make)) {}
+  std::unique_ptr<Schedule> start() override { return make_(); }
+
+ private:
+  const std::function<std::unique_ptr<Schedule>()> make_;
+};
+
 }  // namespace
+
+std::unique_ptr<Persistent> persistent_of(std::function<std::unique_ptr<Schedule>()> make) {
+  return std::make_unique<PersistentFn>(std::move(make));
+}
 
 int next_collective_tag(CommState& s) {
   return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);

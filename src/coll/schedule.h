@@ -56,6 +56,9 @@ class Persistent {
   virtual std::unique_ptr<Schedule> start() = 0;
 };
 
+// A Persistent whose start() runs `make` (the plan lives in its captures).
+std::unique_ptr<Persistent> persistent_of(std::function<std::unique_ptr<Schedule>()> make);
+
 // Makes `*request` the persistent request of `p`, a collective on `comm`
 // whose private communicator is `state`.
 int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,

@@ -122,6 +122,25 @@ program fortran_p2p_coll
   call MPI_Scatter(g, n, MPI_DOUBLE_PRECISION, b, n, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
   if (b(2) /= 2d0 + rank) call fail(fails, 14)
 
+  ! Nonblocking Iallgather and Igather with MPI_IN_PLACE at the root
+  ! (compressed: docs/nonblocking.md), completed by Waitall.
+  ib = -1
+  call MPI_Iallgather(ia, n, MPI_INTEGER, ib, n, MPI_INTEGER, MPI_COMM_WORLD, reqs(1), ierr)
+  g = -1
+  g(rank * n + 1 : rank * n + n) = a
+  if (rank == 0) then
+    call MPI_Igather(MPI_IN_PLACE, n, MPI_DOUBLE_PRECISION, g, n, MPI_DOUBLE_PRECISION, 0, &
+                     MPI_COMM_WORLD, reqs(2), ierr)
+  else
+    call MPI_Igather(a, n, MPI_DOUBLE_PRECISION, g, n, MPI_DOUBLE_PRECISION, 0, &
+                     MPI_COMM_WORLD, reqs(2), ierr)
+  end if
+  call MPI_Waitall(2, reqs, statuses, ierr)
+  do i = 0, nprocs - 1
+    if (ib(i * n + 1) /= i .or. ib(i * n + n) /= i) call fail(fails, 40)
+    if (rank == 0 .and. g(i * n + 2) /= 2d0 + i) call fail(fails, 41)
+  end do
+
   ! A split communicator.
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
   call MPI_Comm_rank(half, hrank, ierr)
