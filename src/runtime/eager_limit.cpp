@@ -51,8 +51,12 @@ uint64_t read_cvar(const char* name) {
 }
 
 uint64_t query_eager_limit() {
-  int provided = 0;
-  if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return 0;
+  // Asked for MPI's own level: Open MPI's MPI_T_init_thread overwrites the
+  // level MPI_Init_thread provided (MPI_Query_thread, and its locking under
+  // MPI_THREAD_MULTIPLE) with the one it is given.
+  int level = MPI_THREAD_SINGLE, provided = 0;
+  PMPI_Query_thread(&level);
+  if (PMPI_T_init_thread(level, &provided) != MPI_SUCCESS) return 0;
   uint64_t limit = 0;
   for (const char* name : kEagerCvars)
     if ((limit = read_cvar(name)) != 0) break;
