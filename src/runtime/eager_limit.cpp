@@ -6,6 +6,13 @@
 namespace adacomp {
 namespace {
 
+// Answers outside this range are not believed (a misread, or a value that
+// would make chunks absurdly small or large).
+constexpr uint64_t kMinLimit = 4 * 1024;
+constexpr uint64_t kMaxLimit = 16 * 1024 * 1024;
+
+// Only Open MPI is asked (SimGrid's SMPI has no tool interface at all).
+#ifdef OPEN_MPI
 // Control variables that hold the eager limit of the transport between
 // nodes. Not MPICH's: its cvars are registered whatever the device (4.0 over
 // ch4:ucx shows ch3's MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE, which that device
@@ -13,11 +20,6 @@ namespace {
 const char* const kEagerCvars[] = {
     "btl_tcp_eager_limit",  // Open MPI, ob1 over TCP
 };
-
-// Answers outside this range are not believed (a misread, or a value that
-// would make chunks absurdly small or large).
-constexpr uint64_t kMinLimit = 4 * 1024;
-constexpr uint64_t kMaxLimit = 16 * 1024 * 1024;
 
 // One integer control variable that applies to the whole process, or 0.
 uint64_t read_cvar(const char* name) {
@@ -63,6 +65,9 @@ uint64_t query_eager_limit() {
   PMPI_T_finalize();
   return limit >= kMinLimit && limit <= kMaxLimit ? limit : 0;
 }
+#else
+uint64_t query_eager_limit() { return 0; }
+#endif
 
 }  // namespace
 
