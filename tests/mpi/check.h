@@ -71,6 +71,22 @@ inline MPI_Comm error_returning_comm() {
   return comm;
 }
 
+// Calls of the handler of error_counting_comm(): errors the library raises
+// from Wait/Test of a nonblocking call reach the handler, not a return code.
+inline int g_errors_seen = 0;
+inline void count_error(MPI_Comm*, int*, ...) { ++g_errors_seen; }
+// A duplicate of MPI_COMM_WORLD whose error handler counts into
+// g_errors_seen (and returns). Free the comm with MPI_Comm_free.
+inline MPI_Comm error_counting_comm() {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(count_error, &handler);
+  MPI_Comm_set_errhandler(comm, handler);
+  MPI_Errhandler_free(&handler);  // the comm keeps its own reference
+  return comm;
+}
+
 inline adacomp_op_stats op_stats(const char* op) {
   adacomp_op_stats s{};
   if (adacomp_get_stats(op, &s) != 0) {

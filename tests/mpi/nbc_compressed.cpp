@@ -469,30 +469,23 @@ void lossy_case(MPI_Comm comm, int n, double bound, bool nan = false) {
   CHECK(!nan || std::isnan(nb[n / 2]), "lossy Iallreduce n=%d lost the NaN", n);
 }
 
-int errors_seen = 0;
-void count_error(MPI_Comm*, int*, ...) { ++errors_seen; }
-
 void corrupt() {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Errhandler handler;
-  MPI_Comm_create_errhandler(count_error, &handler);
-  MPI_Comm_set_errhandler(comm, handler);
+  MPI_Comm comm = error_counting_comm();
   std::vector<double> in(50000, 1.0 + rank), out(50000);
   PMPI_Barrier(comm);
   MPI_Allreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm);  // creates the state
-  errors_seen = 0;
+  g_errors_seen = 0;
 
   MPI_Request req;
   MPI_Iallreduce(in.data(), out.data(), 50000, MPI_DOUBLE, MPI_SUM, comm, &req);
-  CHECK(errors_seen == 0, "error reported before Wait");
+  CHECK(g_errors_seen == 0, "error reported before Wait");
   int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   if (size > 1) {
     CHECK(is_adacomp_error(rc), "Iallreduce Wait returned %d", rc);
-    CHECK(errors_seen == 1, "error handler called %d times from Wait", errors_seen);
+    CHECK(g_errors_seen == 1, "error handler called %d times from Wait", g_errors_seen);
   }
 
   MPI_Ibcast(in.data(), 50000, MPI_DOUBLE, 0, comm, &req);
@@ -516,7 +509,6 @@ void corrupt() {
   rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
   CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
   MPI_Comm_free(&comm);
-  MPI_Errhandler_free(&handler);
 }
 
 }  // namespace

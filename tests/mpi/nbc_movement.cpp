@@ -462,31 +462,24 @@ void run(MPI_Comm comm, const char* name, bool quick) {
 #endif
 }
 
-int errors_seen = 0;
-void count_error(MPI_Comm*, int*, ...) { ++errors_seen; }
-
 // Corrupt frames: every receiver's request reports the AdaComp error through
 // the communicator's handler, from Wait and from Test; nothing hangs.
 void corrupt() {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Errhandler handler;
-  MPI_Comm_create_errhandler(count_error, &handler);
-  MPI_Comm_set_errhandler(comm, handler);
+  MPI_Comm comm = error_counting_comm();
   const int n = 20000;
   std::vector<double> in(n * size, 1.0 + rank), out(n * size);
   MPI_Allgather(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm);  // creates the state
-  errors_seen = 0;
+  g_errors_seen = 0;
   MPI_Request req;
   MPI_Iallgather(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm, &req);
-  CHECK(errors_seen == 0, "error reported before Wait");
+  CHECK(g_errors_seen == 0, "error reported before Wait");
   int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   if (size > 1) {
     CHECK(is_adacomp_error(rc), "Iallgather Wait returned %d", rc);
-    CHECK(errors_seen == 1, "error handler called %d times from Wait", errors_seen);
+    CHECK(g_errors_seen == 1, "error handler called %d times from Wait", g_errors_seen);
   }
   MPI_Ialltoall(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm, &req);
   int flag = 0;
@@ -500,7 +493,6 @@ void corrupt() {
   rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
   CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
   MPI_Comm_free(&comm);
-  MPI_Errhandler_free(&handler);
 }
 
 }  // namespace
