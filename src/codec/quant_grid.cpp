@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/bits.h"
 #include "codec/qblock.h"
@@ -23,7 +24,7 @@ constexpr double kCodeLimit = 2147483647.0;  // int32 max: |partial sums| stay b
 size_t header_bytes(size_t n) { return 1 + 2 + bits::varint_size(n); }
 
 template <typename T>
-void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
+ADACOMP_INLINE void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
   // x * 2^-exp is exact; adding 1.5 * 2^52 rounds it to the nearest
   // integer (ties to even), whose two's complement low 32 bits are the code.
   for (size_t i = 0; i < n; ++i)
@@ -32,10 +33,120 @@ void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
 }
 
 template <typename T>
-void reconstruct_t(const uint32_t* q, size_t n, double step, T* out) {
+ADACOMP_INLINE void reconstruct_t(const uint32_t* q, size_t n, double step, T* out) {
   for (size_t i = 0; i < n; ++i)
     out[i] = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * step);
 }
+
+// Branch-free so that it vectorises: x - x is 0 exactly when x is finite;
+// a value that is not finite leaves lo and hi alone.
+template <typename T>
+ADACOMP_INLINE bool finite_range_t(const T* x, size_t n, T* lo, T* hi) {
+  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
+  int bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool fin = x[i] - x[i] == 0;
+    bad |= !fin;
+    const T v = fin ? x[i] : mn;
+    const T w = fin ? x[i] : mx;
+    mn = v < mn ? v : mn;
+    mx = w > mx ? w : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+  return bad;
+}
+
+// The whole-array passes in an AVX2 and a portable build of the same
+// source: IEEE arithmetic without contraction (-ffp-contract=off) gives the
+// same results either way.
+template <typename T>
+void quantize_portable(const T* x, size_t n, double inv, uint32_t* q) {
+  quantize_t(x, n, inv, q);
+}
+template <typename T>
+void reconstruct_portable(const uint32_t* q, size_t n, double step, T* out) {
+  reconstruct_t(q, n, step, out);
+}
+template <typename T>
+bool finite_range_portable(const T* x, size_t n, T* lo, T* hi) {
+  return finite_range_t(x, n, lo, hi);
+}
+#if ADACOMP_HAVE_AVX2_PATH
+template <typename T>
+ADACOMP_AVX2_ENTRY void quantize_avx2(const T* x, size_t n, double inv, uint32_t* q) {
+  quantize_t(x, n, inv, q);
+}
+template <typename T>
+ADACOMP_AVX2_ENTRY void reconstruct_avx2(const uint32_t* q, size_t n, double step, T* out) {
+  reconstruct_t(q, n, step, out);
+}
+// GCC does not vectorise the conditional min/max above (NaN and signed
+// zeros stop it), so the AVX2 scan is written out: non-finite lanes are
+// blended to the neutral value. Only the sign of a zero extreme can differ
+// from the portable scan, and the grid depends only on |lo|, |hi| and hi-lo.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<double> {
+  using V = __m256d;
+  static constexpr size_t kWidth = 4;
+  ADACOMP_AVX2 static V load(const double* p) { return _mm256_loadu_pd(p); }
+  ADACOMP_AVX2 static V splat(double v) { return _mm256_set1_pd(v); }
+  ADACOMP_AVX2 static V finite(V x) { return _mm256_cmp_pd(_mm256_sub_pd(x, x), _mm256_setzero_pd(), _CMP_EQ_OQ); }
+  ADACOMP_AVX2 static V blend(V no, V yes, V mask) { return _mm256_blendv_pd(no, yes, mask); }
+  ADACOMP_AVX2 static V min(V a, V b) { return _mm256_min_pd(a, b); }
+  ADACOMP_AVX2 static V max(V a, V b) { return _mm256_max_pd(a, b); }
+  ADACOMP_AVX2 static V both(V a, V b) { return _mm256_and_pd(a, b); }
+  ADACOMP_AVX2 static bool all(V mask) { return _mm256_movemask_pd(mask) == 0xF; }
+  ADACOMP_AVX2 static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+};
+template <>
+struct Lanes<float> {
+  using V = __m256;
+  static constexpr size_t kWidth = 8;
+  ADACOMP_AVX2 static V load(const float* p) { return _mm256_loadu_ps(p); }
+  ADACOMP_AVX2 static V splat(float v) { return _mm256_set1_ps(v); }
+  ADACOMP_AVX2 static V finite(V x) { return _mm256_cmp_ps(_mm256_sub_ps(x, x), _mm256_setzero_ps(), _CMP_EQ_OQ); }
+  ADACOMP_AVX2 static V blend(V no, V yes, V mask) { return _mm256_blendv_ps(no, yes, mask); }
+  ADACOMP_AVX2 static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  ADACOMP_AVX2 static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  ADACOMP_AVX2 static V both(V a, V b) { return _mm256_and_ps(a, b); }
+  ADACOMP_AVX2 static bool all(V mask) { return _mm256_movemask_ps(mask) == 0xFF; }
+  ADACOMP_AVX2 static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+};
+
+template <typename T>
+ADACOMP_AVX2_ENTRY bool finite_range_avx2(const T* x, size_t n, T* lo, T* hi) {
+  using L = Lanes<T>;
+  const typename L::V top = L::splat(std::numeric_limits<T>::max());
+  const typename L::V bottom = L::splat(std::numeric_limits<T>::lowest());
+  typename L::V mn = top, mx = bottom, finite = L::finite(top);
+  size_t i = 0;
+  for (; i + L::kWidth <= n; i += L::kWidth) {
+    const typename L::V v = L::load(x + i), fin = L::finite(v);
+    finite = L::both(finite, fin);
+    mn = L::min(mn, L::blend(top, v, fin));
+    mx = L::max(mx, L::blend(bottom, v, fin));
+  }
+  alignas(32) T lows[L::kWidth], highs[L::kWidth];
+  L::store(lows, mn);
+  L::store(highs, mx);
+  T l, h;
+  const bool bad = finite_range_t(x + i, n - i, &l, &h) || !L::all(finite);
+  for (size_t k = 0; k < L::kWidth; ++k) {
+    l = lows[k] < l ? lows[k] : l;
+    h = highs[k] > h ? highs[k] : h;
+  }
+  *lo = l;
+  *hi = h;
+  return bad;
+}
+#define ADACOMP_QGRID_PASS(name, ...) \
+  (simd::use_avx2() ? name##_avx2(__VA_ARGS__) : name##_portable(__VA_ARGS__))
+#else
+#define ADACOMP_QGRID_PASS(name, ...) name##_portable(__VA_ARGS__)
+#endif
 
 // Codes of block [i, i + len) padded to 32 with the last one (zero residuals).
 ADACOMP_INLINE const uint32_t* padded(const uint32_t* q, size_t len, uint32_t* pad) {
@@ -151,16 +262,28 @@ bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* e
   return true;
 }
 
+bool finite_range(ElemKind kind, const void* x, size_t n, double* lo, double* hi) {
+  bool bad;
+  if (kind == ElemKind::f32) {
+    float l, h;
+    bad = ADACOMP_QGRID_PASS(finite_range, static_cast<const float*>(x), n, &l, &h);
+    *lo = l, *hi = h;
+  } else {
+    bad = ADACOMP_QGRID_PASS(finite_range, static_cast<const double*>(x), n, lo, hi);
+  }
+  return bad;
+}
+
 void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q) {
   const double inv = std::ldexp(1.0, -exp);
-  if (kind == ElemKind::f32) quantize_t(static_cast<const float*>(x), n, inv, q);
-  else quantize_t(static_cast<const double*>(x), n, inv, q);
+  if (kind == ElemKind::f32) ADACOMP_QGRID_PASS(quantize, static_cast<const float*>(x), n, inv, q);
+  else ADACOMP_QGRID_PASS(quantize, static_cast<const double*>(x), n, inv, q);
 }
 
 void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out) {
   const double step = std::ldexp(1.0, exp);
-  if (kind == ElemKind::f32) reconstruct_t(q, n, step, static_cast<float*>(out));
-  else reconstruct_t(q, n, step, static_cast<double*>(out));
+  if (kind == ElemKind::f32) ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<float*>(out));
+  else ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<double*>(out));
 }
 
 size_t max_payload(size_t n) {

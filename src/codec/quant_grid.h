@@ -41,6 +41,11 @@ namespace qgrid {
 // rounding, a code range that could overflow, values out of range).
 bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* exp);
 
+// The finite range of n values of `kind` (f32/f64): lo and hi of the finite
+// ones (lo > hi when there are none), and whether any value is NaN or Inf.
+// For the agreement of a call's grid; exact, whatever the ISA.
+bool finite_range(ElemKind kind, const void* x, size_t n, double* lo, double* hi);
+
 // Codes of n values: q = round-half-even(x * 2^-exp) as int32 bits. The
 // values must be finite and within the max_abs the grid was chosen for.
 void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q);

@@ -29,34 +29,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <cstring>
 
 #include "codec/quant_grid.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
 
 namespace adacomp {
-namespace {
 
-// This rank's finite range and whether any value is not finite.
-template <typename T>
-void local_view(const uint8_t* data, size_t n, double view[kCodesView]) {
-  const T* v = reinterpret_cast<const T*>(data);
-  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
-  bool bad = false;
-  for (size_t i = 0; i < n; ++i) {
-    const bool fin = std::isfinite(v[i]);
-    bad |= !fin;
-    if (!fin) continue;
-    mn = v[i] < mn ? v[i] : mn;
-    mx = v[i] > mx ? v[i] : mx;
-  }
-  view[0] = -static_cast<double>(mn);  // MAX-reduced: the lowest lo
-  view[1] = mx;
-  view[2] = bad ? 1.0 : 0.0;
-}
-
-}  // namespace
 
 bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members) {
   const ElemKind kind = plan.type.kind;
@@ -67,9 +47,11 @@ bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members
 
 void codes_local_view(const Plan& plan, const void* input, size_t count,
                       double view[kCodesView]) {
-  const uint8_t* data = static_cast<const uint8_t*>(input);
-  if (plan.type.kind == ElemKind::f32) local_view<float>(data, count, view);
-  else local_view<double>(data, count, view);
+  double lo, hi;
+  const bool bad = qgrid::finite_range(plan.type.kind, input, count, &lo, &hi);
+  view[0] = -lo;  // MAX-reduced: the lowest lo
+  view[1] = hi;
+  view[2] = bad ? 1.0 : 0.0;
 }
 
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
@@ -104,9 +86,10 @@ CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t coun
 
 // ---- the ring ---------------------------------------------------------------
 
-CodesRing::CodesRing(CompressedCall& call, uint8_t* acc, size_t count, const CodesGrid& grid,
-                     int tag, uint8_t* memory)
+CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
+                     const CodesGrid& grid, int tag, uint8_t* memory)
     : call_(call),
+      input_(input),
       acc_(acc),
       n_(count),
       exp_(grid.exp),
@@ -150,7 +133,8 @@ bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
 
 bool CodesRing::advance(bool wait) {
   if (phase_ == Phase::quantize) {
-    if (p_ >= 2) qgrid::quantize(call_.plan.type.kind, acc_, n_, exp_, codes_);
+    if (p_ >= 2) qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
+    else if (input_ != acc_) std::memcpy(acc_, input_, n_ * call_.plan.type.size);
     phase_ = p_ >= 2 ? Phase::reduce_scatter : Phase::done;
   }
   while (phase_ != Phase::done)
@@ -229,11 +213,11 @@ void CodesRing::decode_block(int b) {
   }
 }
 
-void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
+void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
                           const CodesGrid& grid) {
   // (work: the accumulator slot may hold the node-aware paths' slice.)
   uint8_t* memory = scratch(ScratchSlot::work, CodesRing::memory_bytes(call, count));
-  CodesRing(call, acc, count, grid, kTagRing, memory).advance(true);
+  CodesRing(call, input, acc, count, grid, kTagRing, memory).advance(true);
 }
 
 }  // namespace adacomp

@@ -44,14 +44,16 @@ void codes_local_view(const Plan& plan, const void* input, size_t count, double 
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
-// Allreduces `count` elements at acc (this member's input on entry) among
-// call.group on the grid: quantise once, add codes around the ring, decode
-// once. The messages of one call carry `tag`.
+// Allreduces this member's `count` elements at `input` among call.group on
+// the grid into acc (which may be input): quantise once, add codes around
+// the ring, decode once. The messages of one call carry `tag`. Only the
+// quantisation reads input, so a separate output saves the copy a
+// decode-add-encode ring needs.
 class CodesRing {
  public:
   // `memory`: memory_bytes() bytes, 4-aligned, kept until done.
-  CodesRing(CompressedCall& call, uint8_t* acc, size_t count, const CodesGrid& grid, int tag,
-            uint8_t* memory);
+  CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
+            const CodesGrid& grid, int tag, uint8_t* memory);
   static size_t memory_bytes(const CompressedCall& call, size_t count);
   // Does what is ready; true once acc holds the result. With `wait` it
   // blocks instead and always returns true (the blocking call).
@@ -69,6 +71,7 @@ class CodesRing {
   uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }
 
   CompressedCall& call_;
+  const void* const input_;
   uint8_t* const acc_;
   const size_t n_;
   const int exp_, tag_, p_, r_, k_;
@@ -85,7 +88,7 @@ class CodesRing {
 };
 
 // The blocking call: CodesRing run to the end on this thread's scratch.
-void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
+void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
                           const CodesGrid& grid);
 
 }  // namespace adacomp

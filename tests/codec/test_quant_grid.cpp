@@ -3,7 +3,10 @@
 // the sum decoded once, must stay within the bound of the exact sum;
 // the grid refuses what could overflow the int32 codes; portable and AVX2
 // payloads are identical; malformed payloads are refused untouched.
+#include <algorithm>
 #include <cfloat>
+#include <cmath>
+#include <limits>
 
 #include "codec/quant_grid.h"
 #include "test_util.h"
@@ -159,6 +162,51 @@ void portable_same_bytes() {
 #endif
 }
 
+// The range scan for the call's agreement: every length's tail, NaN and Inf
+// anywhere, no finite value at all; the AVX2 and portable scans, quantize
+// and reconstruct agree.
+template <typename T>
+void finite_range_case() {
+  namespace qg = adacomp::qgrid;
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  for (size_t n : {0, 1, 3, 7, 8, 9, 17, 1000}) {
+    std::vector<T> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<T>((i % 7) - 3.25 + 0.01 * i);
+    for (size_t special = 0; special <= n + 1; special += n / 4 + 1) {
+      for (T odd : {T(0), inf, -inf, nan}) {
+        std::vector<T> v(x);
+        if (special < n && odd != 0) v[special] = odd;
+        T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
+        bool bad = false;
+        for (T e : v) {
+          if (!std::isfinite(e)) { bad = true; continue; }
+          lo = std::min(lo, e), hi = std::max(hi, e);
+        }
+        for (bool portable : {true, false}) {
+          adacomp::codec_force_portable(portable);
+          double l, h;
+          const bool got = qg::finite_range(kind_of<T>(), v.data(), n, &l, &h);
+          CHECK(got == bad && l == lo && h == hi,
+                "finite_range n %zu at %zu (%g) portable %d: %d [%g, %g], want %d [%g, %g]", n,
+                special, double(odd), portable, got, l, h, bad, double(lo), double(hi));
+        }
+      }
+    }
+  }
+  auto in = inputs<T>(1, 1003, 0, 5)[0];
+  std::vector<uint32_t> q[2];
+  std::vector<T> back[2];
+  for (int portable : {0, 1}) {
+    adacomp::codec_force_portable(portable);
+    q[portable].resize(in.size());
+    back[portable].resize(in.size());
+    qg::quantize(kind_of<T>(), in.data(), in.size(), -12, q[portable].data());
+    qg::reconstruct(kind_of<T>(), q[portable].data(), in.size(), -12, back[portable].data());
+  }
+  adacomp::codec_force_portable(false);
+  CHECK(q[0] == q[1] && back[0] == back[1], "portable and SIMD quantize/reconstruct differ");
+}
+
 void corrupt() {
   namespace qg = adacomp::qgrid;
   std::vector<uint32_t> q(100);
@@ -190,6 +238,8 @@ int main() {
   bounds<double>();
   bounds<float>();
   portable_same_bytes();
+  finite_range_case<double>();
+  finite_range_case<float>();
   corrupt();
   return test::finish("codec_quant_grid");
 }
