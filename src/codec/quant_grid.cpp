@@ -174,47 +174,56 @@ ADACOMP_INLINE uint8_t* encode_body(const uint32_t* q, size_t n, uint8_t* heads,
   return out;
 }
 
-// Decodes the blocks into q (kAdd: adds them to q).
-template <typename Isa, bool kAdd>
-ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, uint32_t* q) {
+// What a decoded block of codes becomes: the codes themselves, added to
+// the codes already there, or the values they stand for.
+enum class Sink { codes, add, values };
+
+// Decodes the blocks into `out`: uint32_t codes (Sink::codes, Sink::add)
+// or T values on grid step `step` (Sink::values).
+template <typename Isa, Sink kSink, typename T>
+ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, double step,
+                                void* out) {
   alignas(32) uint32_t z[kBlock], v[kBlock];
   simd::Carry<uint32_t> c;
+  uint32_t* q = static_cast<uint32_t*>(out);
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
     const unsigned w = simd::head_width(heads[b]);
     Isa::template unpack<uint32_t>(in, w, z);
     in += 4 * w;
     Isa::template integrate<uint32_t>(z, simd::head_order(heads[b]), c, v);
-    if constexpr (kAdd) {
+    if constexpr (kSink == Sink::add) {
       for (size_t k = 0; k < len; ++k) q[i + k] += v[k];
-    } else {
+    } else if constexpr (kSink == Sink::codes) {
       std::memcpy(q + i, v, len * 4);
+    } else {
+      reconstruct_t(v, len, step, static_cast<T*>(out) + i);
     }
   }
 }
 
-uint8_t* encode_portable(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
-  return encode_body<simd::Portable>(q, n, heads, out);
-}
-template <bool kAdd>
-void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, uint32_t* q) {
-  decode_body<simd::Portable, kAdd>(heads, in, n, q);
+template <Sink kSink, typename T>
+void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, double step, void* out) {
+  decode_body<simd::Portable, kSink, T>(heads, in, n, step, out);
 }
 #if ADACOMP_HAVE_AVX2_PATH
 ADACOMP_AVX2_ENTRY uint8_t* encode_avx2(const uint32_t* q, size_t n, uint8_t* heads,
                                         uint8_t* out) {
   return encode_body<simd::Avx2>(q, n, heads, out);
 }
-template <bool kAdd>
+template <Sink kSink, typename T>
 ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, size_t n,
-                                    uint32_t* q) {
-  decode_body<simd::Avx2, kAdd>(heads, in, n, q);
+                                    double step, void* out) {
+  decode_body<simd::Avx2, kSink, T>(heads, in, n, step, out);
 }
 #endif
+uint8_t* encode_portable(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
+  return encode_body<simd::Portable>(q, n, heads, out);
+}
 
-// Validates the whole payload, then decodes (or adds) it into q.
-template <bool kAdd>
-long decode_into(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
+// Validates the whole payload, then decodes it into out (decode_body).
+template <Sink kSink, typename T = uint32_t>
+long decode_into(const uint8_t* src, size_t bytes, int exp, void* out, size_t n) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
   bits::Reader r(src, bytes);
   uint8_t version;
@@ -227,12 +236,13 @@ long decode_into(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t 
   const uint8_t* heads = simd::take_heads(r, nblocks, 32, kOrders, &planes);
   const uint8_t* in = heads ? r.take(planes) : nullptr;
   if (!in || r.left() != 0) return kCodecCorrupt;
+  const double step = std::ldexp(1.0, exp);
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())
-    decode_avx2<kAdd>(heads, in, n, q);
+    decode_avx2<kSink, T>(heads, in, n, step, out);
   else
 #endif
-    decode_portable<kAdd>(heads, in, n, q);
+    decode_portable<kSink, T>(heads, in, n, step, out);
   return kCodecOk;
 }
 
@@ -306,11 +316,17 @@ size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst) {
 }
 
 long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
-  return decode_into<false>(src, bytes, exp, q, n);
+  return decode_into<Sink::codes>(src, bytes, exp, q, n);
+}
+
+long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,
+                   size_t n) {
+  return kind == ElemKind::f32 ? decode_into<Sink::values, float>(src, bytes, exp, out, n)
+                               : decode_into<Sink::values, double>(src, bytes, exp, out, n);
 }
 
 long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n) {
-  return decode_into<true>(src, bytes, exp, acc, n);
+  return decode_into<Sink::add>(src, bytes, exp, acc, n);
 }
 
 }  // namespace qgrid

@@ -118,11 +118,8 @@ size_t CodesRing::offset(int b, int c) const {
 }
 size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].count, k_, c); }
 
-void CodesRing::take(const uint8_t* payload, size_t bytes, int b, int c, bool add) {
-  uint32_t* q = codes_ + offset(b, c);
-  const long rc = add ? qgrid::add(payload, bytes, exp_, q, count(b, c))
-                      : qgrid::decode(payload, bytes, exp_, q, count(b, c));
-  call_.check_decoded(rc);
+void CodesRing::add(const uint8_t* payload, size_t bytes, int b, int c) {
+  call_.check_decoded(qgrid::add(payload, bytes, exp_, codes_ + offset(b, c), count(b, c)));
 }
 
 bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
@@ -158,13 +155,13 @@ bool CodesRing::reduce_scatter_step(bool wait) {
       call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
       call_.progress();
       while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
-        take(recv_ + cap_ * next_, got_[next_], rb, next_, true), ++next_;
+        add(recv_ + cap_ * next_, got_[next_], rb, next_), ++next_;
     }
     posted_ = true;
   }
   for (; next_ < k_; ++next_) {
     if (!complete(1, &reqs_[next_], &got_[next_], wait)) return false;
-    take(recv_ + cap_ * next_, got_[next_], rb, next_, true);
+    add(recv_ + cap_ * next_, got_[next_], rb, next_);
   }
   if (!complete(k_, &reqs_[k_], nullptr, wait)) return false;
   posted_ = false;
@@ -191,6 +188,10 @@ bool CodesRing::allgather_step(bool wait) {
       if (step_ == 0) call_.progress();
     }
     posted_ = true;
+    // While the first payloads travel: this rank's own block, from its codes.
+    if (step_ == 0)
+      qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[mine].offset,
+                         blocks_[mine].count, exp_, acc_ + blocks_[mine].offset * elem);
     // (Only read while it is forwarded: MPI lets a send buffer be read.)
     if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
@@ -200,15 +201,18 @@ bool CodesRing::allgather_step(bool wait) {
   posted_ = false;
   if (++step_ == p_ - 1) {
     decode_block(pending_);
-    qgrid::reconstruct(call_.plan.type.kind, codes_, n_, exp_, acc_);
     phase_ = Phase::done;
   }
   return true;
 }
 
+// Straight to values: the codes of a forwarded block are needed nowhere else.
 void CodesRing::decode_block(int b) {
+  const size_t elem = call_.plan.type.size;
   for (int c = 0; c < k_; ++c) {
-    take(slot(b, c), sizes_[b * k_ + c], b, c, false);
+    call_.check_decoded(qgrid::decode_values(slot(b, c), sizes_[b * k_ + c], exp_,
+                                             call_.plan.type.kind, acc_ + offset(b, c) * elem,
+                                             count(b, c)));
     call_.progress();
   }
 }

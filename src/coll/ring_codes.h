@@ -64,8 +64,8 @@ class CodesRing {
   bool reduce_scatter_step(bool wait);
   bool allgather_step(bool wait);
   bool complete(int n, MPI_Request* reqs, size_t* got, bool wait);
-  void take(const uint8_t* payload, size_t bytes, int b, int c, bool add);
-  void decode_block(int b);  // every chunk of a forwarded block, to codes
+  void add(const uint8_t* payload, size_t bytes, int b, int c);  // to chunk c of block b's codes
+  void decode_block(int b);  // every chunk of a forwarded block, to values in acc
   size_t offset(int b, int c) const;
   size_t count(int b, int c) const;
   uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }

@@ -203,8 +203,21 @@ void finite_range_case() {
     qg::quantize(kind_of<T>(), in.data(), in.size(), -12, q[portable].data());
     qg::reconstruct(kind_of<T>(), q[portable].data(), in.size(), -12, back[portable].data());
   }
-  adacomp::codec_force_portable(false);
   CHECK(q[0] == q[1] && back[0] == back[1], "portable and SIMD quantize/reconstruct differ");
+  // Decoding a payload straight to values gives reconstruct's values.
+  const Bytes b = payload(q[0], -12);
+  for (int portable : {0, 1}) {
+    adacomp::codec_force_portable(portable);
+    std::vector<T> direct(in.size(), T(7));
+    CHECK(qg::decode_values(b.data(), b.size(), -12, kind_of<T>(), direct.data(), in.size()) ==
+                  adacomp::kCodecOk && direct == back[0],
+          "decode_values differs from reconstruct (portable %d)", portable);
+    std::vector<T> untouched(direct);
+    CHECK(qg::decode_values(b.data(), b.size() - 1, -12, kind_of<T>(), direct.data(),
+                            in.size()) == adacomp::kCodecCorrupt && direct == untouched,
+          "decode_values accepted a cut payload or wrote its output");
+  }
+  adacomp::codec_force_portable(false);
 }
 
 void corrupt() {
