@@ -9,13 +9,17 @@
 #include "codec/bits.h"
 #include "codec/qblock.h"
 #include "codec/simd.h"
+#include "codec/zstd_ctx.h"
 
 namespace adacomp {
 namespace qgrid {
 namespace {
 
 using simd::kBlock;
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kFormPlanes = 1, kFormZstd = 2;
+// zstd's fastest regular level: the payload is already small (bit planes),
+// and the entropy form exists for links slow enough to pay for it.
+constexpr int kZstdLevel = 1;
 constexpr unsigned kOrders = 2;
 // Exponents whose step and inverse are both normal doubles.
 constexpr int kMinExp = -1022, kMaxExp = 1022;
@@ -226,12 +230,25 @@ template <Sink kSink, typename T = uint32_t>
 long decode_into(const uint8_t* src, size_t bytes, int exp, void* out, size_t n) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
   bits::Reader r(src, bytes);
-  uint8_t version;
+  uint8_t form;
   int16_t got_exp;
   uint64_t count;
-  if (!r.get(&version) || !r.get(&got_exp) || !r.get_varint(&count) || version != kVersion ||
-      got_exp != exp || count != n)
+  if (!r.get(&form) || !r.get(&got_exp) || !r.get_varint(&count) ||
+      (form != kFormPlanes && form != kFormZstd) || got_exp != exp || count != n)
     return kCodecCorrupt;
+  if (form == kFormZstd) {
+    // The heads and planes, bounded by their largest size for n codes.
+    uint64_t plain_bytes;
+    if (!r.get_varint(&plain_bytes) || plain_bytes > nblocks * (1 + 4 * kBlock))
+      return kCodecCorrupt;
+    const uint8_t* frame = r.take(r.left());
+    if (ZSTD_getFrameContentSize(frame, r.p - frame) != plain_bytes) return kCodecCorrupt;
+    uint8_t* plain = bits::scratch(bits::kScratchB, plain_bytes + 1);
+    const size_t got = ZSTD_decompressDCtx(zstd_thread_dctx(), plain, plain_bytes, frame,
+                                           static_cast<size_t>(r.p - frame));
+    if (ZSTD_isError(got) || got != plain_bytes) return kCodecCorrupt;
+    r = bits::Reader(plain, plain_bytes);
+  }
   size_t planes = 0;
   const uint8_t* heads = simd::take_heads(r, nblocks, 32, kOrders, &planes);
   const uint8_t* in = heads ? r.take(planes) : nullptr;
@@ -300,11 +317,14 @@ size_t max_payload(size_t n) {
   return header_bytes(n) + (n + kBlock - 1) / kBlock * (1 + 4 * 32);
 }
 
-size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst) {
+size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
-  dst[0] = kVersion;
+  dst[0] = kFormPlanes;
   bits::store<int16_t>(dst + 1, static_cast<int16_t>(exp));
-  uint8_t* heads = bits::put_varint(dst + 3, n);
+  uint8_t* body = bits::put_varint(dst + 3, n);
+  // The entropy form codes the planes aside first, then zstd's frame
+  // replaces them only where it is smaller.
+  uint8_t* heads = entropy ? bits::scratch(bits::kScratchA, nblocks * (1 + 4 * kBlock) + 1) : body;
   uint8_t* end;
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())
@@ -312,7 +332,21 @@ size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst) {
   else
 #endif
     end = encode_portable(q, n, heads, heads + nblocks);
-  return static_cast<size_t>(end - dst);
+  if (!entropy) return static_cast<size_t>(end - dst);
+  const size_t plain_bytes = static_cast<size_t>(end - heads);
+  uint8_t* frame = bits::put_varint(body, plain_bytes);
+  const size_t room = plain_bytes > static_cast<size_t>(frame - body)
+                          ? plain_bytes - static_cast<size_t>(frame - body)
+                          : 0;
+  const size_t z =
+      room ? ZSTD_compressCCtx(zstd_thread_cctx(), frame, room, heads, plain_bytes, kZstdLevel)
+           : 0;
+  if (room && !ZSTD_isError(z)) {
+    dst[0] = kFormZstd;
+    return static_cast<size_t>(frame + z - dst);
+  }
+  std::memcpy(body, heads, plain_bytes);
+  return static_cast<size_t>(body + plain_bytes - dst);
 }
 
 long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {

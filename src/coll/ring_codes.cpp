@@ -70,6 +70,7 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   const double member_rounding = 1.01 * (l - 1) * u * l * max_abs;
   const double member_max = l * max_abs * (1 + 1.01 * l * u);
   CodesGrid g;
+  g.entropy = plan.codec->id != CodecId::quant_fast;
   g.on = qgrid::choose_grid(bound - ring_members * member_rounding, member_max, ring_members,
                             kind, &g.exp);
   return g;
@@ -93,6 +94,7 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size
       acc_(acc),
       n_(count),
       exp_(grid.exp),
+      entropy_(grid.entropy),
       tag_(tag),
       p_(call.group.size),
       r_(call.group.rank),
@@ -151,7 +153,8 @@ bool CodesRing::reduce_scatter_step(bool wait) {
     for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left, tag_, &reqs_[c]);
     next_ = 0;
     for (int c = 0; c < k_; ++c) {
-      const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, send_ + cap_ * c);
+      const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, entropy_,
+                                     send_ + cap_ * c);
       call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
       call_.progress();
       while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
@@ -181,7 +184,7 @@ bool CodesRing::allgather_step(bool wait) {
     for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
     for (int c = 0; c < k_; ++c) {
       if (step_ == 0)
-        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
+        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_, entropy_,
                                               slot(mine, c));
       call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
                   &reqs_[k_ + c]);

@@ -20,6 +20,10 @@ namespace adacomp {
 struct CodesGrid {
   bool on = false;
   int exp = 0;
+  // Payloads in qgrid's entropy form (zstd over the planes): the call's
+  // lossy codec is a high-ratio one, not quant_fast. Only the sender reads
+  // it (the form travels in each payload).
+  bool entropy = false;
 };
 
 // Whether this Allreduce reduces on codes, and on which grid. The ring has
@@ -74,7 +78,9 @@ class CodesRing {
   const void* const input_;
   uint8_t* const acc_;
   const size_t n_;
-  const int exp_, tag_, p_, r_, k_;
+  const int exp_;
+  const bool entropy_;
+  const int tag_, p_, r_, k_;
   const std::vector<RingBlock> blocks_;
   const size_t cap_;
   uint32_t* const codes_;

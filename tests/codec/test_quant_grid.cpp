@@ -20,9 +20,9 @@ constexpr adacomp::ElemKind kind_of() {
   return sizeof(T) == 8 ? adacomp::ElemKind::f64 : adacomp::ElemKind::f32;
 }
 
-Bytes payload(const std::vector<uint32_t>& q, int exp) {
+Bytes payload(const std::vector<uint32_t>& q, int exp, bool entropy = false) {
   Bytes b(adacomp::qgrid::max_payload(q.size()));
-  b.resize(adacomp::qgrid::encode(q.data(), q.size(), exp, b.data()));
+  b.resize(adacomp::qgrid::encode(q.data(), q.size(), exp, entropy, b.data()));
   return b;
 }
 
@@ -49,11 +49,11 @@ void reduce_case(const char* what, const std::vector<std::vector<T>>& in, double
       acc = q;
       continue;
     }
-    const Bytes b = payload(q, exp);
+    const Bytes b = payload(q, exp, r % 2);  // both forms
     CHECK(qg::add(b.data(), b.size(), exp, acc.data(), n) == adacomp::kCodecOk, "%s: add", what);
   }
   CHECK(acc == direct, "%s: payload addition differs from integer addition", what);
-  const Bytes sum = payload(acc, exp);
+  const Bytes sum = payload(acc, exp, true);
   std::vector<uint32_t> back(n, 0xDEADBEEF);
   CHECK(qg::decode(sum.data(), sum.size(), exp, back.data(), n) == adacomp::kCodecOk,
         "%s: decode", what);
@@ -220,6 +220,38 @@ void finite_range_case() {
   adacomp::codec_force_portable(false);
 }
 
+// The entropy form: smaller than the planes on a smooth field, the same
+// codes back; the planes where zstd cannot win (random codes).
+void entropy_form() {
+  namespace qg = adacomp::qgrid;
+  std::vector<uint32_t> smooth(5000), noise(5000);
+  for (size_t i = 0; i < smooth.size(); ++i) {
+    smooth[i] = static_cast<uint32_t>(static_cast<int32_t>(3000 * std::sin(i * 0.003)));
+    noise[i] = static_cast<uint32_t>(i * 2654435761u);
+  }
+  for (const auto* q : {&smooth, &noise}) {
+    const Bytes planes = payload(*q, -9), packed = payload(*q, -9, true);
+    CHECK(packed.size() <= planes.size(), "entropy form larger: %zu > %zu", packed.size(),
+          planes.size());
+    std::vector<uint32_t> back(q->size());
+    CHECK(qg::decode(packed.data(), packed.size(), -9, back.data(), q->size()) ==
+                  adacomp::kCodecOk && back == *q, "entropy form does not round-trip");
+  }
+  const Bytes planes = payload(smooth, -9), packed = payload(smooth, -9, true);
+  CHECK(packed.size() * 5 < planes.size() * 4, "entropy form gains < 20%% on a smooth field "
+        "(%zu against %zu bytes)", packed.size(), planes.size());
+  CHECK(packed[0] == 2 && planes[0] == 1, "forms %d and %d", packed[0], planes[0]);
+  std::vector<uint32_t> acc(smooth.size(), 3), same(acc);
+  for (size_t cut = 0; cut < packed.size(); cut += 1 + cut / 16)
+    CHECK(qg::add(packed.data(), cut, -9, acc.data(), acc.size()) == adacomp::kCodecCorrupt,
+          "entropy prefix %zu accepted", cut);
+  Bytes flipped(packed);
+  flipped[flipped.size() / 2] ^= 0x10;
+  const long rc = qg::add(flipped.data(), flipped.size(), -9, acc.data(), acc.size());
+  CHECK(rc == adacomp::kCodecCorrupt || rc == adacomp::kCodecOk, "flipped frame: %ld", rc);
+  if (rc == adacomp::kCodecCorrupt) CHECK(acc == same, "a refused entropy payload changed codes");
+}
+
 void corrupt() {
   namespace qg = adacomp::qgrid;
   std::vector<uint32_t> q(100);
@@ -253,6 +285,7 @@ int main() {
   portable_same_bytes();
   finite_range_case<double>();
   finite_range_case<float>();
+  entropy_form();
   corrupt();
   return test::finish("codec_quant_grid");
 }
