@@ -334,16 +334,17 @@ size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) 
     end = encode_portable(q, n, heads, heads + nblocks);
   if (!entropy) return static_cast<size_t>(end - dst);
   const size_t plain_bytes = static_cast<size_t>(end - heads);
-  uint8_t* frame = bits::put_varint(body, plain_bytes);
-  const size_t room = plain_bytes > static_cast<size_t>(frame - body)
-                          ? plain_bytes - static_cast<size_t>(frame - body)
-                          : 0;
-  const size_t z =
-      room ? ZSTD_compressCCtx(zstd_thread_cctx(), frame, room, heads, plain_bytes, kZstdLevel)
-           : 0;
-  if (room && !ZSTD_isError(z)) {
-    dst[0] = kFormZstd;
-    return static_cast<size_t>(frame + z - dst);
+  // Form 2 must fit where form 1's body would go (max_payload).
+  const size_t size_bytes = bits::varint_size(plain_bytes);
+  if (plain_bytes > size_bytes) {
+    uint8_t* frame = body + size_bytes;
+    const size_t z = ZSTD_compressCCtx(zstd_thread_cctx(), frame, plain_bytes - size_bytes, heads,
+                                       plain_bytes, kZstdLevel);
+    if (!ZSTD_isError(z)) {
+      bits::put_varint(body, plain_bytes);
+      dst[0] = kFormZstd;
+      return static_cast<size_t>(frame + z - dst);
+    }
   }
   std::memcpy(body, heads, plain_bytes);
   return static_cast<size_t>(body + plain_bytes - dst);
