@@ -124,7 +124,7 @@ int quant_grid_seeds(const std::string& dir) {
         }
         std::vector<uint8_t> out(fuzz::kPrefix + adacomp::qgrid::max_payload(n));
         const size_t r =
-            adacomp::qgrid::encode(q.data(), n, -12 + shape, out.data() + fuzz::kPrefix);
+            adacomp::qgrid::encode(q.data(), n, -12 + shape, k & 2, out.data() + fuzz::kPrefix);
         out.resize(fuzz::kPrefix + r);
         out[0] = static_cast<uint8_t>(k);
         out[1] = static_cast<uint8_t>(n);

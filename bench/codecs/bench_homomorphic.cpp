@@ -79,16 +79,16 @@ int run(std::vector<T> a, int ranks, double rel, double min_time, bool json) {
   const double quantize =
       median_time([&] { qgrid::quantize(kind, a.data(), n, exp, qa.data()); }, min_time);
   qgrid::quantize(kind, b.data(), n, exp, qb.data());
-  const size_t cin_n = qgrid::encode(qb.data(), n, exp, cin.data());
+  const size_t cin_n = qgrid::encode(qb.data(), n, exp, false, cin.data());
   size_t cout_n = 0;
   const double aoc = median_time([&] {
     std::memcpy(qacc.data(), qa.data(), n * 4);  // the hop adds into this rank's codes
     if (qgrid::add(cin.data(), cin_n, exp, qacc.data(), n) != kCodecOk) std::abort();
-    cout_n = qgrid::encode(qacc.data(), n, exp, cout.data());
+    cout_n = qgrid::encode(qacc.data(), n, exp, false, cout.data());
   }, min_time);
   const double finish = median_time([&] {
-    if (qgrid::decode(cout.data(), cout_n, exp, qacc.data(), n) != kCodecOk) std::abort();
-    qgrid::reconstruct(kind, qacc.data(), n, exp, tmp.data());
+    if (qgrid::decode_values(cout.data(), cout_n, exp, kind, tmp.data(), n) != kCodecOk)
+      std::abort();
   }, min_time);
   const double gb = bytes / 1e9;
   if (json) {

@@ -4,17 +4,22 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "codec/bits.h"
 #include "codec/qblock.h"
 #include "codec/simd.h"
+#include "codec/zstd_ctx.h"
 
 namespace adacomp {
 namespace qgrid {
 namespace {
 
 using simd::kBlock;
-constexpr uint8_t kVersion = 1;
+constexpr uint8_t kFormPlanes = 1, kFormZstd = 2;
+// zstd's fastest regular level: the payload is already small (bit planes),
+// and the entropy form exists for links slow enough to pay for it.
+constexpr int kZstdLevel = 1;
 constexpr unsigned kOrders = 2;
 // Exponents whose step and inverse are both normal doubles.
 constexpr int kMinExp = -1022, kMaxExp = 1022;
@@ -23,7 +28,7 @@ constexpr double kCodeLimit = 2147483647.0;  // int32 max: |partial sums| stay b
 size_t header_bytes(size_t n) { return 1 + 2 + bits::varint_size(n); }
 
 template <typename T>
-void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
+ADACOMP_INLINE void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
   // x * 2^-exp is exact; adding 1.5 * 2^52 rounds it to the nearest
   // integer (ties to even), whose two's complement low 32 bits are the code.
   for (size_t i = 0; i < n; ++i)
@@ -32,10 +37,120 @@ void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
 }
 
 template <typename T>
-void reconstruct_t(const uint32_t* q, size_t n, double step, T* out) {
+ADACOMP_INLINE void reconstruct_t(const uint32_t* q, size_t n, double step, T* out) {
   for (size_t i = 0; i < n; ++i)
     out[i] = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * step);
 }
+
+// Branch-free so that it vectorises: x - x is 0 exactly when x is finite;
+// a value that is not finite leaves lo and hi alone.
+template <typename T>
+ADACOMP_INLINE bool finite_range_t(const T* x, size_t n, T* lo, T* hi) {
+  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
+  int bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool fin = x[i] - x[i] == 0;
+    bad |= !fin;
+    const T v = fin ? x[i] : mn;
+    const T w = fin ? x[i] : mx;
+    mn = v < mn ? v : mn;
+    mx = w > mx ? w : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+  return bad;
+}
+
+// The whole-array passes in an AVX2 and a portable build of the same
+// source: IEEE arithmetic without contraction (-ffp-contract=off) gives the
+// same results either way.
+template <typename T>
+void quantize_portable(const T* x, size_t n, double inv, uint32_t* q) {
+  quantize_t(x, n, inv, q);
+}
+template <typename T>
+void reconstruct_portable(const uint32_t* q, size_t n, double step, T* out) {
+  reconstruct_t(q, n, step, out);
+}
+template <typename T>
+bool finite_range_portable(const T* x, size_t n, T* lo, T* hi) {
+  return finite_range_t(x, n, lo, hi);
+}
+#if ADACOMP_HAVE_AVX2_PATH
+template <typename T>
+ADACOMP_AVX2_ENTRY void quantize_avx2(const T* x, size_t n, double inv, uint32_t* q) {
+  quantize_t(x, n, inv, q);
+}
+template <typename T>
+ADACOMP_AVX2_ENTRY void reconstruct_avx2(const uint32_t* q, size_t n, double step, T* out) {
+  reconstruct_t(q, n, step, out);
+}
+// GCC does not vectorise the conditional min/max above (NaN and signed
+// zeros stop it), so the AVX2 scan is written out: non-finite lanes are
+// blended to the neutral value. Only the sign of a zero extreme can differ
+// from the portable scan, and the grid depends only on |lo|, |hi| and hi-lo.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<double> {
+  using V = __m256d;
+  static constexpr size_t kWidth = 4;
+  ADACOMP_AVX2 static V load(const double* p) { return _mm256_loadu_pd(p); }
+  ADACOMP_AVX2 static V splat(double v) { return _mm256_set1_pd(v); }
+  ADACOMP_AVX2 static V finite(V x) { return _mm256_cmp_pd(_mm256_sub_pd(x, x), _mm256_setzero_pd(), _CMP_EQ_OQ); }
+  ADACOMP_AVX2 static V blend(V no, V yes, V mask) { return _mm256_blendv_pd(no, yes, mask); }
+  ADACOMP_AVX2 static V min(V a, V b) { return _mm256_min_pd(a, b); }
+  ADACOMP_AVX2 static V max(V a, V b) { return _mm256_max_pd(a, b); }
+  ADACOMP_AVX2 static V both(V a, V b) { return _mm256_and_pd(a, b); }
+  ADACOMP_AVX2 static bool all(V mask) { return _mm256_movemask_pd(mask) == 0xF; }
+  ADACOMP_AVX2 static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+};
+template <>
+struct Lanes<float> {
+  using V = __m256;
+  static constexpr size_t kWidth = 8;
+  ADACOMP_AVX2 static V load(const float* p) { return _mm256_loadu_ps(p); }
+  ADACOMP_AVX2 static V splat(float v) { return _mm256_set1_ps(v); }
+  ADACOMP_AVX2 static V finite(V x) { return _mm256_cmp_ps(_mm256_sub_ps(x, x), _mm256_setzero_ps(), _CMP_EQ_OQ); }
+  ADACOMP_AVX2 static V blend(V no, V yes, V mask) { return _mm256_blendv_ps(no, yes, mask); }
+  ADACOMP_AVX2 static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  ADACOMP_AVX2 static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  ADACOMP_AVX2 static V both(V a, V b) { return _mm256_and_ps(a, b); }
+  ADACOMP_AVX2 static bool all(V mask) { return _mm256_movemask_ps(mask) == 0xFF; }
+  ADACOMP_AVX2 static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+};
+
+template <typename T>
+ADACOMP_AVX2_ENTRY bool finite_range_avx2(const T* x, size_t n, T* lo, T* hi) {
+  using L = Lanes<T>;
+  const typename L::V top = L::splat(std::numeric_limits<T>::max());
+  const typename L::V bottom = L::splat(std::numeric_limits<T>::lowest());
+  typename L::V mn = top, mx = bottom, finite = L::finite(top);
+  size_t i = 0;
+  for (; i + L::kWidth <= n; i += L::kWidth) {
+    const typename L::V v = L::load(x + i), fin = L::finite(v);
+    finite = L::both(finite, fin);
+    mn = L::min(mn, L::blend(top, v, fin));
+    mx = L::max(mx, L::blend(bottom, v, fin));
+  }
+  alignas(32) T lows[L::kWidth], highs[L::kWidth];
+  L::store(lows, mn);
+  L::store(highs, mx);
+  T l, h;
+  const bool bad = finite_range_t(x + i, n - i, &l, &h) || !L::all(finite);
+  for (size_t k = 0; k < L::kWidth; ++k) {
+    l = lows[k] < l ? lows[k] : l;
+    h = highs[k] > h ? highs[k] : h;
+  }
+  *lo = l;
+  *hi = h;
+  return bad;
+}
+#define ADACOMP_QGRID_PASS(name, ...) \
+  (simd::use_avx2() ? name##_avx2(__VA_ARGS__) : name##_portable(__VA_ARGS__))
+#else
+#define ADACOMP_QGRID_PASS(name, ...) name##_portable(__VA_ARGS__)
+#endif
 
 // Codes of block [i, i + len) padded to 32 with the last one (zero residuals).
 ADACOMP_INLINE const uint32_t* padded(const uint32_t* q, size_t len, uint32_t* pad) {
@@ -63,65 +178,88 @@ ADACOMP_INLINE uint8_t* encode_body(const uint32_t* q, size_t n, uint8_t* heads,
   return out;
 }
 
-// Decodes the blocks into q (kAdd: adds them to q).
-template <typename Isa, bool kAdd>
-ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, uint32_t* q) {
+// What a decoded block of codes becomes: the codes themselves, added to
+// the codes already there, or the values they stand for.
+enum class Sink { codes, add, values };
+
+// Decodes the blocks into `out`: uint32_t codes (Sink::codes, Sink::add)
+// or T values on grid step `step` (Sink::values).
+template <typename Isa, Sink kSink, typename T>
+ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, double step,
+                                void* out) {
   alignas(32) uint32_t z[kBlock], v[kBlock];
   simd::Carry<uint32_t> c;
+  uint32_t* q = static_cast<uint32_t*>(out);
   for (size_t i = 0, b = 0; i < n; i += kBlock, ++b) {
     const size_t len = n - i < kBlock ? n - i : kBlock;
     const unsigned w = simd::head_width(heads[b]);
     Isa::template unpack<uint32_t>(in, w, z);
     in += 4 * w;
     Isa::template integrate<uint32_t>(z, simd::head_order(heads[b]), c, v);
-    if constexpr (kAdd) {
+    if constexpr (kSink == Sink::add) {
       for (size_t k = 0; k < len; ++k) q[i + k] += v[k];
-    } else {
+    } else if constexpr (kSink == Sink::codes) {
       std::memcpy(q + i, v, len * 4);
+    } else {
+      reconstruct_t(v, len, step, static_cast<T*>(out) + i);
     }
   }
 }
 
-uint8_t* encode_portable(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
-  return encode_body<simd::Portable>(q, n, heads, out);
-}
-template <bool kAdd>
-void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, uint32_t* q) {
-  decode_body<simd::Portable, kAdd>(heads, in, n, q);
+template <Sink kSink, typename T>
+void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, double step, void* out) {
+  decode_body<simd::Portable, kSink, T>(heads, in, n, step, out);
 }
 #if ADACOMP_HAVE_AVX2_PATH
 ADACOMP_AVX2_ENTRY uint8_t* encode_avx2(const uint32_t* q, size_t n, uint8_t* heads,
                                         uint8_t* out) {
   return encode_body<simd::Avx2>(q, n, heads, out);
 }
-template <bool kAdd>
+template <Sink kSink, typename T>
 ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, size_t n,
-                                    uint32_t* q) {
-  decode_body<simd::Avx2, kAdd>(heads, in, n, q);
+                                    double step, void* out) {
+  decode_body<simd::Avx2, kSink, T>(heads, in, n, step, out);
 }
 #endif
+uint8_t* encode_portable(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
+  return encode_body<simd::Portable>(q, n, heads, out);
+}
 
-// Validates the whole payload, then decodes (or adds) it into q.
-template <bool kAdd>
-long decode_into(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
+// Validates the whole payload, then decodes it into out (decode_body).
+template <Sink kSink, typename T = uint32_t>
+long decode_into(const uint8_t* src, size_t bytes, int exp, void* out, size_t n) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
   bits::Reader r(src, bytes);
-  uint8_t version;
+  uint8_t form;
   int16_t got_exp;
   uint64_t count;
-  if (!r.get(&version) || !r.get(&got_exp) || !r.get_varint(&count) || version != kVersion ||
-      got_exp != exp || count != n)
+  if (!r.get(&form) || !r.get(&got_exp) || !r.get_varint(&count) ||
+      (form != kFormPlanes && form != kFormZstd) || got_exp != exp || count != n)
     return kCodecCorrupt;
+  if (form == kFormZstd) {
+    // The heads and planes, bounded by their largest size for n codes.
+    uint64_t plain_bytes;
+    if (!r.get_varint(&plain_bytes) || plain_bytes > nblocks * (1 + 4 * kBlock))
+      return kCodecCorrupt;
+    const uint8_t* frame = r.take(r.left());
+    if (ZSTD_getFrameContentSize(frame, r.p - frame) != plain_bytes) return kCodecCorrupt;
+    uint8_t* plain = bits::scratch(bits::kScratchB, plain_bytes + 1);
+    const size_t got = ZSTD_decompressDCtx(zstd_thread_dctx(), plain, plain_bytes, frame,
+                                           static_cast<size_t>(r.p - frame));
+    if (ZSTD_isError(got) || got != plain_bytes) return kCodecCorrupt;
+    r = bits::Reader(plain, plain_bytes);
+  }
   size_t planes = 0;
   const uint8_t* heads = simd::take_heads(r, nblocks, 32, kOrders, &planes);
   const uint8_t* in = heads ? r.take(planes) : nullptr;
   if (!in || r.left() != 0) return kCodecCorrupt;
+  const double step = std::ldexp(1.0, exp);
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())
-    decode_avx2<kAdd>(heads, in, n, q);
+    decode_avx2<kSink, T>(heads, in, n, step, out);
   else
 #endif
-    decode_portable<kAdd>(heads, in, n, q);
+    decode_portable<kSink, T>(heads, in, n, step, out);
   return kCodecOk;
 }
 
@@ -151,27 +289,42 @@ bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* e
   return true;
 }
 
+bool finite_range(ElemKind kind, const void* x, size_t n, double* lo, double* hi) {
+  bool bad;
+  if (kind == ElemKind::f32) {
+    float l, h;
+    bad = ADACOMP_QGRID_PASS(finite_range, static_cast<const float*>(x), n, &l, &h);
+    *lo = l, *hi = h;
+  } else {
+    bad = ADACOMP_QGRID_PASS(finite_range, static_cast<const double*>(x), n, lo, hi);
+  }
+  return bad;
+}
+
 void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q) {
   const double inv = std::ldexp(1.0, -exp);
-  if (kind == ElemKind::f32) quantize_t(static_cast<const float*>(x), n, inv, q);
-  else quantize_t(static_cast<const double*>(x), n, inv, q);
+  if (kind == ElemKind::f32) ADACOMP_QGRID_PASS(quantize, static_cast<const float*>(x), n, inv, q);
+  else ADACOMP_QGRID_PASS(quantize, static_cast<const double*>(x), n, inv, q);
 }
 
 void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out) {
   const double step = std::ldexp(1.0, exp);
-  if (kind == ElemKind::f32) reconstruct_t(q, n, step, static_cast<float*>(out));
-  else reconstruct_t(q, n, step, static_cast<double*>(out));
+  if (kind == ElemKind::f32) ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<float*>(out));
+  else ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<double*>(out));
 }
 
 size_t max_payload(size_t n) {
   return header_bytes(n) + (n + kBlock - 1) / kBlock * (1 + 4 * 32);
 }
 
-size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst) {
+size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
-  dst[0] = kVersion;
+  dst[0] = kFormPlanes;
   bits::store<int16_t>(dst + 1, static_cast<int16_t>(exp));
-  uint8_t* heads = bits::put_varint(dst + 3, n);
+  uint8_t* body = bits::put_varint(dst + 3, n);
+  // The entropy form codes the planes aside first, then zstd's frame
+  // replaces them only where it is smaller.
+  uint8_t* heads = entropy ? bits::scratch(bits::kScratchA, nblocks * (1 + 4 * kBlock) + 1) : body;
   uint8_t* end;
 #if ADACOMP_HAVE_AVX2_PATH
   if (simd::use_avx2())
@@ -179,15 +332,36 @@ size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst) {
   else
 #endif
     end = encode_portable(q, n, heads, heads + nblocks);
-  return static_cast<size_t>(end - dst);
+  if (!entropy) return static_cast<size_t>(end - dst);
+  const size_t plain_bytes = static_cast<size_t>(end - heads);
+  // Form 2 must fit where form 1's body would go (max_payload).
+  const size_t size_bytes = bits::varint_size(plain_bytes);
+  if (plain_bytes > size_bytes) {
+    uint8_t* frame = body + size_bytes;
+    const size_t z = ZSTD_compressCCtx(zstd_thread_cctx(), frame, plain_bytes - size_bytes, heads,
+                                       plain_bytes, kZstdLevel);
+    if (!ZSTD_isError(z)) {
+      bits::put_varint(body, plain_bytes);
+      dst[0] = kFormZstd;
+      return static_cast<size_t>(frame + z - dst);
+    }
+  }
+  std::memcpy(body, heads, plain_bytes);
+  return static_cast<size_t>(body + plain_bytes - dst);
 }
 
 long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
-  return decode_into<false>(src, bytes, exp, q, n);
+  return decode_into<Sink::codes>(src, bytes, exp, q, n);
+}
+
+long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,
+                   size_t n) {
+  return kind == ElemKind::f32 ? decode_into<Sink::values, float>(src, bytes, exp, out, n)
+                               : decode_into<Sink::values, double>(src, bytes, exp, out, n);
 }
 
 long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n) {
-  return decode_into<true>(src, bytes, exp, acc, n);
+  return decode_into<Sink::add>(src, bytes, exp, acc, n);
 }
 
 }  // namespace qgrid

@@ -17,12 +17,16 @@
 // take another path.
 //
 // Wire layout of one code payload (little-endian), one per ring chunk:
-//   u8 version (1), i16 exp (checked against the receiver's grid),
-//   varint code count n,
-//   heads: ceil(n/32) bytes, (order - 1) * 65 + width, order 1..2, width 0..32,
-//   planes: 4 * width bytes per block of 32 codes: the zigzagged first or
-//           second differences of the codes (simd.h bit planes; the last
-//           block is padded with zero residuals).
+//   u8 form (1 planes, 2 zstd), i16 exp (checked against the receiver's
+//   grid), varint code count n, then the body.
+//   Form 1, the body is the blocks:
+//     heads: ceil(n/32) bytes, (order - 1) * 65 + width, order 1..2, width 0..32,
+//     planes: 4 * width bytes per block of 32 codes: the zigzagged first or
+//             second differences of the codes (simd.h bit planes; the last
+//             block is padded with zero residuals).
+//   Form 2 (the entropy form, for slow links): varint size of form 1's
+//     body, then one zstd frame of that body (level 1). Written only where
+//     smaller than form 1; on smooth fields about 1.5x smaller.
 // Lossless over the codes: every rank decodes the same codes from the same
 // bytes.
 #pragma once
@@ -41,6 +45,11 @@ namespace qgrid {
 // rounding, a code range that could overflow, values out of range).
 bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* exp);
 
+// The finite range of n values of `kind` (f32/f64): lo and hi of the finite
+// ones (lo > hi when there are none), and whether any value is NaN or Inf.
+// For the agreement of a call's grid; exact, whatever the ISA.
+bool finite_range(ElemKind kind, const void* x, size_t n, double* lo, double* hi);
+
 // Codes of n values: q = round-half-even(x * 2^-exp) as int32 bits. The
 // values must be finite and within the max_abs the grid was chosen for.
 void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q);
@@ -51,12 +60,19 @@ void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out)
 // Largest payload of n codes.
 size_t max_payload(size_t n);
 
-// Writes the payload of q[0..n) to dst (max_payload(n) bytes); returns its size.
-size_t encode(const uint32_t* q, size_t n, int exp, uint8_t* dst);
+// Writes the payload of q[0..n) to dst (max_payload(n) bytes), in the
+// entropy form where `entropy` asks and it is smaller; returns its size.
+size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst);
 
 // Decodes a payload of exactly n codes on grid exp into q (kCodecOk), or
 // returns kCodecCorrupt without writing q.
 long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n);
+
+// Decodes a payload of exactly n codes on grid exp straight to the values
+// they stand for, out[i] = (T)(q[i] * 2^exp) as reconstruct() gives, or
+// returns kCodecCorrupt without writing out.
+long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,
+                   size_t n);
 
 // acc[i] += the payload's codes (wrapping); kCodecCorrupt leaves acc untouched.
 long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n);

@@ -25,11 +25,13 @@
 namespace adacomp {
 namespace {
 
-// The compressed ring allreduce of `count` elements at acc among `group`,
-// on quantisation codes when the call has a shared grid (ring_codes.h).
-void ring_allreduce(CompressedCall& call, uint8_t* acc, size_t count, MPI_Datatype type,
-                    MPI_Op op, const CodesGrid& grid) {
-  if (grid.on) return ring_allreduce_codes(call, acc, count, grid);
+// The compressed ring allreduce of `count` elements of `input` into acc
+// (which may be input) among `group`, on quantisation codes when the call
+// has a shared grid (ring_codes.h); the other rings work in place in acc.
+void ring_allreduce(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
+                    MPI_Datatype type, MPI_Op op, const CodesGrid& grid) {
+  if (grid.on) return ring_allreduce_codes(call, input, acc, count, grid);
+  if (input != acc) std::memcpy(acc, input, count * call.plan.type.size);
   ReduceArgs a{acc, call.plan.type.size, type, op, even_blocks(count, call.group.size)};
   ring_reduce_scatter(call, a);
   ring_allgather_frames(call, a);
@@ -66,7 +68,8 @@ int allreduce_rails(const void* input, void* recvbuf, int count, MPI_Datatype ty
   int rc = PMPI_Reduce_scatter(input, slice, counts.data(), type, op, node.comm);
   if (rc == MPI_SUCCESS) {
     // A rail's members share a local rank, so they agree on skipping.
-    if (counts[node.rank] > 0) ring_allreduce(call, slice, counts[node.rank], type, op, grid);
+    if (counts[node.rank] > 0)
+      ring_allreduce(call, slice, slice, counts[node.rank], type, op, grid);
     rc = PMPI_Allgatherv(slice, counts[node.rank], type, recvbuf, counts.data(), displs.data(),
                          type, node.comm);
   }
@@ -88,7 +91,7 @@ int allreduce_leaders(const void* input, void* recvbuf, int count, MPI_Datatype 
   const CodesGrid grid = set_bound(call, plan, input, count, s.loc.nodes, s.loc.max_local, op);
   int rc = PMPI_Reduce(src, leader ? recvbuf : nullptr, count, type, op, 0, s.node.comm);
   if (rc == MPI_SUCCESS && leader)
-    ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op, grid);
+    ring_allreduce(call, recvbuf, static_cast<uint8_t*>(recvbuf), count, type, op, grid);
   if (rc == MPI_SUCCESS) rc = PMPI_Bcast(recvbuf, count, type, 0, s.node.comm);
   return call.finish_with(rc);
 }
@@ -108,10 +111,9 @@ CallResult allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
   if (plan.layout == Layout::leaders)
     return allreduce_leaders(input, recvbuf, count, type, op, comm, plan);
 
-  if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
   CompressedCall call(comm, plan, OpKind::allreduce);
-  const CodesGrid grid = set_bound(call, plan, recvbuf, count, plan.state->coll.size, 1, op);
-  ring_allreduce(call, static_cast<uint8_t*>(recvbuf), count, type, op, grid);
+  const CodesGrid grid = set_bound(call, plan, input, count, plan.state->coll.size, 1, op);
+  ring_allreduce(call, input, static_cast<uint8_t*>(recvbuf), count, type, op, grid);
   return call.finish();
 }
 

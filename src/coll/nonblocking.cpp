@@ -112,7 +112,7 @@ class Ring : public Schedule {
       if (!codes_) {
         const size_t total = plan_.bytes / plan_.type.size;
         codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
-        codes_ = std::make_unique<CodesRing>(call_, args_.acc, total, bound_.grid(), tag_,
+        codes_ = std::make_unique<CodesRing>(call_, args_.acc, args_.acc, total, bound_.grid(), tag_,
                                              codes_memory_.get());
       }
       return codes_->advance(false);

@@ -29,34 +29,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <cstring>
 
 #include "codec/quant_grid.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
 
 namespace adacomp {
-namespace {
 
-// This rank's finite range and whether any value is not finite.
-template <typename T>
-void local_view(const uint8_t* data, size_t n, double view[kCodesView]) {
-  const T* v = reinterpret_cast<const T*>(data);
-  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
-  bool bad = false;
-  for (size_t i = 0; i < n; ++i) {
-    const bool fin = std::isfinite(v[i]);
-    bad |= !fin;
-    if (!fin) continue;
-    mn = v[i] < mn ? v[i] : mn;
-    mx = v[i] > mx ? v[i] : mx;
-  }
-  view[0] = -static_cast<double>(mn);  // MAX-reduced: the lowest lo
-  view[1] = mx;
-  view[2] = bad ? 1.0 : 0.0;
-}
-
-}  // namespace
 
 bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members) {
   const ElemKind kind = plan.type.kind;
@@ -67,9 +47,11 @@ bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members
 
 void codes_local_view(const Plan& plan, const void* input, size_t count,
                       double view[kCodesView]) {
-  const uint8_t* data = static_cast<const uint8_t*>(input);
-  if (plan.type.kind == ElemKind::f32) local_view<float>(data, count, view);
-  else local_view<double>(data, count, view);
+  double lo, hi;
+  const bool bad = qgrid::finite_range(plan.type.kind, input, count, &lo, &hi);
+  view[0] = -lo;  // MAX-reduced: the lowest lo
+  view[1] = hi;
+  view[2] = bad ? 1.0 : 0.0;
 }
 
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
@@ -88,6 +70,7 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   const double member_rounding = 1.01 * (l - 1) * u * l * max_abs;
   const double member_max = l * max_abs * (1 + 1.01 * l * u);
   CodesGrid g;
+  g.entropy = plan.codec->id != CodecId::quant_fast;
   g.on = qgrid::choose_grid(bound - ring_members * member_rounding, member_max, ring_members,
                             kind, &g.exp);
   return g;
@@ -104,12 +87,14 @@ CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t coun
 
 // ---- the ring ---------------------------------------------------------------
 
-CodesRing::CodesRing(CompressedCall& call, uint8_t* acc, size_t count, const CodesGrid& grid,
-                     int tag, uint8_t* memory)
+CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
+                     const CodesGrid& grid, int tag, uint8_t* memory)
     : call_(call),
+      input_(input),
       acc_(acc),
       n_(count),
       exp_(grid.exp),
+      entropy_(grid.entropy),
       tag_(tag),
       p_(call.group.size),
       r_(call.group.rank),
@@ -135,11 +120,8 @@ size_t CodesRing::offset(int b, int c) const {
 }
 size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].count, k_, c); }
 
-void CodesRing::take(const uint8_t* payload, size_t bytes, int b, int c, bool add) {
-  uint32_t* q = codes_ + offset(b, c);
-  const long rc = add ? qgrid::add(payload, bytes, exp_, q, count(b, c))
-                      : qgrid::decode(payload, bytes, exp_, q, count(b, c));
-  call_.check_decoded(rc);
+void CodesRing::add(const uint8_t* payload, size_t bytes, int b, int c) {
+  call_.check_decoded(qgrid::add(payload, bytes, exp_, codes_ + offset(b, c), count(b, c)));
 }
 
 bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
@@ -150,7 +132,8 @@ bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
 
 bool CodesRing::advance(bool wait) {
   if (phase_ == Phase::quantize) {
-    if (p_ >= 2) qgrid::quantize(call_.plan.type.kind, acc_, n_, exp_, codes_);
+    if (p_ >= 2) qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
+    else if (input_ != acc_) std::memcpy(acc_, input_, n_ * call_.plan.type.size);
     phase_ = p_ >= 2 ? Phase::reduce_scatter : Phase::done;
   }
   while (phase_ != Phase::done)
@@ -170,17 +153,18 @@ bool CodesRing::reduce_scatter_step(bool wait) {
     for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left, tag_, &reqs_[c]);
     next_ = 0;
     for (int c = 0; c < k_; ++c) {
-      const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, send_ + cap_ * c);
+      const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, entropy_,
+                                     send_ + cap_ * c);
       call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
       call_.progress();
       while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
-        take(recv_ + cap_ * next_, got_[next_], rb, next_, true), ++next_;
+        add(recv_ + cap_ * next_, got_[next_], rb, next_), ++next_;
     }
     posted_ = true;
   }
   for (; next_ < k_; ++next_) {
     if (!complete(1, &reqs_[next_], &got_[next_], wait)) return false;
-    take(recv_ + cap_ * next_, got_[next_], rb, next_, true);
+    add(recv_ + cap_ * next_, got_[next_], rb, next_);
   }
   if (!complete(k_, &reqs_[k_], nullptr, wait)) return false;
   posted_ = false;
@@ -200,13 +184,17 @@ bool CodesRing::allgather_step(bool wait) {
     for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
     for (int c = 0; c < k_; ++c) {
       if (step_ == 0)
-        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
+        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_, entropy_,
                                               slot(mine, c));
       call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
                   &reqs_[k_ + c]);
       if (step_ == 0) call_.progress();
     }
     posted_ = true;
+    // While the first payloads travel: this rank's own block, from its codes.
+    if (step_ == 0)
+      qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[mine].offset,
+                         blocks_[mine].count, exp_, acc_ + blocks_[mine].offset * elem);
     // (Only read while it is forwarded: MPI lets a send buffer be read.)
     if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
@@ -216,24 +204,27 @@ bool CodesRing::allgather_step(bool wait) {
   posted_ = false;
   if (++step_ == p_ - 1) {
     decode_block(pending_);
-    qgrid::reconstruct(call_.plan.type.kind, codes_, n_, exp_, acc_);
     phase_ = Phase::done;
   }
   return true;
 }
 
+// Straight to values: the codes of a forwarded block are needed nowhere else.
 void CodesRing::decode_block(int b) {
+  const size_t elem = call_.plan.type.size;
   for (int c = 0; c < k_; ++c) {
-    take(slot(b, c), sizes_[b * k_ + c], b, c, false);
+    call_.check_decoded(qgrid::decode_values(slot(b, c), sizes_[b * k_ + c], exp_,
+                                             call_.plan.type.kind, acc_ + offset(b, c) * elem,
+                                             count(b, c)));
     call_.progress();
   }
 }
 
-void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
+void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
                           const CodesGrid& grid) {
   // (work: the accumulator slot may hold the node-aware paths' slice.)
   uint8_t* memory = scratch(ScratchSlot::work, CodesRing::memory_bytes(call, count));
-  CodesRing(call, acc, count, grid, kTagRing, memory).advance(true);
+  CodesRing(call, input, acc, count, grid, kTagRing, memory).advance(true);
 }
 
 }  // namespace adacomp

@@ -20,6 +20,10 @@ namespace adacomp {
 struct CodesGrid {
   bool on = false;
   int exp = 0;
+  // Payloads in qgrid's entropy form (zstd over the planes): the call's
+  // lossy codec is a high-ratio one, not quant_fast. Only the sender reads
+  // it (the form travels in each payload).
+  bool entropy = false;
 };
 
 // Whether this Allreduce reduces on codes, and on which grid. The ring has
@@ -44,14 +48,16 @@ void codes_local_view(const Plan& plan, const void* input, size_t count, double 
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
-// Allreduces `count` elements at acc (this member's input on entry) among
-// call.group on the grid: quantise once, add codes around the ring, decode
-// once. The messages of one call carry `tag`.
+// Allreduces this member's `count` elements at `input` among call.group on
+// the grid into acc (which may be input): quantise once, add codes around
+// the ring, decode once. The messages of one call carry `tag`. Only the
+// quantisation reads input, so a separate output saves the copy a
+// decode-add-encode ring needs.
 class CodesRing {
  public:
   // `memory`: memory_bytes() bytes, 4-aligned, kept until done.
-  CodesRing(CompressedCall& call, uint8_t* acc, size_t count, const CodesGrid& grid, int tag,
-            uint8_t* memory);
+  CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
+            const CodesGrid& grid, int tag, uint8_t* memory);
   static size_t memory_bytes(const CompressedCall& call, size_t count);
   // Does what is ready; true once acc holds the result. With `wait` it
   // blocks instead and always returns true (the blocking call).
@@ -62,16 +68,19 @@ class CodesRing {
   bool reduce_scatter_step(bool wait);
   bool allgather_step(bool wait);
   bool complete(int n, MPI_Request* reqs, size_t* got, bool wait);
-  void take(const uint8_t* payload, size_t bytes, int b, int c, bool add);
-  void decode_block(int b);  // every chunk of a forwarded block, to codes
+  void add(const uint8_t* payload, size_t bytes, int b, int c);  // to chunk c of block b's codes
+  void decode_block(int b);  // every chunk of a forwarded block, to values in acc
   size_t offset(int b, int c) const;
   size_t count(int b, int c) const;
   uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }
 
   CompressedCall& call_;
+  const void* const input_;
   uint8_t* const acc_;
   const size_t n_;
-  const int exp_, tag_, p_, r_, k_;
+  const int exp_;
+  const bool entropy_;
+  const int tag_, p_, r_, k_;
   const std::vector<RingBlock> blocks_;
   const size_t cap_;
   uint32_t* const codes_;
@@ -85,7 +94,7 @@ class CodesRing {
 };
 
 // The blocking call: CodesRing run to the end on this thread's scratch.
-void ring_allreduce_codes(CompressedCall& call, uint8_t* acc, size_t count,
+void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
                           const CodesGrid& grid);
 
 }  // namespace adacomp

@@ -3,7 +3,10 @@
 // the sum decoded once, must stay within the bound of the exact sum;
 // the grid refuses what could overflow the int32 codes; portable and AVX2
 // payloads are identical; malformed payloads are refused untouched.
+#include <algorithm>
 #include <cfloat>
+#include <cmath>
+#include <limits>
 
 #include "codec/quant_grid.h"
 #include "test_util.h"
@@ -17,9 +20,9 @@ constexpr adacomp::ElemKind kind_of() {
   return sizeof(T) == 8 ? adacomp::ElemKind::f64 : adacomp::ElemKind::f32;
 }
 
-Bytes payload(const std::vector<uint32_t>& q, int exp) {
+Bytes payload(const std::vector<uint32_t>& q, int exp, bool entropy = false) {
   Bytes b(adacomp::qgrid::max_payload(q.size()));
-  b.resize(adacomp::qgrid::encode(q.data(), q.size(), exp, b.data()));
+  b.resize(adacomp::qgrid::encode(q.data(), q.size(), exp, entropy, b.data()));
   return b;
 }
 
@@ -46,11 +49,11 @@ void reduce_case(const char* what, const std::vector<std::vector<T>>& in, double
       acc = q;
       continue;
     }
-    const Bytes b = payload(q, exp);
+    const Bytes b = payload(q, exp, r % 2);  // both forms
     CHECK(qg::add(b.data(), b.size(), exp, acc.data(), n) == adacomp::kCodecOk, "%s: add", what);
   }
   CHECK(acc == direct, "%s: payload addition differs from integer addition", what);
-  const Bytes sum = payload(acc, exp);
+  const Bytes sum = payload(acc, exp, true);
   std::vector<uint32_t> back(n, 0xDEADBEEF);
   CHECK(qg::decode(sum.data(), sum.size(), exp, back.data(), n) == adacomp::kCodecOk,
         "%s: decode", what);
@@ -159,6 +162,96 @@ void portable_same_bytes() {
 #endif
 }
 
+// The range scan for the call's agreement: every length's tail, NaN and Inf
+// anywhere, no finite value at all; the AVX2 and portable scans, quantize
+// and reconstruct agree.
+template <typename T>
+void finite_range_case() {
+  namespace qg = adacomp::qgrid;
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  for (size_t n : {0, 1, 3, 7, 8, 9, 17, 1000}) {
+    std::vector<T> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<T>((i % 7) - 3.25 + 0.01 * i);
+    for (size_t special = 0; special <= n + 1; special += n / 4 + 1) {
+      for (T odd : {T(0), inf, -inf, nan}) {
+        std::vector<T> v(x);
+        if (special < n && odd != 0) v[special] = odd;
+        T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
+        bool bad = false;
+        for (T e : v) {
+          if (!std::isfinite(e)) { bad = true; continue; }
+          lo = std::min(lo, e), hi = std::max(hi, e);
+        }
+        for (bool portable : {true, false}) {
+          adacomp::codec_force_portable(portable);
+          double l, h;
+          const bool got = qg::finite_range(kind_of<T>(), v.data(), n, &l, &h);
+          CHECK(got == bad && l == lo && h == hi,
+                "finite_range n %zu at %zu (%g) portable %d: %d [%g, %g], want %d [%g, %g]", n,
+                special, double(odd), portable, got, l, h, bad, double(lo), double(hi));
+        }
+      }
+    }
+  }
+  auto in = inputs<T>(1, 1003, 0, 5)[0];
+  std::vector<uint32_t> q[2];
+  std::vector<T> back[2];
+  for (int portable : {0, 1}) {
+    adacomp::codec_force_portable(portable);
+    q[portable].resize(in.size());
+    back[portable].resize(in.size());
+    qg::quantize(kind_of<T>(), in.data(), in.size(), -12, q[portable].data());
+    qg::reconstruct(kind_of<T>(), q[portable].data(), in.size(), -12, back[portable].data());
+  }
+  CHECK(q[0] == q[1] && back[0] == back[1], "portable and SIMD quantize/reconstruct differ");
+  // Decoding a payload straight to values gives reconstruct's values.
+  const Bytes b = payload(q[0], -12);
+  for (int portable : {0, 1}) {
+    adacomp::codec_force_portable(portable);
+    std::vector<T> direct(in.size(), T(7));
+    CHECK(qg::decode_values(b.data(), b.size(), -12, kind_of<T>(), direct.data(), in.size()) ==
+                  adacomp::kCodecOk && direct == back[0],
+          "decode_values differs from reconstruct (portable %d)", portable);
+    std::vector<T> untouched(direct);
+    CHECK(qg::decode_values(b.data(), b.size() - 1, -12, kind_of<T>(), direct.data(),
+                            in.size()) == adacomp::kCodecCorrupt && direct == untouched,
+          "decode_values accepted a cut payload or wrote its output");
+  }
+  adacomp::codec_force_portable(false);
+}
+
+// The entropy form: smaller than the planes on a smooth field, the same
+// codes back; the planes where zstd cannot win (random codes).
+void entropy_form() {
+  namespace qg = adacomp::qgrid;
+  std::vector<uint32_t> smooth(5000), noise(5000);
+  for (size_t i = 0; i < smooth.size(); ++i) {
+    smooth[i] = static_cast<uint32_t>(static_cast<int32_t>(3000 * std::sin(i * 0.003)));
+    noise[i] = static_cast<uint32_t>(i * 2654435761u);
+  }
+  for (const auto* q : {&smooth, &noise}) {
+    const Bytes planes = payload(*q, -9), packed = payload(*q, -9, true);
+    CHECK(packed.size() <= planes.size(), "entropy form larger: %zu > %zu", packed.size(),
+          planes.size());
+    std::vector<uint32_t> back(q->size());
+    CHECK(qg::decode(packed.data(), packed.size(), -9, back.data(), q->size()) ==
+                  adacomp::kCodecOk && back == *q, "entropy form does not round-trip");
+  }
+  const Bytes planes = payload(smooth, -9), packed = payload(smooth, -9, true);
+  CHECK(packed.size() * 5 < planes.size() * 4, "entropy form gains < 20%% on a smooth field "
+        "(%zu against %zu bytes)", packed.size(), planes.size());
+  CHECK(packed[0] == 2 && planes[0] == 1, "forms %d and %d", packed[0], planes[0]);
+  std::vector<uint32_t> acc(smooth.size(), 3), same(acc);
+  for (size_t cut = 0; cut < packed.size(); cut += 1 + cut / 16)
+    CHECK(qg::add(packed.data(), cut, -9, acc.data(), acc.size()) == adacomp::kCodecCorrupt,
+          "entropy prefix %zu accepted", cut);
+  Bytes flipped(packed);
+  flipped[flipped.size() / 2] ^= 0x10;
+  const long rc = qg::add(flipped.data(), flipped.size(), -9, acc.data(), acc.size());
+  CHECK(rc == adacomp::kCodecCorrupt || rc == adacomp::kCodecOk, "flipped frame: %ld", rc);
+  if (rc == adacomp::kCodecCorrupt) CHECK(acc == same, "a refused entropy payload changed codes");
+}
+
 void corrupt() {
   namespace qg = adacomp::qgrid;
   std::vector<uint32_t> q(100);
@@ -190,6 +283,9 @@ int main() {
   bounds<double>();
   bounds<float>();
   portable_same_bytes();
+  finite_range_case<double>();
+  finite_range_case<float>();
+  entropy_form();
   corrupt();
   return test::finish("codec_quant_grid");
 }
