@@ -99,11 +99,9 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
 
 int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
   if (how.blocking()) return build(kTagExchange)->run();
-  if (how.persistent)
-    return init_persistent(
-        persistent_of([&state = *plan.state, build] { return build(next_collective_tag(state)); }),
-        comm, *plan.state, how.request);
-  return start_schedule(build(next_collective_tag(*plan.state)), comm, how.request);
+  CommState& state = *plan.state;
+  return launch_schedule([&state, build] { return build(next_collective_tag(state)); }, comm,
+                         state, how);
 }
 
 Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, int tag)

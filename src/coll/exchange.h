@@ -71,15 +71,6 @@ char* at(const void* base, MPI_Aint index, MPI_Datatype type);
 void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
                 MPI_Count rcount, MPI_Datatype rtype);
 
-// How a call runs: blocking (no request), nonblocking (`request` gets a
-// generalized request), or persistent (MPI-4 *_init: gated once, at init;
-// its transfers are built again at each MPI_Start, reading the buffers then).
-struct Launch {
-  MPI_Request* request = nullptr;
-  bool persistent = false;
-  bool blocking() const { return request == nullptr; }
-};
-
 // A nonblocking or persistent call with ADACOMP_NONBLOCKING off (the
 // default): counted and declined before any query, so its pass-through costs
 // what the other nonblocking calls' does.

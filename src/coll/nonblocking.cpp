@@ -322,15 +322,10 @@ class TreeBcast : public Schedule {
     tree_ = binomial_tree(tree.me, static_cast<int>(members_.size()));
     is_root_ = tree_.parent < 0;
     alone_ = members_.size() <= 1;
-    data_ = static_cast<uint8_t*>(buffer) + plan_.type.true_lb;
-    if (!plan_.type.contiguous) {
-      staging_.resize(plan_.bytes);
-      data_ = staging_.data();
-      if (is_root_) {
-        int pos = 0;
-        PMPI_Pack(buffer, count, type, data_, static_cast<int>(plan_.bytes), &pos, st.coll.comm);
-      }
-    }
+    // Non-contiguous data is packed into the schedule's own staging area.
+    if (!plan_.type.contiguous) staging_.resize(plan_.bytes);
+    data_ = stage_in(staging_.data(), buffer, count, type, plan_.type, plan_.bytes, is_root_,
+                     st.coll.comm);
     // One compression between the root's data and any receiver.
     if (is_root_ && !alone_ && plan_.tier.tier == Tier::lossy)
       call_.set_hop_bound(hop_bound(plan_, data_, elems_, MPI_COMM_NULL, 1, 0));
@@ -357,10 +352,8 @@ class TreeBcast : public Schedule {
       if (!is_root_) call_.decode(frame, sizes_[c], chunk, bytes);
     }
     if (!call_.test_all(static_cast<int>(sends_.size()), sends_.data())) return false;
-    if (!staging_.empty() && !is_root_ && !unpacked_) {
-      int pos = 0;
-      PMPI_Unpack(data_, static_cast<int>(plan_.bytes), &pos, buffer_, count_, type_,
-                  plan_.state->coll.comm);
+    if (!is_root_ && !unpacked_) {
+      unstage(data_, plan_.bytes, buffer_, count_, type_, plan_.type, plan_.state->coll.comm);
       unpacked_ = true;
     }
     return true;
@@ -385,23 +378,27 @@ class TreeBcast : public Schedule {
   int next_ = 0;
 };
 
-}  // namespace
-
-CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                      MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+// The nonblocking and persistent (`how`) forms of each reduction and the
+// Bcast, gated once; the schedule reads the buffers when it is made.
+CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, Launch how) {
   stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
     return decline(plan);
-  if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
-  return start_schedule(
-      std::make_unique<Ring>(comm, plan, OpKind::allreduce, static_cast<uint8_t*>(recvbuf),
-                             even_blocks(count, plan.state->coll.size), type, op, nullptr),
-      comm, request);
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
+        return std::make_unique<Ring>(comm, plan, OpKind::allreduce,
+                                      static_cast<uint8_t*>(recvbuf),
+                                      even_blocks(count, plan.state->coll.size), type, op,
+                                      nullptr);
+      },
+      comm, *plan.state, how);
 }
 
-CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                   int root, MPI_Comm comm, MPI_Request* request) {
+CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, Launch how) {
   stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan) || root < 0 ||
@@ -409,9 +406,42 @@ CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
     return decline(plan);
   const bool is_root = plan.state->coll.rank == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return start_schedule(
-      std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root), comm,
-      request);
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        return std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root);
+      },
+      comm, *plan.state, how);
+}
+
+CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      Launch how) {
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
+      root >= plan.state->coll.size)  // PMPI reports a bad root
+    return decline(plan);
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        return std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root);
+      },
+      comm, *plan.state, how);
+}
+
+}  // namespace
+
+CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return allreduce_impl(sendbuf, recvbuf, count, type, op, comm, {request});
+}
+
+CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request});
+}
+
+CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return bcast_impl(buffer, count, type, root, comm, {request});
 }
 
 // The blocking call's layout (coll/reduce_scatter.cpp): rank i's slice is
@@ -426,71 +456,36 @@ CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
       static_cast<long long>(recvcount) * p > INT_MAX ||
       !plan_nonblocking(OpKind::reduce_scatter_block, comm, recvcount * p, type, op, &plan))
     return decline(plan);
-  std::vector<RingBlock> blocks(p);
-  for (int i = 0; i < p; ++i)
-    blocks[owned_block(i, p)] = {static_cast<size_t>(i) * recvcount,
-                                 static_cast<size_t>(recvcount)};
-  std::vector<uint8_t> acc(plan.bytes);
-  std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
-  uint8_t* at = acc.data();
-  return start_schedule(std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, at,
-                                               std::move(blocks), type, op, recvbuf,
-                                               std::move(acc)),
-                        comm, request);
-}
-
-CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                  MPI_Request* request) {
-  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
-      root >= plan.state->coll.size)  // PMPI reports a bad root
-    return decline(plan);
-  return start_schedule(std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root),
-                        comm, request);
+  const Launch how{request};
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        std::vector<RingBlock> blocks(p);
+        for (int i = 0; i < p; ++i)
+          blocks[owned_block(i, p)] = {static_cast<size_t>(i) * recvcount,
+                                       static_cast<size_t>(recvcount)};
+        std::vector<uint8_t> acc(plan.bytes);
+        std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
+        uint8_t* at = acc.data();
+        return std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, at,
+                                      std::move(blocks), type, op, recvbuf, std::move(acc));
+      },
+      comm, *plan.state, how);
 }
 
 #if MPI_VERSION >= 4
 CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
-    return decline(plan);
-  // Each start copies the input as the nonblocking call does.
-  auto start = [=]() -> std::unique_ptr<Schedule> {
-    if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
-    return std::make_unique<Ring>(comm, plan, OpKind::allreduce, static_cast<uint8_t*>(recvbuf),
-                                  even_blocks(count, plan.state->coll.size), type, op, nullptr);
-  };
-  return init_persistent(persistent_of(start), comm, *plan.state, request);
+                          MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return allreduce_impl(sendbuf, recvbuf, count, type, op, comm, {request, true});
 }
 
 CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan) || root < 0 ||
-      root >= plan.state->coll.size)
-    return decline(plan);
-  const void* input = plan.state->coll.rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  auto start = [=]() -> std::unique_ptr<Schedule> {
-    return std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root);
-  };
-  return init_persistent(persistent_of(start), comm, *plan.state, request);
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request, true});
 }
 
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                      MPI_Info info, MPI_Request* request) {
-  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
-      root >= plan.state->coll.size)
-    return decline(plan);
-  auto start = [=]() -> std::unique_ptr<Schedule> {
-    return std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root);
-  };
-  return init_persistent(persistent_of(start), comm, *plan.state, request);
+                      MPI_Info, MPI_Request* request) {
+  return bcast_impl(buffer, count, type, root, comm, {request, true});
 }
 #endif  // MPI_VERSION >= 4
 
