@@ -104,9 +104,9 @@ int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
                          state, how);
 }
 
-Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, int tag)
-    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), stats_(stats_for(op)), tag_(tag),
-      start_(PMPI_Wtime()) {
+Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag)
+    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), form_(form),
+      stats_(stats_for(op)), tag_(tag), start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -189,7 +189,7 @@ bool Exchange::advance() {
 
 int Exchange::finish() {
   record_time(plan_.state, plan_.model, PMPI_Wtime() - start_);
-  return errors_.report(app_, op_display_name(op_));
+  return errors_.report(app_, call_name(op_, form_).c_str());
 }
 
 }  // namespace adacomp

@@ -79,10 +79,11 @@ class Ring : public Schedule {
   // `out`: where the owned block goes (Reduce_scatter_block); null for the
   // Allreduce, whose result is acc itself.
   // `storage`: the accumulator when the schedule owns it (acc points into it).
-  Ring(MPI_Comm app, const Plan& plan, OpKind operation, uint8_t* acc, std::vector<RingBlock> blocks,
-       MPI_Datatype type, MPI_Op op, void* out, std::vector<uint8_t> storage = {})
+  Ring(MPI_Comm app, const Plan& plan, OpKind operation, CallForm form, uint8_t* acc,
+       std::vector<RingBlock> blocks, MPI_Datatype type, MPI_Op op, void* out,
+       std::vector<uint8_t> storage = {})
       : plan_(plan),
-        call_(app, plan_, operation),
+        call_(app, plan_, operation, form),
         storage_(std::move(storage)),
         args_{acc, plan.type.size, type, op, std::move(blocks)},
         geo_{args_, plan.chunks},
@@ -226,10 +227,10 @@ class Ring : public Schedule {
 // operations), then the chunk coded on to the parent.
 class TreeReduce : public Schedule {
  public:
-  TreeReduce(MPI_Comm app, const Plan& plan, const void* input, void* recvbuf, int count,
-             MPI_Datatype type, MPI_Op op, int root)
+  TreeReduce(MPI_Comm app, const Plan& plan, CallForm form, const void* input, void* recvbuf,
+             int count, MPI_Datatype type, MPI_Op op, int root)
       : plan_(plan),
-        call_(app, plan_, OpKind::reduce),
+        call_(app, plan_, OpKind::reduce, form),
         count_(count),
         type_(type),
         op_(op),
@@ -302,9 +303,10 @@ class TreeReduce : public Schedule {
 // once, every other rank forwards the frame unchanged, then decodes it.
 class TreeBcast : public Schedule {
  public:
-  TreeBcast(MPI_Comm app, const Plan& plan, void* buffer, int count, MPI_Datatype type, int root)
+  TreeBcast(MPI_Comm app, const Plan& plan, CallForm form, void* buffer, int count,
+            MPI_Datatype type, int root)
       : plan_(plan),
-        call_(app, plan_, OpKind::bcast),
+        call_(app, plan_, OpKind::bcast, form),
         buffer_(buffer),
         count_(count),
         type_(type),
@@ -389,7 +391,7 @@ CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dat
   return launch_schedule(
       [=]() -> std::unique_ptr<Schedule> {
         if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
-        return std::make_unique<Ring>(comm, plan, OpKind::allreduce,
+        return std::make_unique<Ring>(comm, plan, OpKind::allreduce, how.form(),
                                       static_cast<uint8_t*>(recvbuf),
                                       even_blocks(count, plan.state->coll.size), type, op,
                                       nullptr);
@@ -408,7 +410,8 @@ CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   return launch_schedule(
       [=]() -> std::unique_ptr<Schedule> {
-        return std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root);
+        return std::make_unique<TreeReduce>(comm, plan, how.form(), input, recvbuf, count, type,
+                                            op, root);
       },
       comm, *plan.state, how);
 }
@@ -422,7 +425,7 @@ CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_
     return decline(plan);
   return launch_schedule(
       [=]() -> std::unique_ptr<Schedule> {
-        return std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root);
+        return std::make_unique<TreeBcast>(comm, plan, how.form(), buffer, count, type, root);
       },
       comm, *plan.state, how);
 }
@@ -466,7 +469,7 @@ CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
         std::vector<uint8_t> acc(plan.bytes);
         std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
         uint8_t* at = acc.data();
-        return std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, at,
+        return std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, how.form(), at,
                                       std::move(blocks), type, op, recvbuf, std::move(acc));
       },
       comm, *plan.state, how);

@@ -29,6 +29,7 @@
 
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
+#include "runtime/op_stats.h"
 
 namespace adacomp {
 
@@ -50,6 +51,10 @@ struct Launch {
   MPI_Request* request = nullptr;
   bool persistent = false;
   bool blocking() const { return request == nullptr; }
+  CallForm form() const {
+    return blocking() ? CallForm::blocking
+                      : persistent ? CallForm::persistent : CallForm::nonblocking;
+  }
 };
 
 // Builds the schedule of a nonblocking call, or of one start of a
