@@ -73,7 +73,8 @@ class BoundAgreement {
 // Allreduce P-1 allgather steps forwarding the owners' frames. Alone
 // (Reduce_scatter_block) the owned block is copied out at the end. A lossy
 // SUM Allreduce reduces on codes exactly when the blocking call does (the
-// same agreed grid), with the blocking call's CodesRing.
+// same agreed grid), with the blocking call's CodesRing. The buffers of the
+// path taken are allocated once the agreement has chosen it.
 class Ring : public Schedule {
  public:
   // `out`: where the owned block goes (Reduce_scatter_block); null for the
@@ -92,13 +93,6 @@ class Ring : public Schedule {
         k_(plan.chunks),
         tag_(next_collective_tag(*plan.state)),
         cap_(geo_.chunk_capacity()),
-        send_(cap_ * k_),
-        recv_(cap_ * k_),
-        incoming_(cap_),
-        frames_(out ? 0 : cap_ * k_ * p_),
-        sizes_(static_cast<size_t>(p_) * k_),
-        reqs_(2 * k_),
-        got_(2 * k_),
         out_(static_cast<uint8_t*>(out)) {
     const size_t total = plan.bytes / plan.type.size;
     // The blocking Reduce_scatter(_block) never reduces on codes.
@@ -108,21 +102,11 @@ class Ring : public Schedule {
   }
 
   bool advance() override {
-    if (!bound_.ready(call_)) return false;
-    if (bound_.grid().on) {
-      if (!codes_) {
-        const size_t total = plan_.bytes / plan_.type.size;
-        codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
-        codes_ = std::make_unique<CodesRing>(call_, args_.acc, total, bound_.grid(), tag_,
-                                             codes_memory_.get());
-      }
-      return codes_->advance(false);
-    }
-    while (phase_ != Phase::done) {
-      if (p_ == 1) phase_ = Phase::done;
-      else if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
+    if (phase_ == Phase::agree && !choose()) return false;
+    if (codes_) return codes_->advance(false);
+    while (phase_ != Phase::done)
+      if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
         return false;
-    }
     if (out_ && !copied_) {
       const RingBlock& mine = args_.blocks[owned_block(r_, p_)];
       std::memcpy(out_, args_.acc + mine.offset * args_.elem_size, mine.count * args_.elem_size);
@@ -133,11 +117,35 @@ class Ring : public Schedule {
   int finish() override { return call_.finish(); }
 
  private:
-  enum class Phase { reduce_scatter, allgather, done };
+  enum class Phase { agree, reduce_scatter, allgather, done };
   int left() const { return (r_ - 1 + p_) % p_; }
   int right() const { return (r_ + 1) % p_; }
   uint8_t* slot(int b, int c) { return frames_.data() + cap_ * (static_cast<size_t>(b) * k_ + c); }
   size_t& size_of(int b, int c) { return sizes_[static_cast<size_t>(b) * k_ + c]; }
+
+  // Once the agreement is in (at once when not lossy): the path and its
+  // buffers, the codes ring's memory or the decode-add-encode hops'.
+  bool choose() {
+    if (!bound_.ready(call_)) return false;
+    phase_ = p_ == 1 ? Phase::done : Phase::reduce_scatter;
+    if (bound_.grid().on) {
+      const size_t total = plan_.bytes / plan_.type.size;
+      codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
+      codes_ = std::make_unique<CodesRing>(call_, args_.acc, total, bound_.grid(), tag_,
+                                           codes_memory_.get());
+    } else if (p_ > 1) {
+      send_.resize(cap_ * k_);
+      recv_.resize(cap_ * k_);
+      incoming_.resize(cap_);
+      reqs_.resize(2 * k_);
+      if (!out_) {  // the allgather's
+        frames_.resize(cap_ * k_ * p_);
+        sizes_.resize(static_cast<size_t>(p_) * k_);
+        got_.resize(2 * k_);
+      }
+    }
+    return true;
+  }
 
   // One reduce-scatter step; true when it is complete.
   bool reduce_scatter_step() {
@@ -217,7 +225,7 @@ class Ring : public Schedule {
   BoundAgreement bound_;
   std::unique_ptr<uint8_t[]> codes_memory_;  // not zeroed: CodesRing writes before it reads
   std::unique_ptr<CodesRing> codes_;
-  Phase phase_ = Phase::reduce_scatter;
+  Phase phase_ = Phase::agree;
   int step_ = 0, next_ = 0, pending_ = -1;
   bool posted_ = false, copied_ = false;
 };
