@@ -44,7 +44,7 @@ CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> se
   const MPI_Aint span_bytes = in_place ? span(size, recv, recvtype) : 0;
   if (span_bytes < 0) return kDeclined;
   return launch(plan, comm, how, [=](int tag) {
-    auto x = std::make_unique<Exchange>(comm, plan, op, tag);
+    auto x = std::make_unique<Exchange>(comm, plan, op, how.form(), tag);
     const void* input = sendbuf;
     Blocks<Count, Displ> in = send;
     MPI_Datatype in_type = sendtype;

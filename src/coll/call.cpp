@@ -8,9 +8,10 @@
 
 namespace adacomp {
 
-CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Group& g)
-    : group(g), plan(p), app_(app), op_(op), stats_(stats_for(op)), coder_{p.codec, p.params},
-      start_(PMPI_Wtime()) {
+CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Group& g,
+                               CallForm form)
+    : group(g), plan(p), app_(app), op_(op), form_(form), stats_(stats_for(op)),
+      coder_{p.codec, p.params}, start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.chunks > 1) stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);
@@ -102,7 +103,7 @@ void CompressedCall::progress() {
 
 int CompressedCall::finish() {
   record_time(plan.state, plan.model, PMPI_Wtime() - start_);
-  return errors_.report(app_, op_display_name(op_));
+  return errors_.report(app_, call_name(op_, form_).c_str());
 }
 
 }  // namespace adacomp

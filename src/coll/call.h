@@ -25,10 +25,12 @@ constexpr int kTagNever = 3;
 class CompressedCall {
  public:
   // Frames travel between the ranks of `group` (the private communicator,
-  // or one of its node-aware splits).
-  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, const Group& group);
-  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op)
-      : CompressedCall(app, plan, op, plan.state->coll) {}
+  // or one of its node-aware splits). `form`: how the application called
+  // `op`, which its errors name.
+  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, const Group& group,
+                 CallForm form = CallForm::blocking);
+  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, CallForm form = CallForm::blocking)
+      : CompressedCall(app, plan, op, plan.state->coll, form) {}
 
   // Error bound of each compression of this call. A lossy plan with no
   // usable bound (e.g. a constant field under a relative bound) codes
@@ -74,6 +76,7 @@ class CompressedCall {
  private:
   MPI_Comm app_;
   OpKind op_;
+  CallForm form_;
   OpStats& stats_;
   Coder coder_;
   TransferErrors errors_;

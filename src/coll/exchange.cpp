@@ -99,16 +99,14 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
 
 int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
   if (how.blocking()) return build(kTagExchange)->run();
-  if (how.persistent)
-    return init_persistent(
-        persistent_of([&state = *plan.state, build] { return build(next_collective_tag(state)); }),
-        comm, *plan.state, how.request);
-  return start_schedule(build(next_collective_tag(*plan.state)), comm, how.request);
+  CommState& state = *plan.state;
+  return launch_schedule([&state, build] { return build(next_collective_tag(state)); }, comm,
+                         state, how);
 }
 
-Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, int tag)
-    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), stats_(stats_for(op)), tag_(tag),
-      start_(PMPI_Wtime()) {
+Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag)
+    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), form_(form),
+      stats_(stats_for(op)), tag_(tag), start_(PMPI_Wtime()) {
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -191,7 +189,7 @@ bool Exchange::advance() {
 
 int Exchange::finish() {
   record_time(plan_.state, plan_.model, PMPI_Wtime() - start_);
-  return errors_.report(app_, op_display_name(op_));
+  return errors_.report(app_, call_name(op_, form_).c_str());
 }
 
 }  // namespace adacomp

@@ -71,15 +71,6 @@ char* at(const void* base, MPI_Aint index, MPI_Datatype type);
 void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
                 MPI_Count rcount, MPI_Datatype rtype);
 
-// How a call runs: blocking (no request), nonblocking (`request` gets a
-// generalized request), or persistent (MPI-4 *_init: gated once, at init;
-// its transfers are built again at each MPI_Start, reading the buffers then).
-struct Launch {
-  MPI_Request* request = nullptr;
-  bool persistent = false;
-  bool blocking() const { return request == nullptr; }
-};
-
 // A nonblocking or persistent call with ADACOMP_NONBLOCKING off (the
 // default): counted and declined before any query, so its pass-through costs
 // what the other nonblocking calls' does.
@@ -101,11 +92,12 @@ const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ
   return exchange_gate(op, comm, block_bytes, recv.varied, how, plan);
 }
 
-// The transfers of one call. Blocking: run(). Nonblocking: a Schedule whose
-// first advance() posts them all, and whose last decodes.
+// The transfers of one call (`op` called as `form`). Blocking: run().
+// Nonblocking: a Schedule whose first advance() posts them all, and whose
+// last decodes.
 class Exchange : public Schedule {
  public:
-  Exchange(MPI_Comm app, const Plan& plan, OpKind op, int tag);
+  Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag);
   void send(int peer, const void* buf, MPI_Count count, MPI_Datatype type) {
     sends_.push_back({peer, const_cast<void*>(buf), count, type});
   }
@@ -137,6 +129,7 @@ class Exchange : public Schedule {
   const Plan plan_;
   const Group& group_;
   OpKind op_;
+  CallForm form_;
   OpStats& stats_;
   const int tag_;
   std::vector<Xfer> sends_, recvs_;
@@ -178,7 +171,7 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
     return kDeclined;
   const int size = st->coll.size;
   return launch(plan, comm, how, [=](int tag) {
-    auto x = std::make_unique<Exchange>(comm, plan, op, tag);
+    auto x = std::make_unique<Exchange>(comm, plan, op, how.form(), tag);
     if (!is_root) {
       if (to_root) x->send(root, single_buf, single_count, single_type);
       else x->recv(root, const_cast<void*>(single_buf), single_count, single_type);

@@ -23,7 +23,7 @@ CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_D
     char* own = at(recvbuf, recv.displ(me), recvtype);
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place) copy_local(sendbuf, sendcount, sendtype, own, recv.count(me), recvtype);
-    auto x = std::make_unique<Exchange>(comm, plan, op, tag);
+    auto x = std::make_unique<Exchange>(comm, plan, op, how.form(), tag);
     for (int j = 0; j < size; ++j) {
       if (j == me) continue;
       x->recv(j, at(recvbuf, recv.displ(j), recvtype), recv.count(j), recvtype);

@@ -73,16 +73,18 @@ class BoundAgreement {
 // Allreduce P-1 allgather steps forwarding the owners' frames. Alone
 // (Reduce_scatter_block) the owned block is copied out at the end. A lossy
 // SUM Allreduce reduces on codes exactly when the blocking call does (the
-// same agreed grid), with the blocking call's CodesRing.
+// same agreed grid), with the blocking call's CodesRing. The buffers of the
+// path taken are allocated once the agreement has chosen it.
 class Ring : public Schedule {
  public:
   // `out`: where the owned block goes (Reduce_scatter_block); null for the
   // Allreduce, whose result is acc itself.
   // `storage`: the accumulator when the schedule owns it (acc points into it).
-  Ring(MPI_Comm app, const Plan& plan, OpKind operation, uint8_t* acc, std::vector<RingBlock> blocks,
-       MPI_Datatype type, MPI_Op op, void* out, std::vector<uint8_t> storage = {})
+  Ring(MPI_Comm app, const Plan& plan, OpKind operation, CallForm form, uint8_t* acc,
+       std::vector<RingBlock> blocks, MPI_Datatype type, MPI_Op op, void* out,
+       std::vector<uint8_t> storage = {})
       : plan_(plan),
-        call_(app, plan_, operation),
+        call_(app, plan_, operation, form),
         storage_(std::move(storage)),
         args_{acc, plan.type.size, type, op, std::move(blocks)},
         geo_{args_, plan.chunks},
@@ -91,13 +93,6 @@ class Ring : public Schedule {
         k_(plan.chunks),
         tag_(next_collective_tag(*plan.state)),
         cap_(geo_.chunk_capacity()),
-        send_(cap_ * k_),
-        recv_(cap_ * k_),
-        incoming_(cap_),
-        frames_(out ? 0 : cap_ * k_ * p_),
-        sizes_(static_cast<size_t>(p_) * k_),
-        reqs_(2 * k_),
-        got_(2 * k_),
         out_(static_cast<uint8_t*>(out)) {
     const size_t total = plan.bytes / plan.type.size;
     // The blocking Reduce_scatter(_block) never reduces on codes.
@@ -107,21 +102,11 @@ class Ring : public Schedule {
   }
 
   bool advance() override {
-    if (!bound_.ready(call_)) return false;
-    if (bound_.grid().on) {
-      if (!codes_) {
-        const size_t total = plan_.bytes / plan_.type.size;
-        codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
-        codes_ = std::make_unique<CodesRing>(call_, args_.acc, args_.acc, total, bound_.grid(), tag_,
-                                             codes_memory_.get());
-      }
-      return codes_->advance(false);
-    }
-    while (phase_ != Phase::done) {
-      if (p_ == 1) phase_ = Phase::done;
-      else if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
+    if (phase_ == Phase::agree && !choose()) return false;
+    if (codes_) return codes_->advance(false);
+    while (phase_ != Phase::done)
+      if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step() : allgather_step()))
         return false;
-    }
     if (out_ && !copied_) {
       const RingBlock& mine = args_.blocks[owned_block(r_, p_)];
       std::memcpy(out_, args_.acc + mine.offset * args_.elem_size, mine.count * args_.elem_size);
@@ -132,11 +117,35 @@ class Ring : public Schedule {
   int finish() override { return call_.finish(); }
 
  private:
-  enum class Phase { reduce_scatter, allgather, done };
+  enum class Phase { agree, reduce_scatter, allgather, done };
   int left() const { return (r_ - 1 + p_) % p_; }
   int right() const { return (r_ + 1) % p_; }
   uint8_t* slot(int b, int c) { return frames_.data() + cap_ * (static_cast<size_t>(b) * k_ + c); }
   size_t& size_of(int b, int c) { return sizes_[static_cast<size_t>(b) * k_ + c]; }
+
+  // Once the agreement is in (at once when not lossy): the path and its
+  // buffers, the codes ring's memory or the decode-add-encode hops'.
+  bool choose() {
+    if (!bound_.ready(call_)) return false;
+    phase_ = p_ == 1 ? Phase::done : Phase::reduce_scatter;
+    if (bound_.grid().on) {
+      const size_t total = plan_.bytes / plan_.type.size;
+      codes_memory_.reset(new uint8_t[CodesRing::memory_bytes(call_, total)]);
+      codes_ = std::make_unique<CodesRing>(call_, args_.acc, args_.acc, total, bound_.grid(),
+                                           tag_, codes_memory_.get());
+    } else if (p_ > 1) {
+      send_.resize(cap_ * k_);
+      recv_.resize(cap_ * k_);
+      incoming_.resize(cap_);
+      reqs_.resize(2 * k_);
+      if (!out_) {  // the allgather's
+        frames_.resize(cap_ * k_ * p_);
+        sizes_.resize(static_cast<size_t>(p_) * k_);
+        got_.resize(2 * k_);
+      }
+    }
+    return true;
+  }
 
   // One reduce-scatter step; true when it is complete.
   bool reduce_scatter_step() {
@@ -216,7 +225,7 @@ class Ring : public Schedule {
   BoundAgreement bound_;
   std::unique_ptr<uint8_t[]> codes_memory_;  // not zeroed: CodesRing writes before it reads
   std::unique_ptr<CodesRing> codes_;
-  Phase phase_ = Phase::reduce_scatter;
+  Phase phase_ = Phase::agree;
   int step_ = 0, next_ = 0, pending_ = -1;
   bool posted_ = false, copied_ = false;
 };
@@ -226,10 +235,10 @@ class Ring : public Schedule {
 // operations), then the chunk coded on to the parent.
 class TreeReduce : public Schedule {
  public:
-  TreeReduce(MPI_Comm app, const Plan& plan, const void* input, void* recvbuf, int count,
-             MPI_Datatype type, MPI_Op op, int root)
+  TreeReduce(MPI_Comm app, const Plan& plan, CallForm form, const void* input, void* recvbuf,
+             int count, MPI_Datatype type, MPI_Op op, int root)
       : plan_(plan),
-        call_(app, plan_, OpKind::reduce),
+        call_(app, plan_, OpKind::reduce, form),
         count_(count),
         type_(type),
         op_(op),
@@ -302,9 +311,10 @@ class TreeReduce : public Schedule {
 // once, every other rank forwards the frame unchanged, then decodes it.
 class TreeBcast : public Schedule {
  public:
-  TreeBcast(MPI_Comm app, const Plan& plan, void* buffer, int count, MPI_Datatype type, int root)
+  TreeBcast(MPI_Comm app, const Plan& plan, CallForm form, void* buffer, int count,
+            MPI_Datatype type, int root)
       : plan_(plan),
-        call_(app, plan_, OpKind::bcast),
+        call_(app, plan_, OpKind::bcast, form),
         buffer_(buffer),
         count_(count),
         type_(type),
@@ -322,15 +332,10 @@ class TreeBcast : public Schedule {
     tree_ = binomial_tree(tree.me, static_cast<int>(members_.size()));
     is_root_ = tree_.parent < 0;
     alone_ = members_.size() <= 1;
-    data_ = static_cast<uint8_t*>(buffer) + plan_.type.true_lb;
-    if (!plan_.type.contiguous) {
-      staging_.resize(plan_.bytes);
-      data_ = staging_.data();
-      if (is_root_) {
-        int pos = 0;
-        PMPI_Pack(buffer, count, type, data_, static_cast<int>(plan_.bytes), &pos, st.coll.comm);
-      }
-    }
+    // Non-contiguous data is packed into the schedule's own staging area.
+    if (!plan_.type.contiguous) staging_.resize(plan_.bytes);
+    data_ = stage_in(staging_.data(), buffer, count, type, plan_.type, plan_.bytes, is_root_,
+                     st.coll.comm);
     // One compression between the root's data and any receiver.
     if (is_root_ && !alone_ && plan_.tier.tier == Tier::lossy)
       call_.set_hop_bound(hop_bound(plan_, data_, elems_, MPI_COMM_NULL, 1, 0));
@@ -357,10 +362,8 @@ class TreeBcast : public Schedule {
       if (!is_root_) call_.decode(frame, sizes_[c], chunk, bytes);
     }
     if (!call_.test_all(static_cast<int>(sends_.size()), sends_.data())) return false;
-    if (!staging_.empty() && !is_root_ && !unpacked_) {
-      int pos = 0;
-      PMPI_Unpack(data_, static_cast<int>(plan_.bytes), &pos, buffer_, count_, type_,
-                  plan_.state->coll.comm);
+    if (!is_root_ && !unpacked_) {
+      unstage(data_, plan_.bytes, buffer_, count_, type_, plan_.type, plan_.state->coll.comm);
       unpacked_ = true;
     }
     return true;
@@ -385,23 +388,27 @@ class TreeBcast : public Schedule {
   int next_ = 0;
 };
 
-}  // namespace
-
-CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                      MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+// The nonblocking and persistent (`how`) forms of each reduction and the
+// Bcast, gated once; the schedule reads the buffers when it is made.
+CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, Launch how) {
   stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
     return decline(plan);
-  if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
-  return start_schedule(
-      std::make_unique<Ring>(comm, plan, OpKind::allreduce, static_cast<uint8_t*>(recvbuf),
-                             even_blocks(count, plan.state->coll.size), type, op, nullptr),
-      comm, request);
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
+        return std::make_unique<Ring>(comm, plan, OpKind::allreduce, how.form(),
+                                      static_cast<uint8_t*>(recvbuf),
+                                      even_blocks(count, plan.state->coll.size), type, op,
+                                      nullptr);
+      },
+      comm, *plan.state, how);
 }
 
-CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                   int root, MPI_Comm comm, MPI_Request* request) {
+CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, Launch how) {
   stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan) || root < 0 ||
@@ -409,9 +416,43 @@ CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
     return decline(plan);
   const bool is_root = plan.state->coll.rank == root;
   const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return start_schedule(
-      std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root), comm,
-      request);
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        return std::make_unique<TreeReduce>(comm, plan, how.form(), input, recvbuf, count, type,
+                                            op, root);
+      },
+      comm, *plan.state, how);
+}
+
+CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      Launch how) {
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
+      root >= plan.state->coll.size)  // PMPI reports a bad root
+    return decline(plan);
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        return std::make_unique<TreeBcast>(comm, plan, how.form(), buffer, count, type, root);
+      },
+      comm, *plan.state, how);
+}
+
+}  // namespace
+
+CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return allreduce_impl(sendbuf, recvbuf, count, type, op, comm, {request});
+}
+
+CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request});
+}
+
+CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return bcast_impl(buffer, count, type, root, comm, {request});
 }
 
 // The blocking call's layout (coll/reduce_scatter.cpp): rank i's slice is
@@ -426,71 +467,36 @@ CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
       static_cast<long long>(recvcount) * p > INT_MAX ||
       !plan_nonblocking(OpKind::reduce_scatter_block, comm, recvcount * p, type, op, &plan))
     return decline(plan);
-  std::vector<RingBlock> blocks(p);
-  for (int i = 0; i < p; ++i)
-    blocks[owned_block(i, p)] = {static_cast<size_t>(i) * recvcount,
-                                 static_cast<size_t>(recvcount)};
-  std::vector<uint8_t> acc(plan.bytes);
-  std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
-  uint8_t* at = acc.data();
-  return start_schedule(std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, at,
-                                               std::move(blocks), type, op, recvbuf,
-                                               std::move(acc)),
-                        comm, request);
-}
-
-CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                  MPI_Request* request) {
-  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
-      root >= plan.state->coll.size)  // PMPI reports a bad root
-    return decline(plan);
-  return start_schedule(std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root),
-                        comm, request);
+  const Launch how{request};
+  return launch_schedule(
+      [=]() -> std::unique_ptr<Schedule> {
+        std::vector<RingBlock> blocks(p);
+        for (int i = 0; i < p; ++i)
+          blocks[owned_block(i, p)] = {static_cast<size_t>(i) * recvcount,
+                                       static_cast<size_t>(recvcount)};
+        std::vector<uint8_t> acc(plan.bytes);
+        std::memcpy(acc.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
+        uint8_t* at = acc.data();
+        return std::make_unique<Ring>(comm, plan, OpKind::reduce_scatter_block, how.form(), at,
+                                      std::move(blocks), type, op, recvbuf, std::move(acc));
+      },
+      comm, *plan.state, how);
 }
 
 #if MPI_VERSION >= 4
 CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::allreduce, comm, count, type, op, &plan))
-    return decline(plan);
-  // Each start copies the input as the nonblocking call does.
-  auto start = [=]() -> std::unique_ptr<Schedule> {
-    if (sendbuf != MPI_IN_PLACE) std::memcpy(recvbuf, sendbuf, plan.bytes);
-    return std::make_unique<Ring>(comm, plan, OpKind::allreduce, static_cast<uint8_t*>(recvbuf),
-                                  even_blocks(count, plan.state->coll.size), type, op, nullptr);
-  };
-  return init_persistent(persistent_of(start), comm, *plan.state, request);
+                          MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return allreduce_impl(sendbuf, recvbuf, count, type, op, comm, {request, true});
 }
 
 CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan) || root < 0 ||
-      root >= plan.state->coll.size)
-    return decline(plan);
-  const void* input = plan.state->coll.rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  auto start = [=]() -> std::unique_ptr<Schedule> {
-    return std::make_unique<TreeReduce>(comm, plan, input, recvbuf, count, type, op, root);
-  };
-  return init_persistent(persistent_of(start), comm, *plan.state, request);
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request, true});
 }
 
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                      MPI_Info info, MPI_Request* request) {
-  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan) || root < 0 ||
-      root >= plan.state->coll.size)
-    return decline(plan);
-  auto start = [=]() -> std::unique_ptr<Schedule> {
-    return std::make_unique<TreeBcast>(comm, plan, buffer, count, type, root);
-  };
-  return init_persistent(persistent_of(start), comm, *plan.state, request);
+                      MPI_Info, MPI_Request* request) {
+  return bcast_impl(buffer, count, type, root, comm, {request, true});
 }
 #endif  // MPI_VERSION >= 4
 

@@ -34,9 +34,9 @@ struct Entry {
   MPI_Comm comm = MPI_COMM_NULL;       // the application's
   bool done = false;   // the request is complete in MPI (or its signal sent)
   bool freed = false;  // the application freed it while active
-  // Persistent: the request is a receive of a zero-byte `signal_tag` message
-  // from `self` on `signal_comm`.
-  std::unique_ptr<Persistent> persistent;
+  // Persistent: `persistent` makes each start's schedule; the request is a
+  // receive of a zero-byte `signal_tag` message from `self` on `signal_comm`.
+  ScheduleMaker persistent;
   MPI_Comm signal_comm = MPI_COMM_NULL;
   int self = 0, signal_tag = 0;
 };
@@ -97,26 +97,7 @@ void advance_locked() {
   t_advancing = false;
 }
 
-// persistent_of's: a start runs the function.
-class PersistentFn : public Persistent {
- public:
-  explicit PersistentFn(std::function<std::unique_ptr<Schedule>()> make) : make_(std::move(make)) {}
-  std::unique_ptr<Schedule> start() override { return make_(); }
-
- private:
-  const std::function<std::unique_ptr<Schedule>()> make_;
-};
-
-}  // namespace
-
-std::unique_ptr<Persistent> persistent_of(std::function<std::unique_ptr<Schedule>()> make) {
-  return std::make_unique<PersistentFn>(std::move(make));
-}
-
-int next_collective_tag(CommState& s) {
-  return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
-}
-
+// launch_schedule's two forms (coll/schedule.h).
 int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request) {
   int rc = PMPI_Grequest_start(query, free_entry, cancel, nullptr, request);
   if (rc != MPI_SUCCESS) return rc;
@@ -131,20 +112,30 @@ int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* requ
   return MPI_SUCCESS;
 }
 
-int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,
-                    MPI_Request* request) {
+int init_persistent(ScheduleMaker make, MPI_Comm comm, CommState& state, MPI_Request* request) {
   const int tag = next_collective_tag(state);
   int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, state.coll.rank, tag, state.coll.comm, request);
   if (rc != MPI_SUCCESS) return rc;
   std::lock_guard<std::recursive_mutex> g(g_mu);
   Entry& e = g_entries[*request];
   e.comm = comm;
-  e.persistent = std::move(p);
+  e.persistent = std::move(make);
   e.signal_comm = state.coll.comm;
   e.self = state.coll.rank;
   e.signal_tag = tag;
   g_owned.fetch_add(1, std::memory_order_relaxed);
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int next_collective_tag(CommState& s) {
+  return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
+}
+
+int launch_schedule(ScheduleMaker make, MPI_Comm comm, CommState& state, Launch how) {
+  if (how.persistent) return init_persistent(std::move(make), comm, state, how.request);
+  return start_schedule(make(), comm, how.request);
 }
 
 CallResult collective_start(MPI_Request* req) {
@@ -156,7 +147,7 @@ CallResult collective_start(MPI_Request* req) {
   if (e.schedule) return PMPI_Start(req);  // still active: MPI reports it
   int rc = PMPI_Start(req);
   if (rc != MPI_SUCCESS) return rc;
-  e.schedule = e.persistent->start();
+  e.schedule = e.persistent();
   e.done = false;
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();

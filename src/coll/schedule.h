@@ -29,6 +29,7 @@
 
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
+#include "runtime/op_stats.h"
 
 namespace adacomp {
 
@@ -43,37 +44,40 @@ class Schedule {
   virtual int finish() = 0;
 };
 
-// A persistent collective (MPI-4): the application's request is a
-// persistent zero-byte receive from this rank itself on the private
-// communicator (so MPI_Start, the Wait/Test family and mixed arrays treat it
-// as MPI does any persistent request); each MPI_Start posts it and runs a
-// fresh schedule from the plan made at init, whose end sends the zero-byte
-// message that completes it.
-class Persistent {
- public:
-  virtual ~Persistent() = default;
-  // The schedule of one start (its buffers read now, as MPI_Start does).
-  virtual std::unique_ptr<Schedule> start() = 0;
+// How a call runs: blocking (no request), nonblocking (`request` gets a
+// generalized request), or persistent (MPI-4 *_init: gated once, at init;
+// its schedule is built again at each MPI_Start, reading the buffers then).
+struct Launch {
+  MPI_Request* request = nullptr;
+  bool persistent = false;
+  bool blocking() const { return request == nullptr; }
+  CallForm form() const {
+    return blocking() ? CallForm::blocking
+                      : persistent ? CallForm::persistent : CallForm::nonblocking;
+  }
 };
 
-// A Persistent whose start() runs `make` (the plan lives in its captures).
-std::unique_ptr<Persistent> persistent_of(std::function<std::unique_ptr<Schedule>()> make);
+// Builds the schedule of a nonblocking call, or of one start of a
+// persistent one (its buffers read then).
+using ScheduleMaker = std::function<std::unique_ptr<Schedule>()>;
 
-// Makes `*request` the persistent request of `p`, a collective on `comm`
-// whose private communicator is `state`.
-int init_persistent(std::unique_ptr<Persistent> p, MPI_Comm comm, CommState& state,
-                    MPI_Request* request);
-// MPI_Start of a request init_persistent made; kDeclined for any other.
+// Launches a nonblocking or persistent collective (`how`) on the
+// application's `comm`, whose private communicator is `state`. Nonblocking:
+// hands the application a generalized request for the schedule `make` builds
+// now, and advances it once. Persistent: makes `*how.request` a persistent zero-byte receive from
+// this rank itself on the private communicator (so MPI_Start, the Wait/Test
+// family and mixed arrays treat it as MPI does any persistent request); each
+// MPI_Start posts it and runs a fresh schedule from `make`, whose end sends
+// the zero-byte message that completes it.
+int launch_schedule(ScheduleMaker make, MPI_Comm comm, CommState& state, Launch how);
+// MPI_Start of a persistent request launch_schedule made; kDeclined for any
+// other.
 CallResult collective_start(MPI_Request* req);
 
 // Tag of the next nonblocking collective on `s`: each outstanding call has
 // its own, distinct from the blocking calls' (coll/call.h), so their
 // messages never match another call's.
 int next_collective_tag(CommState& s);
-
-// Hands the application a generalized request for `s`, a collective on
-// the application's `comm`, and advances it once.
-int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request);
 
 extern std::atomic<int> g_outstanding_collectives;
 void progress_collectives_slow();

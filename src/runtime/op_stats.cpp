@@ -36,7 +36,15 @@ uint64_t OpStats::value(OpCounter c) const {
 }
 
 const char* op_name(OpKind op) { return kOpNames[static_cast<int>(op)].key; }
-const char* op_display_name(OpKind op) { return kOpNames[static_cast<int>(op)].display; }
+std::string call_name(OpKind op, CallForm form) {
+  const OpNames& n = kOpNames[static_cast<int>(op)];
+  switch (form) {
+    case CallForm::nonblocking: return std::string("I") + n.key;  // MPI_Iallreduce
+    case CallForm::persistent: return std::string(n.display) + "_init";
+    case CallForm::blocking: break;
+  }
+  return n.display;
+}
 
 OpStats& stats_for(OpKind op) { return g_stats[static_cast<int>(op)]; }
 

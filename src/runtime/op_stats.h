@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 namespace adacomp {
 
@@ -17,8 +18,14 @@ enum class OpKind : int {
   reduce_scatter, reduce_scatter_block,
   kCount
 };
-const char* op_name(OpKind op);          // "allreduce": report keys
-const char* op_display_name(OpKind op);  // "Allreduce": as in MPI_Allreduce
+const char* op_name(OpKind op);  // "allreduce": report keys
+
+// How the application called an operation: MPI_Allreduce, MPI_Iallreduce or
+// MPI_Allreduce_init.
+enum class CallForm : uint8_t { blocking, nonblocking, persistent };
+// The name after "MPI_" of the call the application made ("Allreduce",
+// "Iallreduce", "Allreduce_init"): what its error messages name.
+std::string call_name(OpKind op, CallForm form);
 
 // The one list of an operation's counters, in the order the table and the
 // JSON report show them: member, JSON key, table heading, table width, unit

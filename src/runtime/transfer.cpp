@@ -9,18 +9,23 @@
 
 namespace adacomp {
 
-uint8_t* stage(const void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& ti,
-               size_t bytes, bool pack, MPI_Comm comm, int* pack_rc, ScratchSlot slot) {
+uint8_t* stage_in(uint8_t* room, const void* buf, MPI_Count count, MPI_Datatype type,
+                  const TypeInfo& ti, size_t bytes, bool pack, MPI_Comm comm, int* pack_rc) {
   if (ti.contiguous) return static_cast<uint8_t*>(const_cast<void*>(buf)) + ti.true_lb;
-  uint8_t* data = scratch(slot, bytes);
   if (pack) {
     // A staged message is at most one frame's payload: its count fits an int.
     int pos = 0;
-    const int rc = PMPI_Pack(buf, static_cast<int>(count), type, data, static_cast<int>(bytes),
+    const int rc = PMPI_Pack(buf, static_cast<int>(count), type, room, static_cast<int>(bytes),
                              &pos, comm);
     if (pack_rc) *pack_rc = rc;
   }
-  return data;
+  return room;
+}
+
+uint8_t* stage(const void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& ti,
+               size_t bytes, bool pack, MPI_Comm comm, int* pack_rc, ScratchSlot slot) {
+  uint8_t* room = ti.contiguous ? nullptr : scratch(slot, bytes);
+  return stage_in(room, buf, count, type, ti, bytes, pack, comm, pack_rc);
 }
 
 void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Count count, MPI_Datatype type,

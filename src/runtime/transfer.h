@@ -25,6 +25,11 @@ namespace adacomp {
 uint8_t* stage(const void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& ti,
                size_t bytes, bool pack, MPI_Comm comm, int* pack_rc = nullptr,
                ScratchSlot slot = ScratchSlot::work);
+// The same, staging into `room` (`bytes` long) rather than scratch: for a
+// nonblocking schedule, whose staged bytes outlive this thread's next call.
+uint8_t* stage_in(uint8_t* room, const void* buf, MPI_Count count, MPI_Datatype type,
+                  const TypeInfo& ti, size_t bytes, bool pack, MPI_Comm comm,
+                  int* pack_rc = nullptr);
 // Copies staged bytes back into a non-contiguous message; nothing otherwise.
 void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Count count, MPI_Datatype type,
              const TypeInfo& ti, MPI_Comm comm);

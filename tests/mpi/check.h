@@ -4,10 +4,12 @@
 #pragma once
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "adacomp.h"
 
@@ -104,6 +106,32 @@ inline bool is_adacomp_error(int rc) {
   MPI_Error_string(rc, text, &len);
   return std::strstr(text, "AdaComp") != nullptr;
 }
+
+// What this rank writes to stderr while `f` runs: the library's messages,
+// as the user sees them.
+template <typename F>
+std::string captured_stderr(F f) {
+  std::fflush(stderr);
+  FILE* tmp = std::tmpfile();
+  const int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::string text;
+  std::rewind(tmp);
+  for (int c; (c = std::fgetc(tmp)) != EOF;) text += static_cast<char>(c);
+  std::fclose(tmp);
+  return text;
+}
+
+// True when `text` holds the library's error message for MPI_<call>.
+inline bool reports_call(const std::string& text, const char* call) {
+  return text.find(std::string("MPI_") + call + ": AdaComp") != std::string::npos;
+}
+#define CHECK_REPORTS(text, call) \
+  CHECK(reports_call(text, call), "no 'MPI_%s: AdaComp' in: %s", call, (text).c_str())
 
 // Ends the test: every rank reports, the job fails if any rank failed.
 inline int finish_test(const char* name) {
