@@ -10,9 +10,13 @@ int size_class(size_t bytes) {
   return cls;
 }
 
-Path PathChoice::next() const {
-  if (exploring_) return step_ % 2 ? Path::compressed : Path::raw;
-  return settled_;
+int PathChoice::next(const Candidates& codecs) {
+  if (!exploring_) return settled_;
+  if (step_ == 0) {
+    codecs_ = codecs;
+    std::fill(best_, best_ + kMaxArms, 0.0);
+  }
+  return step_ % arms();
 }
 
 bool PathChoice::record(double seconds) {
@@ -23,14 +27,16 @@ bool PathChoice::record(double seconds) {
     }
     return false;
   }
-  double& b = best_[step_ % 2];
-  if (step_ < 2 || seconds < b) b = seconds;
-  return ++step_ == 2 * kSamples;
+  double& b = best_[step_ % arms()];
+  if (step_ < arms() || seconds < b) b = seconds;
+  return ++step_ == arms() * kSamples;
 }
 
-void PathChoice::agree(const double slowest[2]) {
-  const Path winner =
-      slowest[1] < slowest[0] * (1 - kMargin) ? Path::compressed : Path::raw;
+void PathChoice::agree(const double slowest[kMaxArms]) {
+  int fastest = 1;  // ties go to the earlier arm: the higher ratio
+  for (int a = 2; a < arms(); ++a)
+    if (slowest[a] < slowest[fastest]) fastest = a;
+  const int winner = slowest[fastest] < slowest[0] * (1 - kMargin) ? fastest : 0;
   // The same answer again earns a longer rest; a new one starts over.
   interval_ = agreed_ && winner == settled_ ? std::min(interval_ * 2, kMaxInterval)
                                             : kFirstInterval;
