@@ -11,8 +11,8 @@ using namespace adacomp;
 
 namespace {
 
-// One candidate (lossless floats: bitplane) and two (lossy floats: quant,
-// quant_fast).
+// One candidate (lossless floats: bitplane) and two (lossy floats:
+// quant_zstd, quant_fast).
 Candidates one() { return candidates(Config{}, Tier::lossless, ElemKind::f64); }
 Candidates two() { return candidates(Config{}, Tier::lossy, ElemKind::f64); }
 
@@ -81,7 +81,7 @@ int main() {
     EXPECT(explore(c, two(), {1.0, 0.8, 0.5}) == 2);  // the same again: a longer rest
     EXPECT(rest(c, two()) == 64);
     EXPECT(explore(c, two(), {1.0, 0.3, 0.5}) == 1);  // slow link: the high ratio
-    EXPECT(c.codecs().arm(c.settled()).id == CodecId::quant);
+    EXPECT(c.codecs().arm(c.settled()).id == CodecId::quant_zstd);
     EXPECT(rest(c, two()) == 32);  // another codec is a new answer
     EXPECT(explore(c, two(), {1.0, 0.985, 0.99}) == 0);  // neither pays
     for (uint32_t i = 0; i < PathChoice::kFirstInterval; ++i) {  // raw for a new rest

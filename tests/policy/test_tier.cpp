@@ -92,7 +92,7 @@ void chunks_and_codecs() {
   EXPECT(ids(candidates(d, Tier::lossless, ElemKind::f64)) == V{CodecId::bitplane});
   EXPECT(ids(candidates(d, Tier::lossless, ElemKind::bytes)) == V({CodecId::zstd, CodecId::lz4}));
   EXPECT(ids(candidates(d, Tier::lossy, ElemKind::f32)) ==
-         V({CodecId::quant, CodecId::quant_fast}));
+         V({CodecId::quant_zstd, CodecId::quant_fast}));
   EXPECT(ids(candidates(d, Tier::lossy, ElemKind::bytes)) == V({CodecId::zstd, CodecId::lz4}));
   // An arm past a call's candidates takes the last one.
   EXPECT(candidates(d, Tier::lossless, ElemKind::f64).arm(2).id == CodecId::bitplane);
@@ -100,7 +100,7 @@ void chunks_and_codecs() {
   // The first candidate outside the model.
   EXPECT(codec_for(d, Tier::lossless, ElemKind::f64).id == CodecId::bitplane);
   EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::zstd);
-  EXPECT(codec_for(d, Tier::lossy, ElemKind::f32).id == CodecId::quant);
+  EXPECT(codec_for(d, Tier::lossy, ElemKind::f32).id == CodecId::quant_zstd);
   EXPECT(codec_for(d, Tier::lossy, ElemKind::bytes).id == CodecId::zstd);
   // Padded (Bcast: the ranks' kinds may differ) to the most of any tier and
   // kind: two with auto, whether or not a bound is set (bytes have two).
