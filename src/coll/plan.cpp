@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "coll/ring_codes.h"
 #include "coll/schedule.h"
 #include "policy/gate.h"
 #include "runtime/args.h"
@@ -43,11 +44,18 @@ size_t moving_unit(OpKind operation, const Plan& plan) {
   return ring ? plan.bytes / plan.state->coll.size : plan.bytes;
 }
 
+// Which candidate codecs a call's model arms stand for.
+enum class Arms {
+  own,     // the call's: every rank passes the same element kind
+  padded,  // padded_candidates: the ranks' datatypes may differ (Bcast: only
+           // the sender's decides its codec)
+  first,   // the first alone: an Allreduce that reduces on quantisation codes
+           // (ring_codes.h) uses a codec only when its grid fails
+};
+
 // The policy's verdict once the tier is known: state, layout, model slot,
-// codec. `nonblocking`: see plan_nonblocking. `same_kind`: every rank
-// passes the same element kind (not so in Bcast: only the sender's datatype
-// decides its codec, and the ranks' datatypes may differ).
-bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, bool same_kind,
+// codec. `nonblocking`: see plan_nonblocking.
+bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Arms arms,
             Plan* plan) {
   const Config& cfg = config();
   if (adaptive && nonblocking) return false;
@@ -65,9 +73,13 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, bo
     // lets the model try; otherwise the call passes through untimed.
     if (!s.spans_nodes() && node_local_raw()) return false;
     plan->model = s.model.slot(static_cast<int>(operation), plan->bytes);
-    arm = s.model.at(plan->model).next(same_kind ? codecs : padded_candidates(cfg, tier, kind));
+    Candidates timed = codecs;
+    if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
+    if (arms == Arms::first) timed.count = 1;
+    arm = s.model.at(plan->model).next(timed);
     if (arm == 0) return false;
   }
+  plan->arm = arm;
   plan->codec = &codecs.arm(arm);
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = cfg.zstd_level;
@@ -94,7 +106,10 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
   if (intercommunicator(comm)) return false;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, nonblocking, reduction, plan);
+  Arms arms = reduction ? Arms::own : Arms::padded;
+  // (A ring between nodes has two members or more.)
+  if (operation == OpKind::allreduce && codes_candidate(*plan, op, count, 2)) arms = Arms::first;
+  return decide(operation, comm, v.adaptive, nonblocking, arms, plan);
 }
 
 }  // namespace
@@ -128,7 +143,9 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   if (v.tier.tier == Tier::raw || one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, nonblocking, true, plan);
+  // Each transfer codes with its own kind's candidate of the arm
+  // (Exchange): the arms are the bytes', the most lossless candidates.
+  return decide(operation, comm, v.adaptive, nonblocking, Arms::own, plan);
 }
 
 bool codes_transfer(size_t bytes) {

@@ -56,24 +56,37 @@ bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& l
   return (1.0 - 1.0 / ratio) / link.bandwidth_Bps > codec_seconds_per_byte;
 }
 
-CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes) {
-  if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses);
-  return entries_[static_cast<size_t>(kind & 3) * RuntimeModel::kSizeClasses + size_class(bytes)];
+CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes, int arm) {
+  constexpr int kArms = Candidates::kMax;
+  if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses * kArms);
+  const size_t cls = static_cast<size_t>(kind & 3) * RuntimeModel::kSizeClasses + size_class(bytes);
+  return entries_[cls * kArms + static_cast<size_t>(arm - 1)];
 }
 
-bool CodingEstimate::should_code(int kind, size_t bytes, const LinkModel& link) {
-  if (!link.known()) return false;
-  Entry& e = at(kind, bytes);
-  if (e.measured && coding_pays(e.ratio, e.seconds_per_byte, link)) return true;
-  if (!e.measured || ++e.skipped >= kRetryAfter) {
-    e.skipped = 0;
-    return true;  // trial
+int CodingEstimate::choose(int kind, size_t bytes, int count, const LinkModel& link) {
+  if (!link.known()) return 0;
+  int best = 0;
+  double least = 0;
+  for (int a = 1; a <= count; ++a) {
+    const Entry& e = at(kind, bytes, a);
+    const double t = 1 / (e.ratio * link.bandwidth_Bps) + e.seconds_per_byte;
+    if (e.measured && coding_pays(e.ratio, e.seconds_per_byte, link) && (!best || t < least))
+      best = a, least = t;
   }
-  return false;
+  for (int a = 1; a <= count; ++a) {
+    if (a == best) continue;
+    Entry& e = at(kind, bytes, a);
+    if (!e.measured || ++e.skipped >= kRetryAfter) {
+      e.skipped = 0;
+      return a;  // trial
+    }
+  }
+  return best;
 }
 
-void CodingEstimate::record(int kind, size_t bytes, size_t wire_bytes, double codec_seconds) {
-  Entry& e = at(kind, bytes);
+void CodingEstimate::record(int kind, size_t bytes, int arm, size_t wire_bytes,
+                            double codec_seconds) {
+  Entry& e = at(kind, bytes, arm);
   // Decoding costs about what encoding did for these codecs: count both.
   e.ratio = wire_bytes ? static_cast<double>(bytes) / wire_bytes : 1;
   e.seconds_per_byte = 2 * codec_seconds / static_cast<double>(bytes);

@@ -18,7 +18,9 @@
 // Point-to-point: the sender alone decides (receivers read the frame
 // header), by the cMPI break-even from the link estimate and the ratio and
 // codec time it measured on earlier messages of the same size class:
-//   (1 - 1/R) / bandwidth  >  codec seconds per byte (encode + decode).
+//   (1 - 1/R) / bandwidth  >  codec seconds per byte (encode + decode),
+// and among candidate codecs that pay (bytes: zstd, lz4) the one of least
+// wire plus codec time.
 #pragma once
 
 #include <cstddef>
@@ -85,15 +87,19 @@ class RuntimeModel {
 // The cMPI break-even for a sender's own decision.
 bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link);
 
-// A sender's measurements per element kind and size class, for coding_pays.
-// Not thread-safe by itself: the caller serialises.
+// A sender's measurements per element kind, size class and candidate codec
+// (policy/tier.h), for coding_pays. Not thread-safe by itself: the caller
+// serialises.
 class CodingEstimate {
  public:
-  static constexpr uint32_t kRetryAfter = 64;  // uncoded messages before another trial
-  // Whether to code a message of `bytes`: a trial when nothing is known or
-  // a retry is due, otherwise the break-even on what was measured.
-  bool should_code(int kind, size_t bytes, const LinkModel& link);
-  void record(int kind, size_t bytes, size_t wire_bytes, double codec_seconds);
+  static constexpr uint32_t kRetryAfter = 64;  // messages without a candidate before its next trial
+  // The candidate (Candidates::arm, of `count`) to code a message of
+  // `bytes` with, 0 for none: a trial of a candidate when nothing is known
+  // of it or its retry is due; otherwise, of those that pay, the one whose
+  // wire plus codec time per byte, 1 / (R bandwidth) + codec seconds, is
+  // least.
+  int choose(int kind, size_t bytes, int count, const LinkModel& link);
+  void record(int kind, size_t bytes, int arm, size_t wire_bytes, double codec_seconds);
 
  private:
   struct Entry {
@@ -101,7 +107,7 @@ class CodingEstimate {
     uint32_t skipped = 0;
     double ratio = 1, seconds_per_byte = 0;
   };
-  Entry& at(int kind, size_t bytes);
+  Entry& at(int kind, size_t bytes, int arm);
   std::vector<Entry> entries_;
 };
 

@@ -121,15 +121,47 @@ int main() {
     EXPECT(!coding_pays(2.0, 1e-9, fast));  // 0.04 ns/B saved
     EXPECT(!coding_pays(1.01, 0, slow));    // incompressible
     EXPECT(!coding_pays(2.0, 0, LinkModel{}));  // unknown link: never
-    CodingEstimate e;
-    EXPECT(e.should_code(1, 1 << 20, slow));   // nothing known: a trial
-    e.record(1, 1 << 20, 1 << 19, 0.5e-3);     // ratio 2, 1 ms per MB both ways
-    EXPECT(e.should_code(1, 1 << 20, slow));
-    EXPECT(!e.should_code(1, 1 << 20, fast));  // not on a fast link...
+    CodingEstimate e;  // one candidate, as before candidates
+    EXPECT(e.choose(1, 1 << 20, 1, slow) == 1);  // nothing known: a trial
+    e.record(1, 1 << 20, 1, 1 << 19, 0.5e-3);    // ratio 2, 1 ms per MB both ways
+    EXPECT(e.choose(1, 1 << 20, 1, slow) == 1);
+    EXPECT(e.choose(1, 1 << 20, 1, fast) == 0);  // not on a fast link...
     int trials = 0;
-    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i) trials += e.should_code(1, 1 << 20, fast);
+    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i)
+      trials += e.choose(1, 1 << 20, 1, fast) == 1;
     EXPECT(trials == 1);                       // ...but retried every kRetryAfter
-    EXPECT(!e.should_code(1, 1 << 20, LinkModel{}));
+    EXPECT(e.choose(1, 1 << 20, 1, LinkModel{}) == 0);
+  }
+  {  // two candidates (bytes: zstd, lz4): each tried once, then the one of
+     // least wire plus codec time
+    const LinkModel slow{125e6, 50e-6}, fast{1.25e9, 2e-6};
+    const size_t mb = 1 << 20;
+    CodingEstimate e;
+    EXPECT(e.choose(0, mb, 2, slow) == 1);
+    e.record(0, mb, 1, mb / 4, 2e-3);     // ratio 4, 4 ns/B both ways
+    EXPECT(e.choose(0, mb, 2, slow) == 2);  // the second is still unknown
+    e.record(0, mb, 2, mb / 2, 0.1e-3);   // ratio 2, 0.2 ns/B
+    // 1 Gbit/s, 8 ns/B raw: both pay; ratio 4 costs 2 + 3.8 ns/B, ratio 2
+    // 4 + 0.2: the faster codec.
+    EXPECT(e.choose(0, mb, 2, slow) == 2);
+    e.record(0, mb, 1, mb / 16, 0.5e-3);  // now ratio 16 at 1 ns/B: 0.5 + 1
+    EXPECT(e.choose(0, mb, 2, slow) == 1);  // the higher ratio
+    // 10 Gbit/s, 0.8 ns/B raw: only the fast one pays (0.4 + 0.2).
+    EXPECT(e.choose(0, mb, 2, fast) == 2);
+    // The one not chosen is tried again after kRetryAfter messages.
+    int retries = 0;
+    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i)
+      retries += e.choose(0, mb, 2, fast) == 1;
+    EXPECT(retries == 1);
+    // Neither pays: raw, both still retried.
+    e.record(0, mb, 1, mb, 1e-3);
+    e.record(0, mb, 2, mb, 1e-3);
+    int coded = 0;
+    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i)
+      coded += e.choose(0, mb, 2, fast) != 0;
+    EXPECT(coded == 2);
+    // Other kinds and size classes keep their own entries.
+    EXPECT(e.choose(1, mb, 2, fast) == 1 && e.choose(0, 2 * mb, 2, fast) == 1);
   }
   return unit::finish("policy model");
 }
