@@ -3,17 +3,18 @@
 // Collectives: for each communicator, operation and message size class
 // (power of two) the ranks measure what they would otherwise assume. A slot
 // starts by exploring: its calls cycle through the arms, plain MPI and each
-// candidate codec (policy/tier.h: quant and quant_fast for lossy floats,
-// say), kSamples of each, every rank timing its own part; then the ranks
-// agree (one small MAX-allreduce on the private communicator, the slowest
-// rank being what the application waits for) and the slot settles on the
-// fastest codec only if it beat plain MPI by kMargin. The call time holds
-// what decides it: wire bytes over the link's bandwidth plus coding time,
-// so a fast link picks the fast codec, a slow one the high-ratio one. A settled
-// slot explores again after `interval` calls, an interval that doubles while
-// the answer stays the same, so a change in the data or the network is seen
-// and a wrong guess costs a few calls in thousands. Every input to a
-// decision is identical on all ranks, so all ranks take the same path.
+// candidate codec (policy/tier.h: quant_zstd and quant_fast for lossy
+// floats, say), kSamples of each, every rank timing its own part; then the
+// ranks agree (one small MAX-allreduce on the private communicator, the
+// slowest rank being what the application waits for) and the slot settles
+// on the fastest codec only if it beat plain MPI by kMargin. The call time
+// holds what decides it, wire bytes over the link's bandwidth plus coding
+// time, so a fast link picks the fast codec and a slow one the high-ratio
+// one. A settled slot explores again after `interval` calls, an interval
+// that doubles while the answer stays the same, so a change in the data or
+// the network is seen and a wrong guess costs a few calls in thousands.
+// Every input to a decision is identical on all ranks, so all ranks take
+// the same path and codec.
 //
 // Point-to-point: the sender alone decides (receivers read the frame
 // header), by the cMPI break-even from the link estimate and the ratio and
