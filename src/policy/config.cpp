@@ -414,9 +414,11 @@ std::string config_fingerprint(const Config& c) {
   f.precision(17);
   f << "mode=" << mode_name(c.mode) << ";t=" << c.threshold_lossless << ","
     << c.threshold_lossy << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks
-    << "," << c.pipeline_chunk_bytes << "," << c.pipeline_eager << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
-    << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound << ","
-    << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
+    << "," << c.pipeline_chunk_bytes << "," << c.pipeline_eager
+    << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
+    << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound
+    << "," << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
+    << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
     << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy)
     << ";nonblocking=" << c.nonblocking << ";nodes=";

@@ -231,7 +231,8 @@ void p2p_codecs() {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<uint8_t> msg(size_t{1} << 20);
-  for (size_t i = 0; i < msg.size(); ++i) msg[i] = static_cast<uint8_t>("adacomp "[i % 8] + i / 4096 % 7);
+  for (size_t i = 0; i < msg.size(); ++i)
+    msg[i] = static_cast<uint8_t>("adacomp "[i % 8] + i / 4096 % 7);
   std::vector<Frames> sent;
   for (int m = 0; m < 12; ++m) {
     if (rank == 0) {

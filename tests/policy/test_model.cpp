@@ -1,6 +1,7 @@
 // The adaptive policy's decisions without MPI: exploration order over the
 // arms (raw and each candidate codec), the agreement rule with its margin,
-// the doubling rest, and the sender's break-even for point-to-point. A plain executable, nonzero exit on failure.
+// the doubling rest, and the sender's break-even for point-to-point with
+// one or two candidates. A plain executable, nonzero exit on failure.
 #include "policy/model.h"
 
 #include <vector>
