@@ -8,15 +8,18 @@
 //                            level 19), coding loses: exactly the exploration
 //                            calls are compressed.
 //   test_model codecs        two nodes and a relative bound: the lossy slot's
-//                            arms are raw, quant_zstd and quant_fast. Allreduce MAX
-//                            (decode-add-encode ring) and Bcast of a smooth
-//                            field explore every arm in turn, then settle on
-//                            one, alike on every rank: each settled call is
-//                            raw or has the frames of one explored codec.
-//                            Results stay within the bound whichever wins. A
-//                            Bcast whose root passes doubles and the others
-//                            pairs of doubles (a datatype of other kind, so
-//                            other candidates) still explores in step.
+//                            arms are raw, quant_zstd and quant_fast.
+//                            Allreduce MAX (decode-add-encode ring) and Bcast
+//                            of a smooth field explore every arm in turn,
+//                            then settle on one, alike on every rank: each
+//                            settled call is raw or has the frames of one
+//                            explored codec. Results stay within the bound
+//                            whichever wins. An Allreduce SUM, reduced on
+//                            codes, explores one coded arm (raw, coded, raw,
+//                            coded). A Bcast whose root passes doubles and
+//                            the others pairs of doubles (a datatype of
+//                            other kind, so other candidates) still explores
+//                            in step.
 //   test_model p2p-codecs    two nodes, inter-step coding off: rank 0 sends
 //                            rank 1 bytes; the sender tries zstd, then lz4,
 //                            then codes each message with whichever pays
@@ -171,12 +174,14 @@ void codecs() {
   // Allreduce MAX: every rank codes its ring hops.
   const std::vector<double> in = smooth(rank, n);
   std::vector<double> exact(n, -INFINITY);
-  double range = 0;
+  double lo = INFINITY, hi = -INFINITY;  // of every rank's input: the relative bound's range
   for (int r = 0; r < size; ++r) {
     const std::vector<double> other = smooth(r, n);
     for (size_t i = 0; i < n; ++i) exact[i] = std::max(exact[i], other[i]);
-    range = std::max(range, range_of(other));
+    lo = std::min(lo, *std::min_element(other.begin(), other.end()));
+    hi = std::max(hi, *std::max_element(other.begin(), other.end()));
   }
+  const double range = hi - lo;
   std::vector<Frames> seen;
   for (int c = 0; c < calls; ++c) {
     std::vector<double> out(n);
@@ -192,6 +197,32 @@ void codecs() {
     CHECK(first == out, "allreduce call %d: ranks hold different results", c);
   }
   check_arms("allreduce", seen, size > 1);
+
+  // Allreduce SUM reduces on quantisation codes: no codec to choose, so its
+  // slot (2 MiB: another size class) explores raw and the codes ring alone.
+  const size_t n2 = 2 * n;
+  const std::vector<double> in2 = smooth(rank, n2);
+  std::vector<long double> sum(n2, 0.0L);
+  lo = INFINITY, hi = -INFINITY;
+  for (int r = 0; r < size; ++r) {
+    const std::vector<double> other = smooth(r, n2);
+    for (size_t i = 0; i < n2; ++i) sum[i] += other[i];
+    lo = std::min(lo, *std::min_element(other.begin(), other.end()));
+    hi = std::max(hi, *std::max_element(other.begin(), other.end()));
+  }
+  for (int c = 0; c < 8; ++c) {
+    std::vector<double> out(n2);
+    const adacomp_op_stats before = op_stats("allreduce");
+    MPI_Allreduce(in2.data(), out.data(), static_cast<int>(n2), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+    const Frames f = delta(before, op_stats("allreduce"));
+    if (c < 4) CHECK(f.compressed == (c % 2 == 1), "sum exploration call %d: compressed %d", c,
+                     f.compressed);
+    size_t bad = 0;
+    for (size_t i = 0; i < n2; ++i)
+      bad += !(std::fabs(static_cast<long double>(out[i]) - sum[i]) <= kRel * (hi - lo));
+    CHECK(bad == 0, "sum call %d: %zu elements beyond the bound", c, bad);
+  }
 
   // Bcast: the root codes once.
   const std::vector<double> sent = smooth(7, n);
