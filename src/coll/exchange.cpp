@@ -140,8 +140,8 @@ void Exchange::post() {
       const uint8_t* data = stage(x.buf, x.count, x.type, ti, bytes, true, group_.comm, &rc);
       errors_.mpi(rc);
       sframes_[i].resize(frame_capacity(bytes));
-      const size_t n = encode_payload(lossless_coder(ti.kind), data, bytes, sframes_[i].data(),
-                                      stats_);
+      const size_t n = encode_payload(lossless_coder(ti.kind, plan_.arm), data, bytes,
+                                      sframes_[i].data(), stats_);
       count_frame(stats_, bytes, n);
       errors_.mpi(PMPI_Isend(sframes_[i].data(), static_cast<int>(n), MPI_BYTE, x.peer, tag_,
                              group_.comm, &r));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "coll/schedule.h"
 #include "policy/gate.h"
@@ -42,9 +43,17 @@ size_t moving_unit(OpKind operation, const Plan& plan) {
   return ring ? plan.bytes / plan.state->coll.size : plan.bytes;
 }
 
-// The policy's verdict once the tier is known: state, layout, model slot.
-// `nonblocking`: see plan_nonblocking.
-bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Plan* plan) {
+// Which candidate codecs a call's model arms stand for.
+enum class Arms {
+  own,     // the call's: every rank passes the same element kind
+  padded,  // padded_candidates: the ranks' datatypes may differ (Bcast: only
+           // the sender's decides its codec)
+};
+
+// The policy's verdict once the tier is known: state, layout, model slot,
+// codec. `nonblocking`: see plan_nonblocking.
+bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Arms arms,
+            Plan* plan) {
   const Config& cfg = config();
   if (adaptive && nonblocking) return false;
   plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
@@ -52,14 +61,22 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Pl
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
   if (nonblocking && plan->layout != Layout::flat) return false;
+  const Tier tier = plan->tier.tier;
+  const ElemKind kind = plan->type.kind;
+  const Candidates codecs = candidates(cfg, tier, kind);
+  int arm = 1;
   if (adaptive) {
     // Inside one node only a calibration that found coding worthwhile
     // lets the model try; otherwise the call passes through untimed.
     if (!s.spans_nodes() && node_local_raw()) return false;
     plan->model = s.model.slot(static_cast<int>(operation), plan->bytes);
-    if (s.model.at(plan->model).next() == Path::raw) return false;
+    Candidates timed = codecs;
+    if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
+    arm = s.model.at(plan->model).next(timed);
+    if (arm == 0) return false;
   }
-  plan->codec = &codec_for(cfg, plan->tier.tier, plan->type.kind);
+  plan->arm = arm;
+  plan->codec = &codecs.arm(arm);
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = cfg.zstd_level;
   const size_t unit = moving_unit(operation, *plan);
@@ -85,7 +102,10 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
   if (intercommunicator(comm)) return false;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, nonblocking, plan);
+  // (An Allreduce on quantisation codes has arms too: the codec picks the
+  // form of its code payloads, ring_codes.h.)
+  return decide(operation, comm, v.adaptive, nonblocking,
+                reduction ? Arms::own : Arms::padded, plan);
 }
 
 }  // namespace
@@ -119,7 +139,9 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   if (v.tier.tier == Tier::raw || one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.tier;
-  return decide(operation, comm, v.adaptive, nonblocking, plan);
+  // Each transfer codes with its own kind's candidate of the arm
+  // (Exchange): the arms are the bytes', the most lossless candidates.
+  return decide(operation, comm, v.adaptive, nonblocking, Arms::own, plan);
 }
 
 bool codes_transfer(size_t bytes) {
@@ -136,15 +158,24 @@ void record_time(CommState* state, int slot, double seconds) {
   if (slot < 0) return;
   PathChoice& model = state->model.at(slot);
   if (!model.record(seconds)) return;
-  double slowest[2];
-  PMPI_Allreduce(model.best(), slowest, 2, MPI_DOUBLE, MPI_MAX, state->coll.comm);
-  const bool was = model.settled_compressed();
+  constexpr int kArms = PathChoice::kMaxArms;
+  double slowest[kArms];
+  PMPI_Allreduce(model.best(), slowest, kArms, MPI_DOUBLE, MPI_MAX, state->coll.comm);
   model.agree(slowest);
-  const Config& cfg = config();
-  if (cfg.verbose >= 2 && state->coll.rank == 0 && was != model.settled_compressed())
-    std::fprintf(stderr, "adacomp: model: %zu-byte class %s (raw %.3g s, compressed %.3g s)\n",
-                 RuntimeModel::class_bytes(slot), model.settled_compressed() ? "compressed" : "raw",
-                 slowest[0], slowest[1]);
+  if (config().verbose < 2 || state->coll.rank != 0) return;
+  // Rank 0's codec names: a Bcast's other ranks may have coded other kinds.
+  std::string arms;
+  for (int a = 0; a < model.arms(); ++a) {
+    char t[64];
+    std::snprintf(t, sizeof t, "%s%s %.3g s", a ? ", " : "",
+                  a ? model.codecs().arm(a).name : "raw", slowest[a]);
+    arms += t;
+  }
+  const int won = model.settled();
+  std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",
+               op_display_name(static_cast<OpKind>(slot / RuntimeModel::kSizeClasses)),
+               RuntimeModel::class_bytes(slot), won ? model.codecs().arm(won).name : "raw",
+               arms.c_str());
 }
 
 }  // namespace adacomp

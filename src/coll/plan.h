@@ -28,6 +28,9 @@ struct Plan {
   TypeInfo type;
   size_t bytes = 0;  // message bytes (count x type size)
   TierChoice tier;
+  // The candidate codec (policy/tier.h Candidates::arm) the adaptive model
+  // chose, 1 outside it, and that codec for the call's own datatype.
+  int arm = 1;
   const Codec* codec = nullptr;
   EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
   int chunks = 1;       // pipeline chunks (1: not pipelined)

@@ -17,19 +17,21 @@ namespace {
 std::mutex g_estimate_mu;
 CodingEstimate g_estimate;  // this rank's sends, all communicators
 
-// Whether a message of `bytes` to `dest` may be coded: never to a peer on
-// this rank's node when the communicator spans nodes; under the adaptive
-// policy (the gate's verdict) only where the link and earlier measurements
-// say it pays.
-bool codes_to(const P2PComm* st, int dest, size_t bytes, ElemKind kind, bool adaptive) {
+// The candidate codec (policy/tier.h Candidates::arm, of `count`) to code
+// a message of `bytes` to `dest` with, 0 for none: never to a peer on this
+// rank's node when the communicator spans nodes; under the adaptive policy
+// (the gate's verdict) the one that the link and earlier measurements say
+// pays best, if any; otherwise the first.
+int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int count,
+               bool adaptive) {
   const Locality& loc = *st->loc;
-  if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return false;  // PMPI reports it
+  if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return 0;  // PMPI reports it
   const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
-  if (spans && loc.same_node(dest)) return false;
-  if (!adaptive) return true;
+  if (spans && loc.same_node(dest)) return 0;
+  if (!adaptive) return 1;
   std::lock_guard<std::mutex> g(g_estimate_mu);
-  return g_estimate.should_code(static_cast<int>(kind), bytes,
-                                spans ? inter_node_link() : config().intra);
+  return g_estimate.choose(static_cast<int>(kind), bytes, count,
+                           spans ? inter_node_link() : config().intra);
 }
 
 // Encodes (buf, count, type) for `dest` into `frame` (resized); returns
@@ -44,11 +46,14 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   const ElemKind kind = elem_kind(type);
   const Config& cfg = config();
   const GateVerdict v = gate(cfg, tier_override(), bytes, kind, GateScope::transfer);
-  if (v.tier.tier == Tier::raw || !codes_to(st, dest, bytes, kind, v.adaptive)) return false;
+  if (v.tier.tier == Tier::raw) return false;
+  const int arm = coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count,
+                             v.adaptive);
+  if (arm == 0) return false;
   int rc = MPI_SUCCESS;
   const uint8_t* data = stage(buf, count, type, type_info(type), bytes, true, comm, &rc);
   if (rc != MPI_SUCCESS) return false;
-  const Coder c = lossless_coder(kind);  // a message has no bound to share
+  const Coder c = lossless_coder(kind, arm);  // a message has no bound to share
   uint8_t* out;
   if (heap) {
     heap->resize(frame_capacity(bytes));
@@ -73,7 +78,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   }, &ns);
   if (v.adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);
-    g_estimate.record(static_cast<int>(kind), bytes, n, ns * 1e-9);
+    g_estimate.record(static_cast<int>(kind), bytes, arm, n, ns * 1e-9);
   }
   if (n < kFrameHeaderBytes + kMinCodedPayload) {
     std::memset(out + n, 0, kFrameHeaderBytes + kMinCodedPayload - n);

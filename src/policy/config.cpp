@@ -184,9 +184,11 @@ const Setting kSettings[] = {
        c.lossless_codec = codec->id;
        return true;
      }},
-    {"ADACOMP_LOSSY_CODEC", "quant|quant_fast|quant_zstd|zfp|truncate|to_f32",
+    {"ADACOMP_LOSSY_CODEC", "auto|quant|quant_fast|quant_zstd|zfp|truncate|to_f32",
      [](const std::string& v, Config& c) {
        using C = CodecId;
+       c.lossy_auto = v == "auto";
+       if (c.lossy_auto) return true;
        return parse_choice(v, {{"quant", C::quant}, {"quant_fast", C::quant_fast},
                                {"quant_zstd", C::quant_zstd}, {"zfp", C::zfp},
                                {"truncate", C::truncate}, {"to_f32", C::to_f32}},
@@ -412,9 +414,11 @@ std::string config_fingerprint(const Config& c) {
   f.precision(17);
   f << "mode=" << mode_name(c.mode) << ";t=" << c.threshold_lossless << ","
     << c.threshold_lossy << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks
-    << "," << c.pipeline_chunk_bytes << "," << c.pipeline_eager << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
-    << ";lossy=" << int(c.lossy_codec) << ";eb=" << c.abs_error_bound << ","
-    << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level << ";model=" << c.model << ";link="
+    << "," << c.pipeline_chunk_bytes << "," << c.pipeline_eager
+    << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
+    << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound
+    << "," << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
+    << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
     << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy)
     << ";nonblocking=" << c.nonblocking << ";nodes=";

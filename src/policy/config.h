@@ -51,11 +51,11 @@ struct Config {
   bool pipeline_eager = true;
   int pipeline_chunks = 4;
   size_t pipeline_chunk_bytes = 0;
-  // Lossless codec: auto picks bitplane for floating-point data (faster than
-  // fpc and at or above its ratio on every data file: docs/codecs.md, so it
-  // is the better choice on every link), zstd otherwise.
+  // Codecs: auto lets the adaptive model choose among candidates by measured
+  // call time (policy/tier.h candidates); a named codec is the only one.
   bool lossless_auto = true;
   CodecId lossless_codec = CodecId::zstd;
+  bool lossy_auto = true;
   CodecId lossy_codec = CodecId::quant;
   // Lossy tiers exist only when the user sets one of these (> 0). The bound
   // holds for every element of the final result.

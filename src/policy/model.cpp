@@ -10,9 +10,13 @@ int size_class(size_t bytes) {
   return cls;
 }
 
-Path PathChoice::next() const {
-  if (exploring_) return step_ % 2 ? Path::compressed : Path::raw;
-  return settled_;
+int PathChoice::next(const Candidates& codecs) {
+  if (!exploring_) return settled_;
+  if (step_ == 0) {
+    codecs_ = codecs;
+    std::fill(best_, best_ + kMaxArms, 0.0);
+  }
+  return step_ % arms();
 }
 
 bool PathChoice::record(double seconds) {
@@ -23,14 +27,16 @@ bool PathChoice::record(double seconds) {
     }
     return false;
   }
-  double& b = best_[step_ % 2];
-  if (step_ < 2 || seconds < b) b = seconds;
-  return ++step_ == 2 * kSamples;
+  double& b = best_[step_ % arms()];
+  if (step_ < arms() || seconds < b) b = seconds;
+  return ++step_ == arms() * kSamples;
 }
 
-void PathChoice::agree(const double slowest[2]) {
-  const Path winner =
-      slowest[1] < slowest[0] * (1 - kMargin) ? Path::compressed : Path::raw;
+void PathChoice::agree(const double slowest[kMaxArms]) {
+  int fastest = 1;  // ties go to the earlier arm: the higher ratio
+  for (int a = 2; a < arms(); ++a)
+    if (slowest[a] < slowest[fastest]) fastest = a;
+  const int winner = slowest[fastest] < slowest[0] * (1 - kMargin) ? fastest : 0;
   // The same answer again earns a longer rest; a new one starts over.
   interval_ = agreed_ && winner == settled_ ? std::min(interval_ * 2, kMaxInterval)
                                             : kFirstInterval;
@@ -50,24 +56,37 @@ bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& l
   return (1.0 - 1.0 / ratio) / link.bandwidth_Bps > codec_seconds_per_byte;
 }
 
-CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes) {
-  if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses);
-  return entries_[static_cast<size_t>(kind & 3) * RuntimeModel::kSizeClasses + size_class(bytes)];
+CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes, int arm) {
+  constexpr int kArms = Candidates::kMax;
+  if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses * kArms);
+  const size_t cls = static_cast<size_t>(kind & 3) * RuntimeModel::kSizeClasses + size_class(bytes);
+  return entries_[cls * kArms + static_cast<size_t>(arm - 1)];
 }
 
-bool CodingEstimate::should_code(int kind, size_t bytes, const LinkModel& link) {
-  if (!link.known()) return false;
-  Entry& e = at(kind, bytes);
-  if (e.measured && coding_pays(e.ratio, e.seconds_per_byte, link)) return true;
-  if (!e.measured || ++e.skipped >= kRetryAfter) {
-    e.skipped = 0;
-    return true;  // trial
+int CodingEstimate::choose(int kind, size_t bytes, int count, const LinkModel& link) {
+  if (!link.known()) return 0;
+  int best = 0;
+  double least = 0;
+  for (int a = 1; a <= count; ++a) {
+    const Entry& e = at(kind, bytes, a);
+    const double t = 1 / (e.ratio * link.bandwidth_Bps) + e.seconds_per_byte;
+    if (e.measured && coding_pays(e.ratio, e.seconds_per_byte, link) && (!best || t < least))
+      best = a, least = t;
   }
-  return false;
+  for (int a = 1; a <= count; ++a) {
+    if (a == best) continue;
+    Entry& e = at(kind, bytes, a);
+    if (!e.measured || ++e.skipped >= kRetryAfter) {
+      e.skipped = 0;
+      return a;  // trial
+    }
+  }
+  return best;
 }
 
-void CodingEstimate::record(int kind, size_t bytes, size_t wire_bytes, double codec_seconds) {
-  Entry& e = at(kind, bytes);
+void CodingEstimate::record(int kind, size_t bytes, int arm, size_t wire_bytes,
+                            double codec_seconds) {
+  Entry& e = at(kind, bytes, arm);
   // Decoding costs about what encoding did for these codecs: count both.
   e.ratio = wire_bytes ? static_cast<double>(bytes) / wire_bytes : 1;
   e.seconds_per_byte = 2 * codec_seconds / static_cast<double>(bytes);

@@ -2,20 +2,26 @@
 //
 // Collectives: for each communicator, operation and message size class
 // (power of two) the ranks measure what they would otherwise assume. A slot
-// starts by exploring: its calls alternate between plain MPI and the
-// compressed path, kSamples of each, every rank timing its own part; then
-// the ranks agree (one small MAX-allreduce on the private communicator, the
+// starts by exploring: its calls cycle through the arms, plain MPI and each
+// candidate codec (policy/tier.h: quant_zstd and quant_fast for lossy
+// floats, say), kSamples of each, every rank timing its own part; then the
+// ranks agree (one small MAX-allreduce on the private communicator, the
 // slowest rank being what the application waits for) and the slot settles
-// on the compressed path only if it beat plain MPI by kMargin. A settled
-// slot explores again after `interval` calls, an interval that doubles while
-// the answer stays the same, so a change in the data or the network is seen
-// and a wrong guess costs a few calls in thousands. Every input to a
-// decision is identical on all ranks, so all ranks take the same path.
+// on the fastest codec only if it beat plain MPI by kMargin. The call time
+// holds what decides it, wire bytes over the link's bandwidth plus coding
+// time, so a fast link picks the fast codec and a slow one the high-ratio
+// one. A settled slot explores again after `interval` calls, an interval
+// that doubles while the answer stays the same, so a change in the data or
+// the network is seen and a wrong guess costs a few calls in thousands.
+// Every input to a decision is identical on all ranks, so all ranks take
+// the same path and codec.
 //
 // Point-to-point: the sender alone decides (receivers read the frame
 // header), by the cMPI break-even from the link estimate and the ratio and
 // codec time it measured on earlier messages of the same size class:
-//   (1 - 1/R) / bandwidth  >  codec seconds per byte (encode + decode).
+//   (1 - 1/R) / bandwidth  >  codec seconds per byte (encode + decode),
+// and among candidate codecs that pay (bytes: zstd, lz4) the one of least
+// wire plus codec time.
 #pragma once
 
 #include <cstddef>
@@ -23,35 +29,45 @@
 #include <vector>
 
 #include "policy/config.h"
+#include "policy/tier.h"
 
 namespace adacomp {
 
-enum class Path : uint8_t { raw, compressed };
-
 class PathChoice {
  public:
-  static constexpr int kSamples = 2;           // timed calls of each path per exploration
-  static constexpr double kMargin = 0.03;      // compressed must be this much faster
+  // Arm 0 is plain MPI, arm a > 0 the call's candidate codec a
+  // (Candidates::arm, policy/tier.h).
+  static constexpr int kMaxArms = 1 + Candidates::kMax;
+  static constexpr int kSamples = 2;           // timed calls of each arm per exploration
+  static constexpr double kMargin = 0.03;      // a codec must be this much faster than raw
   static constexpr uint32_t kFirstInterval = 32;
   static constexpr uint32_t kMaxInterval = 4096;
 
-  // The path of the coming call.
-  Path next() const;
+  // The arm of the coming call. An exploration takes its arms (plain MPI
+  // and each of `codecs`) from the call that starts it; `codecs` must hold
+  // as many candidates on every rank.
+  int next(const Candidates& codecs);
   // Records this rank's time for the call next() chose. True when this call
-  // ends an exploration: the caller then MAX-reduces best() over the
-  // communicator and passes the result to agree(), on every rank.
+  // ends an exploration: the caller then MAX-reduces best() (kMaxArms
+  // values) over the communicator and passes the result to agree(), on
+  // every rank.
   bool record(double seconds);
   const double* best() const { return best_; }
-  void agree(const double slowest[2]);
-  bool settled_compressed() const { return !exploring_ && settled_ == Path::compressed; }
+  void agree(const double slowest[kMaxArms]);
+  // The settled arm, 0 (raw) while exploring.
+  int settled() const { return exploring_ ? 0 : settled_; }
+  // The arms of the last exploration: 1 + codecs().count.
+  int arms() const { return 1 + codecs_.count; }
+  const Candidates& codecs() const { return codecs_; }
 
  private:
   bool exploring_ = true;
   bool agreed_ = false;  // settled at least once
-  int step_ = 0;  // position in the exploration: even raw, odd compressed
-  Path settled_ = Path::raw;
+  int step_ = 0;         // position in the exploration: arm step_ % arms()
+  int settled_ = 0;
+  Candidates codecs_;
   uint32_t since_ = 0, interval_ = kFirstInterval;
-  double best_[2] = {0, 0};  // this rank's fastest raw and compressed call
+  double best_[kMaxArms] = {};  // this rank's fastest call of each arm
 };
 
 class RuntimeModel {
@@ -72,15 +88,19 @@ class RuntimeModel {
 // The cMPI break-even for a sender's own decision.
 bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link);
 
-// A sender's measurements per element kind and size class, for coding_pays.
-// Not thread-safe by itself: the caller serialises.
+// A sender's measurements per element kind, size class and candidate codec
+// (policy/tier.h), for coding_pays. Not thread-safe by itself: the caller
+// serialises.
 class CodingEstimate {
  public:
-  static constexpr uint32_t kRetryAfter = 64;  // uncoded messages before another trial
-  // Whether to code a message of `bytes`: a trial when nothing is known or
-  // a retry is due, otherwise the break-even on what was measured.
-  bool should_code(int kind, size_t bytes, const LinkModel& link);
-  void record(int kind, size_t bytes, size_t wire_bytes, double codec_seconds);
+  static constexpr uint32_t kRetryAfter = 64;  // messages without a candidate before its next trial
+  // The candidate (Candidates::arm, of `count`) to code a message of
+  // `bytes` with, 0 for none: a trial of a candidate when nothing is known
+  // of it or its retry is due; otherwise, of those that pay, the one whose
+  // wire plus codec time per byte, 1 / (R bandwidth) + codec seconds, is
+  // least.
+  int choose(int kind, size_t bytes, int count, const LinkModel& link);
+  void record(int kind, size_t bytes, int arm, size_t wire_bytes, double codec_seconds);
 
  private:
   struct Entry {
@@ -88,7 +108,7 @@ class CodingEstimate {
     uint32_t skipped = 0;
     double ratio = 1, seconds_per_byte = 0;
   };
-  Entry& at(int kind, size_t bytes);
+  Entry& at(int kind, size_t bytes, int arm);
   std::vector<Entry> entries_;
 };
 

@@ -44,7 +44,26 @@ size_t eager_chunk_bytes(size_t eager_limit);
 // than 512K ones (docs/collectives.md).
 constexpr size_t kLossyChunkFactor = 8;
 
-// The codec for a tier and element kind.
+// The codecs a compressed call of a tier on an element kind may use,
+// highest ratio first. The adaptive model times each on the call itself and
+// keeps the one that takes least time on the link at hand (policy/model.h);
+// outside the model the first one codes.
+struct Candidates {
+  static constexpr int kMax = 2;
+  const Codec* codec[kMax] = {};
+  int count = 0;
+  // The codec of model arm `arm` (1..): an arm past this call's candidates
+  // (a slot whose exploration began with more) takes the last one.
+  const Codec& arm(int arm) const { return *codec[(arm < count ? arm : count) - 1]; }
+};
+Candidates candidates(const Config& c, Tier tier, ElemKind kind);
+
+// candidates(), the last one repeated up to the most candidates of any tier
+// and element kind under `c`: as many on every rank of a call whose ranks
+// may pass different datatypes (Bcast), which must still explore alike.
+Candidates padded_candidates(const Config& c, Tier tier, ElemKind kind);
+
+// The first candidate: the codec outside the adaptive model.
 const Codec& codec_for(const Config& c, Tier tier, ElemKind kind);
 
 }  // namespace adacomp

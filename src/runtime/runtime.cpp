@@ -125,7 +125,8 @@ void print_banner() {
                threshold_text(c.threshold_lossy).c_str(),
                threshold_text(c.threshold_pipeline).c_str(),
                c.lossless_auto ? "auto" : find_codec(c.lossless_codec)->name,
-               c.lossy_enabled() ? find_codec(c.lossy_codec)->name : "off", g_eager_limit,
+               !c.lossy_enabled() ? "off" : c.lossy_auto ? "auto" : find_codec(c.lossy_codec)->name,
+               g_eager_limit,
                c.source.c_str());
 }
 

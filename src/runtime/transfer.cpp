@@ -35,10 +35,10 @@ void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Count count, MPI_
   PMPI_Unpack(data, static_cast<int>(bytes), &pos, buf, static_cast<int>(count), type, comm);
 }
 
-Coder lossless_coder(ElemKind kind) {
+Coder lossless_coder(ElemKind kind, int arm) {
   const Config& cfg = config();
   Coder c;
-  c.codec = &codec_for(cfg, Tier::lossless, kind);
+  c.codec = &candidates(cfg, Tier::lossless, kind).arm(arm);
   c.params.kind = kind;
   c.params.zstd_level = cfg.zstd_level;
   return c;

@@ -40,8 +40,9 @@ struct Coder {
   EncodeParams params;
 };
 // The lossless coding of elements of `kind` (data movement and
-// point-to-point always; a collective whose lossy plan has no usable bound).
-Coder lossless_coder(ElemKind kind);
+// point-to-point always; a collective whose lossy plan has no usable bound)
+// with candidate `arm` (policy/tier.h Candidates::arm).
+Coder lossless_coder(ElemKind kind, int arm = 1);
 
 // ADACOMP_FAULT=corrupt-frames: the one place a frame is damaged on purpose.
 void inject_fault(uint8_t* frame);

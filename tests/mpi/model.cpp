@@ -7,7 +7,28 @@
 //                            data over shared memory with a slow codec (zstd
 //                            level 19), coding loses: exactly the exploration
 //                            calls are compressed.
+//   test_model codecs        two nodes and a relative bound: the lossy slot's
+//                            arms are raw, quant_zstd and quant_fast.
+//                            Allreduce MAX (decode-add-encode ring) and Bcast
+//                            of a smooth field explore every arm in turn,
+//                            then settle on one, alike on every rank: each
+//                            settled call is raw or has the frames of one
+//                            explored codec. Results stay within the bound
+//                            whichever wins. An Allreduce SUM, reduced on
+//                            codes, explores both coded arms too (the codec
+//                            picks the payload form: raw, entropy, planes,
+//                            raw, entropy, planes). A Bcast whose root passes doubles and
+//                            the others pairs of doubles (a datatype of
+//                            other kind, so other candidates) still explores
+//                            in step.
+//   test_model p2p-codecs    two nodes, inter-step coding off: rank 0 sends
+//                            rank 1 bytes; the sender tries zstd, then lz4,
+//                            then codes each message with whichever pays
+//                            best, or not at all. Every message arrives exact.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -75,6 +96,200 @@ void explore() {
         compressed("allreduce"));
 }
 
+constexpr double kRel = 1e-4;  // ADACOMP_REL_ERROR_BOUND of the test
+
+std::vector<double> smooth(int rank, size_t n) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double x = 1e-5 * static_cast<double>(i);
+    // Detail at a few times the bound: the codecs' ratios differ.
+    v[i] = 300.0 + 40.0 * std::sin(3 * x + rank) * std::cos(x) + 0.05 * std::sin(0.01 * i);
+  }
+  return v;
+}
+
+double range_of(const std::vector<double>& v) {
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return *hi - *lo;
+}
+
+// One call's frames on this rank: whether it was compressed, wire bytes sent.
+struct Frames {
+  bool compressed;
+  unsigned long long wire;
+};
+
+Frames delta(const adacomp_op_stats& a, const adacomp_op_stats& b) {
+  return {b.compressed_calls > a.compressed_calls, b.bytes_wire - a.bytes_wire};
+}
+
+// Checks a slot's calls: calls[0..6) explore raw, quant_zstd, quant_fast twice
+// over (the same data, so one codec's frames repeat and two codecs' differ);
+// the rest are one settled arm, the same on every rank. `sends`: whether
+// this rank sends frames in this operation.
+void check_arms(const char* op, const std::vector<Frames>& calls, bool sends) {
+  const int arms = 3;
+  for (int i = 0; i < 2 * arms; ++i)
+    CHECK(calls[i].compressed == (i % arms != 0), "%s exploration call %d: compressed %d", op,
+          i, calls[i].compressed);
+  const unsigned long long high = calls[1].wire, fast = calls[2].wire;
+  if (sends) {
+    CHECK(high > 0 && calls[4].wire == high && calls[5].wire == fast,
+          "%s: a codec's frames differ between its calls (%llu %llu, %llu %llu)", op, high,
+          calls[4].wire, fast, calls[5].wire);
+    CHECK(high < fast, "%s: quant_zstd (%llu bytes) not smaller than quant_fast (%llu)", op,
+          high, fast);
+  }
+  // The settled arm: 0 raw, 1 quant_zstd, 2 quant_fast (by its frames).
+  int settled = -1;
+  for (size_t i = 2 * arms; i < calls.size(); ++i) {
+    const Frames& f = calls[i];
+    const int arm = !f.compressed ? 0 : !sends ? 3 : f.wire == high ? 1 : f.wire == fast ? 2 : -2;
+    CHECK(arm != -2, "%s call %zu: %llu wire bytes, neither codec's", op, i, f.wire);
+    if (settled == -1) settled = arm;
+    CHECK(arm == settled, "%s call %zu: arm %d after settling on %d", op, i, arm, settled);
+  }
+  // Every rank on the same path; senders name the codec.
+  int path[2] = {settled != 0, -(settled != 0)}, all[2];
+  PMPI_Allreduce(path, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(all[0] == -all[1], "%s: ranks settled on different paths", op);
+  int codec = sends ? settled : 0, codecs[2];
+  int mine[2] = {codec, codec ? -codec : -3};
+  PMPI_Allreduce(mine, codecs, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(codecs[0] == 0 || codecs[0] == -codecs[1], "%s: senders settled on different codecs",
+        op);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    std::printf("%s settled on %s\n", op,
+                all[0] == 0 ? "raw" : codecs[0] == 1 ? "quant_zstd" : "quant_fast");
+}
+
+void codecs() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const size_t n = size_t{1} << 17;  // 1 MiB of doubles: the lossy tier
+  const int calls = 16;
+
+  // Allreduce MAX: every rank codes its ring hops.
+  const std::vector<double> in = smooth(rank, n);
+  std::vector<double> exact(n, -INFINITY);
+  double lo = INFINITY, hi = -INFINITY;  // of every rank's input: the relative bound's range
+  for (int r = 0; r < size; ++r) {
+    const std::vector<double> other = smooth(r, n);
+    for (size_t i = 0; i < n; ++i) exact[i] = std::max(exact[i], other[i]);
+    lo = std::min(lo, *std::min_element(other.begin(), other.end()));
+    hi = std::max(hi, *std::max_element(other.begin(), other.end()));
+  }
+  const double range = hi - lo;
+  std::vector<Frames> seen;
+  for (int c = 0; c < calls; ++c) {
+    std::vector<double> out(n);
+    const adacomp_op_stats before = op_stats("allreduce");
+    MPI_Allreduce(in.data(), out.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+    seen.push_back(delta(before, op_stats("allreduce")));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) bad += !(std::fabs(out[i] - exact[i]) <= kRel * range);
+    CHECK(bad == 0, "allreduce call %d: %zu elements beyond the bound", c, bad);
+    std::vector<double> first(out);
+    PMPI_Bcast(first.data(), static_cast<int>(n), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    CHECK(first == out, "allreduce call %d: ranks hold different results", c);
+  }
+  check_arms("allreduce", seen, size > 1);
+
+  // Allreduce SUM reduces on quantisation codes, whose payload form the
+  // arm's codec picks: its slot (2 MiB: another size class) explores raw
+  // and the codes ring with either form.
+  const size_t n2 = 2 * n;
+  const std::vector<double> in2 = smooth(rank, n2);
+  std::vector<long double> sum(n2, 0.0L);
+  lo = INFINITY, hi = -INFINITY;
+  for (int r = 0; r < size; ++r) {
+    const std::vector<double> other = smooth(r, n2);
+    for (size_t i = 0; i < n2; ++i) sum[i] += other[i];
+    lo = std::min(lo, *std::min_element(other.begin(), other.end()));
+    hi = std::max(hi, *std::max_element(other.begin(), other.end()));
+  }
+  for (int c = 0; c < 8; ++c) {
+    std::vector<double> out(n2);
+    const adacomp_op_stats before = op_stats("allreduce");
+    MPI_Allreduce(in2.data(), out.data(), static_cast<int>(n2), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+    const Frames f = delta(before, op_stats("allreduce"));
+    if (c < 6) CHECK(f.compressed == (c % 3 != 0), "sum exploration call %d: compressed %d", c,
+                     f.compressed);
+    size_t bad = 0;
+    for (size_t i = 0; i < n2; ++i)
+      bad += !(std::fabs(static_cast<long double>(out[i]) - sum[i]) <= kRel * (hi - lo));
+    CHECK(bad == 0, "sum call %d: %zu elements beyond the bound", c, bad);
+  }
+
+  // Bcast: the root codes once.
+  const std::vector<double> sent = smooth(7, n);
+  const double bound = kRel * range_of(sent);
+  seen.clear();
+  for (int c = 0; c < calls; ++c) {
+    std::vector<double> b = rank == 0 ? sent : std::vector<double>(n, 0.0);
+    const adacomp_op_stats before = op_stats("bcast");
+    MPI_Bcast(b.data(), static_cast<int>(n), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    seen.push_back(delta(before, op_stats("bcast")));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) bad += !(std::fabs(b[i] - sent[i]) <= bound);
+    CHECK(bad == 0, "bcast call %d: %zu elements beyond the bound", c, bad);
+  }
+  check_arms("bcast", seen, rank == 0);
+
+  // Bcast of 256 KiB (the lossless tier): the root's doubles have one
+  // candidate (bitplane), the others' pairs of doubles (bytes) two (zstd,
+  // lz4). Both explore three arms, so every call takes the same path on
+  // every rank (else a raw Bcast would meet a compressed one: a hang).
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_DOUBLE, &pair);
+  MPI_Type_commit(&pair);
+  const size_t m = n / 4;
+  const std::vector<double> small(sent.begin(), sent.begin() + m);
+  for (int c = 0; c < calls; ++c) {
+    std::vector<double> b = rank == 0 ? small : std::vector<double>(m, 0.0);
+    if (rank == 0) MPI_Bcast(b.data(), static_cast<int>(m), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else MPI_Bcast(b.data(), static_cast<int>(m / 2), pair, 0, MPI_COMM_WORLD);
+    CHECK(std::memcmp(b.data(), small.data(), m * sizeof(double)) == 0,
+          "mixed-type bcast call %d: not bit-identical", c);
+  }
+  MPI_Type_free(&pair);
+}
+
+void p2p_codecs() {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<uint8_t> msg(size_t{1} << 20);
+  for (size_t i = 0; i < msg.size(); ++i)
+    msg[i] = static_cast<uint8_t>("adacomp "[i % 8] + i / 4096 % 7);
+  std::vector<Frames> sent;
+  for (int m = 0; m < 12; ++m) {
+    if (rank == 0) {
+      const adacomp_op_stats before = op_stats("send");
+      MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_UINT8_T, 1, m, MPI_COMM_WORLD);
+      sent.push_back(delta(before, op_stats("send")));
+    } else if (rank == 1) {
+      std::vector<uint8_t> got(msg.size());
+      MPI_Recv(got.data(), static_cast<int>(got.size()), MPI_UINT8_T, 0, m, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      CHECK(got == msg, "message %d differs", m);
+    }
+  }
+  if (rank != 0) return;
+  // Trials: zstd, then lz4 (frames of different sizes, zstd's smaller).
+  CHECK(sent[0].compressed && sent[1].compressed, "the trials were not coded (%d %d)",
+        sent[0].compressed, sent[1].compressed);
+  CHECK(sent[0].wire < sent[1].wire, "zstd's frame (%llu bytes) not below lz4's (%llu)",
+        sent[0].wire, sent[1].wire);
+  for (size_t m = 2; m < sent.size(); ++m)
+    CHECK(!sent[m].compressed || sent[m].wire == sent[0].wire || sent[m].wire == sent[1].wire,
+          "message %zu: %llu wire bytes, neither candidate's", m, sent[m].wire);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,6 +297,8 @@ int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
   if (what == "single-node") single_node();
   else if (what == "explore") explore();
-  else CHECK(false, "usage: test_model single-node|explore");
+  else if (what == "codecs") codecs();
+  else if (what == "p2p-codecs") p2p_codecs();
+  else CHECK(false, "usage: test_model single-node|explore|codecs|p2p-codecs");
   return finish_test(("model " + what).c_str());
 }

@@ -59,7 +59,8 @@ void defaults_and_values() {
   Config c;
   std::string error;
   EXPECT(load("", {}, &c, &error) && error.empty());
-  EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && !c.lossy_enabled() &&
+  EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && c.lossy_auto &&
+         !c.lossy_enabled() &&
          !c.nonblocking && c.threads == 1);
   EXPECT(load("", {"ADACOMP_NONBLOCKING=on"}, &c, &error) && c.nonblocking);
   EXPECT(load("", {"ADACOMP_THREADS=64"}, &c, &error) && c.threads == 64);
@@ -75,8 +76,11 @@ void defaults_and_values() {
   EXPECT(load("", {"ADACOMP_MODE=4"}, &c, &error) && c.mode == Mode::pipelined);
   for (const char* name : {"quant", "quant_fast", "quant_zstd", "zfp", "truncate", "to_f32"}) {
     EXPECT(load("", {std::string("ADACOMP_LOSSY_CODEC=") + name}, &c, &error));
-    EXPECT(c.lossy_codec == find_codec(name)->id);
+    EXPECT(c.lossy_codec == find_codec(name)->id && !c.lossy_auto);
   }
+  // auto: the adaptive model chooses among candidates (policy/tier.h).
+  EXPECT(load("", {"ADACOMP_LOSSY_CODEC=auto", "ADACOMP_LOSSLESS_CODEC=auto"}, &c, &error) &&
+         c.lossy_auto && c.lossless_auto);
   EXPECT(load("", {"ADACOMP_THRESHOLD_LOSSLESS=8M"}, &c, &error));
   EXPECT(c.threshold_lossy == 8u << 20 && c.threshold_pipeline == 8u << 20);
   EXPECT(load("", {"ADACOMP_THRESHOLD_LOSSLESS=never"}, &c, &error) &&
@@ -114,7 +118,10 @@ void errors() {
       {"ADACOMP_PIPELINE_CHUNK_BYTES=1K", "at least 4K"},
       {"ADACOMP_LOSSLESS_CODEC=quant", "auto|fpc"},
       {"ADACOMP_LOSSLESS_CODEC=stored", "auto|fpc"},
-      {"ADACOMP_LOSSY_CODEC=zstd", "quant|"},
+      {"ADACOMP_LOSSY_CODEC=zstd", "auto|quant|quant_fast|"},
+      {"ADACOMP_LOSSY_CODEC=AUTO", "auto|quant|"},
+      {"ADACOMP_LOSSY_CODEC=", "auto|quant|"},
+      {"ADACOMP_LOSSLESS_CODEC=automatic", "auto|fpc"},
       {"ADACOMP_ERROR_BOUND=0", "positive"},
       {"ADACOMP_REL_ERROR_BOUND=1", "(0, 1)"},
       {"ADACOMP_ZSTD_LEVEL=23", "-7 to 22"},
@@ -150,6 +157,11 @@ void fingerprint() {
          load("", {"ADACOMP_XOR=off", "ADACOMP_VERBOSE=2", "ADACOMP_THREADS=4"}, &b, &error));
   EXPECT(config_fingerprint(a) == config_fingerprint(b));  // sender-only and local settings
   EXPECT(load("", {"ADACOMP_ZSTD_LEVEL=3"}, &b, &error));
+  EXPECT(config_fingerprint(a) != config_fingerprint(b));
+  // A named codec is another configuration than auto, whose first candidate it is.
+  EXPECT(load("", {"ADACOMP_LOSSY_CODEC=quant"}, &b, &error));
+  EXPECT(config_fingerprint(a) != config_fingerprint(b));
+  EXPECT(load("", {"ADACOMP_LOSSLESS_CODEC=zstd"}, &b, &error));
   EXPECT(config_fingerprint(a) != config_fingerprint(b));
 }
 

@@ -1,31 +1,42 @@
-// The adaptive policy's decisions without MPI: exploration order, the
-// agreement rule with its margin, the doubling rest, and the sender's
-// break-even for point-to-point. A plain executable, nonzero exit on failure.
+// The adaptive policy's decisions without MPI: exploration order over the
+// arms (raw and each candidate codec), the agreement rule with its margin,
+// the doubling rest, and the sender's break-even for point-to-point with
+// one or two candidates. A plain executable, nonzero exit on failure.
 #include "policy/model.h"
+
+#include <vector>
+
 #include "unit.h"
 
 using namespace adacomp;
 
 namespace {
 
-// Runs one exploration with the given raw and compressed times (this rank's
-// are also the slowest) and returns the settled path.
-Path explore(PathChoice& c, double raw, double compressed) {
-  for (int i = 0; i < 2 * PathChoice::kSamples; ++i) {
-    const Path p = c.next();
-    EXPECT(p == (i % 2 ? Path::compressed : Path::raw));
-    const bool agree = c.record(p == Path::raw ? raw : compressed);
-    EXPECT(agree == (i == 2 * PathChoice::kSamples - 1));
+// One candidate (lossless floats: bitplane) and two (lossy floats:
+// quant_zstd, quant_fast).
+Candidates one() { return candidates(Config{}, Tier::lossless, ElemKind::f64); }
+Candidates two() { return candidates(Config{}, Tier::lossy, ElemKind::f64); }
+
+// Runs one exploration over `codecs` where arm a takes times[a] (this
+// rank's are also the slowest) and returns the settled arm.
+int explore(PathChoice& c, const Candidates& codecs, std::vector<double> times) {
+  const int arms = 1 + codecs.count;
+  for (int i = 0; i < arms * PathChoice::kSamples; ++i) {
+    const int arm = c.next(codecs);
+    EXPECT(arm == i % arms);  // interleaved: raw, A, B, raw, A, B
+    const bool agree = c.record(times[static_cast<size_t>(arm)]);
+    EXPECT(agree == (i == arms * PathChoice::kSamples - 1));
     if (agree) c.agree(c.best());
   }
-  return c.next();
+  EXPECT(c.arms() == arms);
+  return c.next(codecs);
 }
 
-// Calls on the compressed path until the next exploration (which starts
-// with a raw call); returns how many.
-int rest(PathChoice& c) {
+// Calls on the settled codec until the next exploration (which starts with
+// a raw call); returns how many.
+int rest(PathChoice& c, const Candidates& codecs) {
   int n = 0;
-  while (c.next() == Path::compressed && n < 100000) {
+  while (c.next(codecs) != 0 && n < 100000) {
     c.record(1.0);
     ++n;
   }
@@ -35,31 +46,75 @@ int rest(PathChoice& c) {
 }  // namespace
 
 int main() {
-  {  // compressed clearly faster: settles compressed, rests 32 then 64 calls
+  {  // one candidate, as before arms: compressed clearly faster settles
+     // compressed, rests 32 then 64 calls
     PathChoice c;
-    EXPECT(explore(c, 1.0, 0.5) == Path::compressed);
-    EXPECT(c.settled_compressed());
-    EXPECT(rest(c) == 32);
-    EXPECT(explore(c, 1.0, 0.5) == Path::compressed);
-    EXPECT(rest(c) == 64);
+    EXPECT(explore(c, one(), {1.0, 0.5}) == 1);
+    EXPECT(c.settled() == 1);
+    EXPECT(rest(c, one()) == 32);
+    EXPECT(explore(c, one(), {1.0, 0.5}) == 1);
+    EXPECT(rest(c, one()) == 64);
     // The data turns incompressible: the next exploration switches back,
     // and the rest starts over at 32.
-    EXPECT(explore(c, 1.0, 3.0) == Path::raw);
-    EXPECT(!c.settled_compressed());
+    EXPECT(explore(c, one(), {1.0, 3.0}) == 0);
+    EXPECT(c.settled() == 0);
+    EXPECT(rest(c, one()) == 0);  // raw: next() says 0 until the rest ends
   }
   {  // within the margin: raw stays
     PathChoice c;
-    EXPECT(explore(c, 1.0, 1.0 - PathChoice::kMargin / 2) == Path::raw);
+    EXPECT(explore(c, one(), {1.0, 1.0 - PathChoice::kMargin / 2}) == 0);
   }
   {  // the best sample counts: one slow first call does not decide
     PathChoice c;
-    EXPECT(c.next() == Path::raw);
+    EXPECT(c.next(one()) == 0);
     c.record(5.0);  // first raw call: connection set-up
     c.record(0.6);  // compressed
     c.record(1.0);  // raw
     EXPECT(c.record(0.7));  // compressed: exploration done
     c.agree(c.best());
-    EXPECT(c.settled_compressed());
+    EXPECT(c.settled() == 1);
+  }
+  {  // two candidates: the fastest codec wins, if it beats raw by the margin
+    PathChoice c;
+    EXPECT(explore(c, two(), {1.0, 0.8, 0.5}) == 2);  // fast link: the fast codec
+    EXPECT(c.codecs().arm(c.settled()).id == CodecId::quant_fast);
+    EXPECT(rest(c, two()) == 32);
+    EXPECT(explore(c, two(), {1.0, 0.8, 0.5}) == 2);  // the same again: a longer rest
+    EXPECT(rest(c, two()) == 64);
+    EXPECT(explore(c, two(), {1.0, 0.3, 0.5}) == 1);  // slow link: the high ratio
+    EXPECT(c.codecs().arm(c.settled()).id == CodecId::quant_zstd);
+    EXPECT(rest(c, two()) == 32);  // another codec is a new answer
+    EXPECT(explore(c, two(), {1.0, 0.985, 0.99}) == 0);  // neither pays
+    for (uint32_t i = 0; i < PathChoice::kFirstInterval; ++i) {  // raw for a new rest
+      EXPECT(c.next(two()) == 0);
+      c.record(1.0);
+    }
+    EXPECT(explore(c, two(), {1.0, 0.5, 0.5}) == 1);  // a tie: the higher ratio
+  }
+  {  // the arms are those of the call that starts the exploration: a call of
+     // another kind midway keeps the count (all ranks stay in step)
+    PathChoice c;
+    EXPECT(c.next(two()) == 0);
+    c.record(1.0);
+    EXPECT(c.next(one()) == 1);
+    c.record(0.9);
+    EXPECT(c.next(one()) == 2);  // the call codes with its last candidate
+    EXPECT(one().arm(2).id == CodecId::bitplane);
+    c.record(0.4);
+    for (int i = 0; i < 2; ++i) c.record(1.0);
+    EXPECT(c.record(0.9));
+    c.agree(c.best());
+    EXPECT(c.settled() == 2);
+    // The next exploration, of one candidate, ignores the third arm's old
+    // times whatever the agreed array holds there.
+    EXPECT(rest(c, one()) == 32);
+    EXPECT(c.next(one()) == 0);
+    EXPECT(c.arms() == 2);
+    for (int i = 0; i < 3; ++i) c.record(i % 2 ? 0.99 : 1.0);
+    EXPECT(c.record(0.99));
+    const double slowest[PathChoice::kMaxArms] = {1.0, 0.99, 0.0};
+    c.agree(slowest);
+    EXPECT(c.settled() == 0);
   }
   {  // point-to-point break-even (cMPI): ratio 2 saves half the wire time
     LinkModel slow{125e6, 50e-6}, fast{12.5e9, 2e-6};
@@ -67,15 +122,47 @@ int main() {
     EXPECT(!coding_pays(2.0, 1e-9, fast));  // 0.04 ns/B saved
     EXPECT(!coding_pays(1.01, 0, slow));    // incompressible
     EXPECT(!coding_pays(2.0, 0, LinkModel{}));  // unknown link: never
-    CodingEstimate e;
-    EXPECT(e.should_code(1, 1 << 20, slow));   // nothing known: a trial
-    e.record(1, 1 << 20, 1 << 19, 0.5e-3);     // ratio 2, 1 ms per MB both ways
-    EXPECT(e.should_code(1, 1 << 20, slow));
-    EXPECT(!e.should_code(1, 1 << 20, fast));  // not on a fast link...
+    CodingEstimate e;  // one candidate, as before candidates
+    EXPECT(e.choose(1, 1 << 20, 1, slow) == 1);  // nothing known: a trial
+    e.record(1, 1 << 20, 1, 1 << 19, 0.5e-3);    // ratio 2, 1 ms per MB both ways
+    EXPECT(e.choose(1, 1 << 20, 1, slow) == 1);
+    EXPECT(e.choose(1, 1 << 20, 1, fast) == 0);  // not on a fast link...
     int trials = 0;
-    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i) trials += e.should_code(1, 1 << 20, fast);
+    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i)
+      trials += e.choose(1, 1 << 20, 1, fast) == 1;
     EXPECT(trials == 1);                       // ...but retried every kRetryAfter
-    EXPECT(!e.should_code(1, 1 << 20, LinkModel{}));
+    EXPECT(e.choose(1, 1 << 20, 1, LinkModel{}) == 0);
+  }
+  {  // two candidates (bytes: zstd, lz4): each tried once, then the one of
+     // least wire plus codec time
+    const LinkModel slow{125e6, 50e-6}, fast{1.25e9, 2e-6};
+    const size_t mb = 1 << 20;
+    CodingEstimate e;
+    EXPECT(e.choose(0, mb, 2, slow) == 1);
+    e.record(0, mb, 1, mb / 4, 2e-3);     // ratio 4, 4 ns/B both ways
+    EXPECT(e.choose(0, mb, 2, slow) == 2);  // the second is still unknown
+    e.record(0, mb, 2, mb / 2, 0.1e-3);   // ratio 2, 0.2 ns/B
+    // 1 Gbit/s, 8 ns/B raw: both pay; ratio 4 costs 2 + 3.8 ns/B, ratio 2
+    // 4 + 0.2: the faster codec.
+    EXPECT(e.choose(0, mb, 2, slow) == 2);
+    e.record(0, mb, 1, mb / 16, 0.5e-3);  // now ratio 16 at 1 ns/B: 0.5 + 1
+    EXPECT(e.choose(0, mb, 2, slow) == 1);  // the higher ratio
+    // 10 Gbit/s, 0.8 ns/B raw: only the fast one pays (0.4 + 0.2).
+    EXPECT(e.choose(0, mb, 2, fast) == 2);
+    // The one not chosen is tried again after kRetryAfter messages.
+    int retries = 0;
+    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i)
+      retries += e.choose(0, mb, 2, fast) == 1;
+    EXPECT(retries == 1);
+    // Neither pays: raw, both still retried.
+    e.record(0, mb, 1, mb, 1e-3);
+    e.record(0, mb, 2, mb, 1e-3);
+    int coded = 0;
+    for (uint32_t i = 0; i < CodingEstimate::kRetryAfter; ++i)
+      coded += e.choose(0, mb, 2, fast) != 0;
+    EXPECT(coded == 2);
+    // Other kinds and size classes keep their own entries.
+    EXPECT(e.choose(1, mb, 2, fast) == 1 && e.choose(0, 2 * mb, 2, fast) == 1);
   }
   return unit::finish("policy model");
 }

@@ -1,6 +1,8 @@
 // Tier choice without MPI: the four-tier thresholds per mode, lossy only
 // for floats under a bound, overrides, the transfer gate's compressed
-// range, pipeline chunks and the codec of each tier.
+// range, pipeline chunks and the candidate codecs of each tier.
+#include <vector>
+
 #include "policy/gate.h"
 #include "policy/tier.h"
 #include "unit.h"
@@ -80,19 +82,44 @@ void chunks_and_codecs() {
   c.pipeline_chunks = 7;
   EXPECT(pipeline_chunks(c, Tier::lossless, 100, eager) == 7);
 
-  Config d;  // auto: bitplane for floats, zstd for bytes; lossy codec for floats only
+  Config d;  // auto: candidates by tier and kind, highest ratio first
+  auto ids = [](const Candidates& c) {
+    std::vector<CodecId> v;
+    for (int a = 1; a <= c.count; ++a) v.push_back(c.arm(a).id);
+    return v;
+  };
+  using V = std::vector<CodecId>;
+  EXPECT(ids(candidates(d, Tier::lossless, ElemKind::f64)) == V{CodecId::bitplane});
+  EXPECT(ids(candidates(d, Tier::lossless, ElemKind::bytes)) == V({CodecId::zstd, CodecId::lz4}));
+  EXPECT(ids(candidates(d, Tier::lossy, ElemKind::f32)) ==
+         V({CodecId::quant_zstd, CodecId::quant_fast}));
+  EXPECT(ids(candidates(d, Tier::lossy, ElemKind::bytes)) == V({CodecId::zstd, CodecId::lz4}));
+  // An arm past a call's candidates takes the last one.
+  EXPECT(candidates(d, Tier::lossless, ElemKind::f64).arm(2).id == CodecId::bitplane);
+  EXPECT(candidates(d, Tier::lossy, ElemKind::f64).arm(2).id == CodecId::quant_fast);
+  // The first candidate outside the model.
   EXPECT(codec_for(d, Tier::lossless, ElemKind::f64).id == CodecId::bitplane);
   EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::zstd);
-  EXPECT(codec_for(d, Tier::lossy, ElemKind::f32).id == CodecId::quant);
+  EXPECT(codec_for(d, Tier::lossy, ElemKind::f32).id == CodecId::quant_zstd);
   EXPECT(codec_for(d, Tier::lossy, ElemKind::bytes).id == CodecId::zstd);
+  // Padded (Bcast: the ranks' kinds may differ) to the most of any tier and
+  // kind: two with auto, whether or not a bound is set (bytes have two).
+  EXPECT(ids(padded_candidates(d, Tier::lossless, ElemKind::f64)) ==
+         V({CodecId::bitplane, CodecId::bitplane}));
   d.lossless_auto = false;
   d.lossless_codec = CodecId::bitplane;  // float-only: integers still go to zstd
   EXPECT(codec_for(d, Tier::lossless, ElemKind::f32).id == CodecId::bitplane);
-  EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::zstd);
+  EXPECT(ids(candidates(d, Tier::lossless, ElemKind::bytes)) == V{CodecId::zstd});
+  // Lossless named, no bound: one candidate everywhere, nothing padded.
+  EXPECT(ids(padded_candidates(d, Tier::lossless, ElemKind::f64)) == V{CodecId::bitplane});
+  d.abs_error_bound = 1e-3;  // lossy auto counts once a bound makes it usable
+  EXPECT(padded_candidates(d, Tier::lossless, ElemKind::f64).count == 2);
   d.lossless_codec = CodecId::lz4;
   EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::lz4);
+  d.lossy_auto = false;  // a named lossy codec is the only candidate
   d.lossy_codec = CodecId::to_f32;
-  EXPECT(codec_for(d, Tier::lossy, ElemKind::f64).id == CodecId::to_f32);
+  EXPECT(ids(candidates(d, Tier::lossy, ElemKind::f64)) == V{CodecId::to_f32});
+  EXPECT(padded_candidates(d, Tier::lossy, ElemKind::f64).count == 1);
 }
 
 }  // namespace
