@@ -173,7 +173,8 @@ void record_time(CommState* state, int slot, double seconds) {
   }
   const int won = model.settled();
   std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",
-               op_display_name(static_cast<OpKind>(slot / RuntimeModel::kSizeClasses)),
+               call_name(static_cast<OpKind>(slot / RuntimeModel::kSizeClasses), CallForm::blocking)
+                   .c_str(),
                RuntimeModel::class_bytes(slot), won ? model.codecs().arm(won).name : "raw",
                arms.c_str());
 }
