@@ -91,6 +91,16 @@ int main() {
     }
     EXPECT(explore(c, two(), {1.0, 0.5, 0.5}) == 1);  // a tie: the higher ratio
   }
+  {  // a padded arm (the same codec again, padded_candidates) gives its codec
+     // no second chance: a lucky call on the repeat does not beat raw
+    Config cfg;
+    const Candidates padded = padded_candidates(cfg, Tier::lossless, ElemKind::f64);
+    EXPECT(padded.count == 2 && &padded.arm(1) == &padded.arm(2));
+    PathChoice c;
+    EXPECT(explore(c, padded, {1.0, 1.1, 0.9}) == 0);
+    PathChoice d;  // but a codec faster on both arms still wins (the first)
+    EXPECT(explore(d, padded, {1.0, 0.8, 0.9}) == 1);
+  }
   {  // the arms are those of the call that starts the exploration: a call of
      // another kind midway keeps the count (all ranks stay in step)
     PathChoice c;
