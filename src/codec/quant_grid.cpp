@@ -97,7 +97,9 @@ struct Lanes<double> {
   static constexpr size_t kWidth = 4;
   ADACOMP_AVX2 static V load(const double* p) { return _mm256_loadu_pd(p); }
   ADACOMP_AVX2 static V splat(double v) { return _mm256_set1_pd(v); }
-  ADACOMP_AVX2 static V finite(V x) { return _mm256_cmp_pd(_mm256_sub_pd(x, x), _mm256_setzero_pd(), _CMP_EQ_OQ); }
+  ADACOMP_AVX2 static V finite(V x) {
+    return _mm256_cmp_pd(_mm256_sub_pd(x, x), _mm256_setzero_pd(), _CMP_EQ_OQ);
+  }
   ADACOMP_AVX2 static V blend(V no, V yes, V mask) { return _mm256_blendv_pd(no, yes, mask); }
   ADACOMP_AVX2 static V min(V a, V b) { return _mm256_min_pd(a, b); }
   ADACOMP_AVX2 static V max(V a, V b) { return _mm256_max_pd(a, b); }
@@ -111,7 +113,9 @@ struct Lanes<float> {
   static constexpr size_t kWidth = 8;
   ADACOMP_AVX2 static V load(const float* p) { return _mm256_loadu_ps(p); }
   ADACOMP_AVX2 static V splat(float v) { return _mm256_set1_ps(v); }
-  ADACOMP_AVX2 static V finite(V x) { return _mm256_cmp_ps(_mm256_sub_ps(x, x), _mm256_setzero_ps(), _CMP_EQ_OQ); }
+  ADACOMP_AVX2 static V finite(V x) {
+    return _mm256_cmp_ps(_mm256_sub_ps(x, x), _mm256_setzero_ps(), _CMP_EQ_OQ);
+  }
   ADACOMP_AVX2 static V blend(V no, V yes, V mask) { return _mm256_blendv_ps(no, yes, mask); }
   ADACOMP_AVX2 static V min(V a, V b) { return _mm256_min_ps(a, b); }
   ADACOMP_AVX2 static V max(V a, V b) { return _mm256_max_ps(a, b); }

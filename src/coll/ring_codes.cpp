@@ -184,8 +184,8 @@ bool CodesRing::allgather_step(bool wait) {
     for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
     for (int c = 0; c < k_; ++c) {
       if (step_ == 0)
-        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_, entropy_,
-                                              slot(mine, c));
+        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
+                                              entropy_, slot(mine, c));
       call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
                   &reqs_[k_ + c]);
       if (step_ == 0) call_.progress();
