@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -107,6 +108,22 @@ inline bool is_adacomp_error(int rc) {
   return std::strstr(text, "AdaComp") != nullptr;
 }
 
+// FNV-1a of n bytes: results compared across ranks by hash.
+inline uint64_t fnv(const void* p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const uint8_t*>(p)[i]) * 1099511628211ull;
+  return h;
+}
+
+// True when every rank of comm holds the same hash.
+inline bool same_on_all_ranks(uint64_t h, MPI_Comm comm) {
+  uint64_t v[2] = {h, ~h}, m[2];
+  PMPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MAX, comm);
+  int ok = m[0] == h && m[1] == ~h, all = 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
+  return all;
+}
+
 // What this rank writes to stderr while `f` runs: the library's messages,
 // as the user sees them.
 template <typename F>
@@ -132,6 +149,34 @@ inline bool reports_call(const std::string& text, const char* call) {
 }
 #define CHECK_REPORTS(text, call) \
   CHECK(reports_call(text, call), "no 'MPI_%s: AdaComp' in: %s", call, (text).c_str())
+
+// How check_failed_completion completes a request.
+enum class Completion { wait, test_loop };
+// Completes `req`, a compressed call on corrupt frames; where this rank
+// `fails`, checks that completion returned an AdaComp error and that the
+// message names MPI_<call>, the call the user made.
+inline void check_failed_completion(MPI_Request* req, bool fails, const char* call,
+                                    Completion how = Completion::wait) {
+  int rc = MPI_SUCCESS, flag = 0;
+  const std::string text = captured_stderr([&] {
+    if (how == Completion::wait) rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    else while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+  });
+  if (!fails) return;
+  CHECK(is_adacomp_error(rc), "%s %s returned %d", call,
+        how == Completion::wait ? "Wait" : "Test", rc);
+  CHECK_REPORTS(text, call);
+}
+
+// Frees `comm` of an error test after checking that the errors left it
+// usable.
+inline void free_usable(MPI_Comm* comm) {
+  int size, one = 1, total = 0;
+  MPI_Comm_size(*comm, &size);
+  const int rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, *comm);
+  CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
+  MPI_Comm_free(comm);
+}
 
 // Ends the test: every rank reports, the job fails if any rank failed.
 inline int finish_test(const char* name) {

@@ -38,20 +38,6 @@ int pool_threads() {
   return n;
 }
 
-uint64_t fnv(const void* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const uint8_t*>(p)[i]) * 1099511628211ull;
-  return h;
-}
-
-bool same_on_all_ranks(uint64_t h) {
-  uint64_t v[2] = {h, ~h}, m[2];
-  PMPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  int ok = m[0] == h && m[1] == ~h, all = 0;
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  return all;
-}
-
 // A smooth field of small integers (sums exact in any order) with the
 // special values at the same places on every rank.
 template <typename T>
@@ -92,7 +78,7 @@ void allreduce(MPI_Datatype type, const char* tname, size_t n, double bound) {
   std::vector<T> out(n), ref(n);
   CHECK(MPI_Allreduce(in.data(), out.data(), n, type, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
         "Allreduce %s", tname);
-  CHECK(same_on_all_ranks(fnv(out.data(), n * sizeof(T))),
+  CHECK(same_on_all_ranks(fnv(out.data(), n * sizeof(T)), MPI_COMM_WORLD),
         "Allreduce %s n=%zu: ranks hold different results", tname, n);
   if (bound == 0) {
     PMPI_Allreduce(in.data(), ref.data(), n, type, MPI_SUM, MPI_COMM_WORLD);

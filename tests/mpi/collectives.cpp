@@ -27,21 +27,6 @@ void for_each_count(F f) {
   else for (int c : kCounts) f(c);
 }
 
-uint64_t fnv(const void* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const uint8_t*>(p)[i]) * 1099511628211ull;
-  return h;
-}
-
-// True when every rank of comm holds the same hash.
-bool same_on_all_ranks(uint64_t h, MPI_Comm comm) {
-  uint64_t v[2] = {h, ~h}, m[2];
-  PMPI_Allreduce(v, m, 2, MPI_UINT64_T, MPI_MAX, comm);
-  int ok = m[0] == h && m[1] == ~h, all = 0;
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
-  return all;
-}
-
 template <typename T>
 T value(int rank, size_t i, MPI_Op op) {
   if constexpr (std::is_floating_point_v<T>) {

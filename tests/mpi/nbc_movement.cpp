@@ -479,44 +479,20 @@ void corrupt() {
   MPI_Request req;
   MPI_Iallgather(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm, &req);
   CHECK(g_errors_seen == 0, "error reported before Wait");
-  int rc = MPI_SUCCESS;
-  std::string text = captured_stderr([&] { rc = MPI_Wait(&req, MPI_STATUS_IGNORE); });
-  if (size > 1) {
-    CHECK(is_adacomp_error(rc), "Iallgather Wait returned %d", rc);
-    CHECK(g_errors_seen == 1, "error handler called %d times from Wait", g_errors_seen);
-    CHECK_REPORTS(text, "Iallgather");
-  }
+  check_failed_completion(&req, size > 1, "Iallgather");
+  if (size > 1) CHECK(g_errors_seen == 1, "error handler called %d times from Wait", g_errors_seen);
   MPI_Ialltoall(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm, &req);
-  int flag = 0;
-  rc = MPI_SUCCESS;
-  text = captured_stderr([&] {
-    while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
-  });
-  if (size > 1) {
-    CHECK(is_adacomp_error(rc), "Ialltoall Test returned %d", rc);
-    CHECK_REPORTS(text, "Ialltoall");
-  }
+  check_failed_completion(&req, size > 1, "Ialltoall", Completion::test_loop);
   MPI_Iscatter(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, 0, comm, &req);
-  text = captured_stderr([&] { rc = MPI_Wait(&req, MPI_STATUS_IGNORE); });
-  if (size > 1 && rank != 0) {
-    CHECK(is_adacomp_error(rc), "Iscatter Wait returned %d", rc);
-    CHECK_REPORTS(text, "Iscatter");
-  }
+  check_failed_completion(&req, size > 1 && rank != 0, "Iscatter");
 #if MPI_VERSION >= 4
   MPI_Allgather_init(in.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, comm, MPI_INFO_NULL,
                      &req);
   MPI_Start(&req);
-  text = captured_stderr([&] { rc = MPI_Wait(&req, MPI_STATUS_IGNORE); });
-  if (size > 1) {
-    CHECK(is_adacomp_error(rc), "Allgather_init Wait returned %d", rc);
-    CHECK_REPORTS(text, "Allgather_init");
-  }
+  check_failed_completion(&req, size > 1, "Allgather_init");
   MPI_Request_free(&req);
 #endif
-  int one = 1, total = 0;
-  rc = PMPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
-  CHECK(rc == MPI_SUCCESS && total == size, "communicator unusable after the error");
-  MPI_Comm_free(&comm);
+  free_usable(&comm);
 }
 
 }  // namespace
