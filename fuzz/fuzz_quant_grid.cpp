@@ -1,7 +1,7 @@
 // Decodes arbitrary bytes as a shared-grid code payload (codec/quant_grid.h)
-// into an exactly sized heap buffer: to codes (flags bits 0 and 2 clear),
-// added to existing codes (bit 0 set), or straight to f64 values (bit 2
-// set, bit 3 f32 instead); bit 1 picks the portable path. The grid
+// into an exactly sized heap buffer: added to existing codes (flags bit 2
+// clear) or straight to f64 values (bit 2 set, bit 3 f32 instead); bit 1
+// picks the portable path. The grid
 // exponent is read from the payload itself so that the fuzzer reaches the
 // blocks. A refused payload must leave the output untouched.
 #include <cstdlib>
@@ -13,7 +13,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < fuzz::kPrefix) return 0;
-  const bool add = data[0] & 1, values = data[0] & 4;
+  const bool values = data[0] & 4;
   const size_t count = data[1] | (size_t(data[2]) << 8);
   std::vector<uint8_t> in(data + fuzz::kPrefix, data + size);
   int16_t exp = 0;
@@ -22,13 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (values) {
     const auto kind = data[0] & 8 ? adacomp::ElemKind::f32 : adacomp::ElemKind::f64;
     std::vector<uint8_t> out(count * fuzz::elem_size(kind), 0x5A), before(out);
-    const long r = adacomp::qgrid::decode_values(in.data(), in.size(), exp, kind, out.data(), count);
+    const long r =
+        adacomp::qgrid::decode_values(in.data(), in.size(), exp, kind, out.data(), count);
     if (r != adacomp::kCodecOk && out != before) std::abort();
     return 0;
   }
   std::vector<uint32_t> codes(count, 0x5A5A5A5Au), before(codes);
-  const long r = add ? adacomp::qgrid::add(in.data(), in.size(), exp, codes.data(), count)
-                     : adacomp::qgrid::decode(in.data(), in.size(), exp, codes.data(), count);
+  const long r = adacomp::qgrid::add(in.data(), in.size(), exp, codes.data(), count);
   if (r != adacomp::kCodecOk && codes != before) std::abort();
   return 0;
 }

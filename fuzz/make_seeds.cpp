@@ -109,10 +109,11 @@ int channel_record_seeds(const std::string& dir) {
   return written ? 0 : 1;
 }
 
-// Shared-grid code payloads (fuzz_quant_grid.cpp): smooth, stepped and wide codes.
+// Shared-grid code payloads (fuzz_quant_grid.cpp): smooth, stepped and wide
+// codes, in both forms, for each of the target's modes (flag bits 1 and 2).
 int quant_grid_seeds(const std::string& dir) {
   int written = 0;
-  for (int k = 0; k < 4; ++k)
+  for (int k = 0; k < 8; ++k)
     for (size_t n : {size_t(0), size_t(1), size_t(5), size_t(64), size_t(333), size_t(2000)})
       for (int shape = 0; shape < 3; ++shape) {
         std::vector<uint32_t> q(n);

@@ -182,12 +182,12 @@ ADACOMP_INLINE uint8_t* encode_body(const uint32_t* q, size_t n, uint8_t* heads,
   return out;
 }
 
-// What a decoded block of codes becomes: the codes themselves, added to
-// the codes already there, or the values they stand for.
-enum class Sink { codes, add, values };
+// What a decoded block of codes becomes: added to the codes already there
+// (the reduce-scatter), or the values they stand for (the allgather).
+enum class Sink { add, values };
 
-// Decodes the blocks into `out`: uint32_t codes (Sink::codes, Sink::add)
-// or T values on grid step `step` (Sink::values).
+// Decodes the blocks into `out`: added to uint32_t codes (Sink::add) or
+// T values on grid step `step` (Sink::values).
 template <typename Isa, Sink kSink, typename T>
 ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t n, double step,
                                 void* out) {
@@ -202,8 +202,6 @@ ADACOMP_INLINE void decode_body(const uint8_t* heads, const uint8_t* in, size_t 
     Isa::template integrate<uint32_t>(z, simd::head_order(heads[b]), c, v);
     if constexpr (kSink == Sink::add) {
       for (size_t k = 0; k < len; ++k) q[i + k] += v[k];
-    } else if constexpr (kSink == Sink::codes) {
-      std::memcpy(q + i, v, len * 4);
     } else {
       reconstruct_t(v, len, step, static_cast<T*>(out) + i);
     }
@@ -352,10 +350,6 @@ size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) 
   }
   std::memcpy(body, heads, plain_bytes);
   return static_cast<size_t>(body + plain_bytes - dst);
-}
-
-long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n) {
-  return decode_into<Sink::codes>(src, bytes, exp, q, n);
 }
 
 long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,

@@ -64,17 +64,14 @@ size_t max_payload(size_t n);
 // entropy form where `entropy` asks and it is smaller; returns its size.
 size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst);
 
-// Decodes a payload of exactly n codes on grid exp into q (kCodecOk), or
-// returns kCodecCorrupt without writing q.
-long decode(const uint8_t* src, size_t bytes, int exp, uint32_t* q, size_t n);
-
 // Decodes a payload of exactly n codes on grid exp straight to the values
 // they stand for, out[i] = (T)(q[i] * 2^exp) as reconstruct() gives, or
 // returns kCodecCorrupt without writing out.
 long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,
                    size_t n);
 
-// acc[i] += the payload's codes (wrapping); kCodecCorrupt leaves acc untouched.
+// acc[i] += the payload's codes (wrapping); kCodecCorrupt leaves acc
+// untouched. Added to zeros, the codes themselves.
 long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n);
 
 }  // namespace qgrid

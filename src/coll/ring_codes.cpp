@@ -37,7 +37,6 @@
 
 namespace adacomp {
 
-
 bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members) {
   const ElemKind kind = plan.type.kind;
   return op == MPI_SUM && (kind == ElemKind::f32 || kind == ElemKind::f64) &&

@@ -54,8 +54,8 @@ void reduce_case(const char* what, const std::vector<std::vector<T>>& in, double
   }
   CHECK(acc == direct, "%s: payload addition differs from integer addition", what);
   const Bytes sum = payload(acc, exp, true);
-  std::vector<uint32_t> back(n, 0xDEADBEEF);
-  CHECK(qg::decode(sum.data(), sum.size(), exp, back.data(), n) == adacomp::kCodecOk,
+  std::vector<uint32_t> back(n, 0);  // the codes: the payload added to zeros
+  CHECK(qg::add(sum.data(), sum.size(), exp, back.data(), n) == adacomp::kCodecOk,
         "%s: decode", what);
   CHECK(back == acc, "%s: codes do not round-trip", what);
   std::vector<T> out(n);
@@ -151,13 +151,13 @@ void portable_same_bytes() {
   adacomp::codec_force_portable(true);
   const Bytes a = payload(q, e);
   std::vector<uint32_t> back(q.size());
-  CHECK(qg::decode(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
+  CHECK(qg::add(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
             back == q, "portable decode");
   adacomp::codec_force_portable(false);
   const Bytes b = payload(q, e);
   CHECK(a == b, "portable and SIMD payloads differ");
   std::fill(back.begin(), back.end(), 0);
-  CHECK(qg::decode(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
+  CHECK(qg::add(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
             back == q, "SIMD decode of a portable payload");
 #endif
 }
@@ -234,7 +234,7 @@ void entropy_form() {
     CHECK(packed.size() <= planes.size(), "entropy form larger: %zu > %zu", packed.size(),
           planes.size());
     std::vector<uint32_t> back(q->size());
-    CHECK(qg::decode(packed.data(), packed.size(), -9, back.data(), q->size()) ==
+    CHECK(qg::add(packed.data(), packed.size(), -9, back.data(), q->size()) ==
                   adacomp::kCodecOk && back == *q, "entropy form does not round-trip");
   }
   const Bytes planes = payload(smooth, -9), packed = payload(smooth, -9, true);
@@ -271,7 +271,7 @@ void corrupt() {
         "other count accepted");
   Bytes wide(b);
   wide[4] = 33;  // first head byte (after u8, i16, varint 100): width 33
-  CHECK(qg::decode(wide.data(), wide.size(), -10, acc.data(), q.size()) ==
+  CHECK(qg::add(wide.data(), wide.size(), -10, acc.data(), q.size()) ==
             adacomp::kCodecCorrupt, "width 33 accepted");
   CHECK(acc == same, "a refused payload changed the codes");
 }
