@@ -42,8 +42,8 @@ ADACOMP_INLINE void reconstruct_t(const uint32_t* q, size_t n, double step, T* o
     out[i] = static_cast<T>(static_cast<double>(static_cast<int32_t>(q[i])) * step);
 }
 
-// Branch-free so that it vectorises: x - x is 0 exactly when x is finite;
-// a value that is not finite leaves lo and hi alone.
+// x - x is 0 exactly when x is finite; a value that is not finite leaves
+// lo and hi alone. (The portable scan, and the AVX2 scan's tail.)
 template <typename T>
 ADACOMP_INLINE bool finite_range_t(const T* x, size_t n, T* lo, T* hi) {
   T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
