@@ -77,7 +77,7 @@ CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm 
     if (r == root && plan.tier.tier == Tier::lossy)
       call.set_hop_bound(hop_bound(plan, data, bytes / plan.type.size, MPI_COMM_NULL, 1, 0));
     tree_bcast(call, members, me, data);
-    if (r != root) unstage(data, bytes, buffer, count, type, plan.type, st.coll.comm);
+    if (r != root) unstage(data, bytes, buffer, type, plan.type, st.coll.comm);
   }
   int rc = MPI_SUCCESS;
   if (tree.per_node) rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);

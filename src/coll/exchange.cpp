@@ -165,7 +165,7 @@ void Exchange::decode() {
     uint8_t* dst = stage(x.buf, x.count, x.type, ti, bytes, false, group_.comm);
     if (errors_.codec(decode_payload(rframes_[i].data(), static_cast<size_t>(got < 0 ? 0 : got),
                                      dst, bytes, stats_)))
-      unstage(dst, bytes, x.buf, x.count, x.type, ti, group_.comm);
+      unstage(dst, bytes, x.buf, x.type, ti, group_.comm);
   }
 }
 

@@ -316,7 +316,6 @@ class TreeBcast : public Schedule {
       : plan_(plan),
         call_(app, plan_, OpKind::bcast, form),
         buffer_(buffer),
-        count_(count),
         type_(type),
         root_(root),
         tag_(next_collective_tag(*plan.state)),
@@ -363,7 +362,7 @@ class TreeBcast : public Schedule {
     }
     if (!call_.test_all(static_cast<int>(sends_.size()), sends_.data())) return false;
     if (!is_root_ && !unpacked_) {
-      unstage(data_, plan_.bytes, buffer_, count_, type_, plan_.type, plan_.state->coll.comm);
+      unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
       unpacked_ = true;
     }
     return true;
@@ -374,7 +373,6 @@ class TreeBcast : public Schedule {
   const Plan plan_;
   CompressedCall call_;
   void* buffer_;
-  const int count_;
   const MPI_Datatype type_;
   const int root_, tag_, k_;
   const size_t elems_, cap_;

@@ -17,11 +17,15 @@ namespace {
 // kNotYourTurn (only when !may_wait): nothing done, try again later.
 int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool cut,
              const char* op) {
+  if (p->persistent && !p->active) {
+    put_pending(handle, p);  // inactive: MPI has given the empty status
+    return MPI_SUCCESS;
+  }
   int rc = MPI_SUCCESS;
   if (p->dual && p->twin_active) retire_twin(p, op);  // MPI completed the direct side
   if (p->is_recv) {
     if (p->finished) {
-      *s = p->status;
+      copy_status(s, p->status);
       rc = p->finish_rc;
       p->finished = p->served = false;
     } else if (p->direct) {
@@ -38,10 +42,12 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
                      [&] { return PMPI_Wait(&p->companion, MPI_STATUS_IGNORE); });
     if (rc == MPI_SUCCESS) rc = rs;
   }
-  if (p->persistent)
+  if (p->persistent) {
+    p->active = false;
     put_pending(handle, p);
-  else
+  } else {
     delete_pending(p);
+  }
   return rc;
 }
 
@@ -80,9 +86,12 @@ int take_served(const std::vector<Pending*>& ps, MPI_Request reqs[], int max, in
 // Completes the requests marked done; puts the others back. Channel frames
 // among them are finished in channel order, whatever their order in the
 // array: passes that finish what is ready, then waiting for the rest.
+// `in_status`: a multiple completion (all, some), which reports a failure
+// as MPI_ERR_IN_STATUS with each completed status's MPI_ERROR set; the
+// others (any) leave MPI_ERROR alone and return the failure.
 int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
                 const std::vector<char>& done, const std::vector<int>& status_index,
-                MPI_Status* statuses, int rc, const char* op) {
+                MPI_Status* statuses, int rc, bool in_status, const char* op) {
   for (size_t i = 0; i < ps.size(); ++i)
     if (ps[i] && !done[i]) put_pending(handles[i], ps[i]);
   MPI_Status local;
@@ -103,10 +112,17 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
       }
       left[i] = 0;
       progressed = true;
-      if (r != MPI_SUCCESS) {
-        s->MPI_ERROR = r;
+      if (r == MPI_SUCCESS) continue;
+      if (!in_status) {
         rc = r;
+        continue;
       }
+      if (rc == MPI_SUCCESS)  // MPI set no MPI_ERROR: the completed ones succeeded
+        for (size_t j = 0; j < ps.size(); ++j)
+          if (done[j] && statuses && status_index[j] >= 0)
+            statuses[status_index[j]].MPI_ERROR = MPI_SUCCESS;
+      s->MPI_ERROR = r;
+      rc = MPI_ERR_IN_STATUS;
     }
     if (!remaining) return rc;
     if (!progressed) may_wait = true;
@@ -135,7 +151,7 @@ CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag,
   std::vector<char> done(n, (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag);
   std::vector<int> idx(n);
   for (int i = 0; i < n; ++i) idx[i] = i;
-  return finish_some(handles, ps, done, idx, ss, rc, op);
+  return finish_some(handles, ps, done, idx, ss, rc, true, op);
 }
 
 // Waitany/Testany: one request (served ones first).
@@ -163,7 +179,7 @@ CallResult any_impl(bool wait_mode, int n, MPI_Request reqs[], int* index, int* 
   std::vector<int> idx(n, -1);
   if ((rc == MPI_SUCCESS || truncation(rc)) && *flag && *index != MPI_UNDEFINED)
     done[*index] = 1, idx[*index] = 0;
-  return finish_some(handles, ps, done, idx, s, rc, op);
+  return finish_some(handles, ps, done, idx, s, rc, false, op);
 }
 
 // Waitsome/Testsome.
@@ -192,7 +208,7 @@ CallResult some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, i
   std::vector<int> idx(n, -1);
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
     for (int k = 0; k < *outcount; ++k) done[indices[k]] = 1, idx[indices[k]] = k;
-  return finish_some(handles, ps, done, idx, ss, rc, op);
+  return finish_some(handles, ps, done, idx, ss, rc, true, op);
 }
 
 }  // namespace
@@ -270,21 +286,25 @@ CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
 CallResult start(MPI_Request* req) {
   Pending* p = take_pending(*req);
   if (!p) return kDeclined;
-  stats_for(p->is_recv ? OpKind::recv : OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
+  if (!p->buffered)  // do_bsend counts its own
+    stats_for(p->is_recv ? OpKind::recv : OpKind::send)
+        .calls.fetch_add(1, std::memory_order_relaxed);
   int rc = MPI_SUCCESS;
   P2PComm* st = p->is_recv ? p2p_of(p->app) : nullptr;
   Stashed m;
-  if (st && take_stashed(st, p->source, p->tag, &m)) {
+  if (st && take_stashed(st, p->peer, p->tag, &m)) {
     p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status, "Start");
     p->finished = p->served = true;
   } else {
+    if (p->buffered) rc = start_buffered(p);
     refresh_stored_copy(p);
-    rc = PMPI_Start(req);
+    if (rc == MPI_SUCCESS) rc = PMPI_Start(req);
     if (rc == MPI_SUCCESS && p->dual) {
       rc = PMPI_Start(&p->twin);
       p->twin_active = rc == MPI_SUCCESS;
     }
   }
+  p->active = rc == MPI_SUCCESS;
   put_pending(*req, p);
   return rc;
 }
@@ -310,12 +330,12 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   Pending* p = take_pending(req);
   if (!p) return kDeclined;
   int rc = MPI_SUCCESS;
-  if (p->dual) resolve_dual(req, p, "Request_get_status");
-  if (!p->is_recv || (p->direct && !p->finished)) {
+  if (p->dual && p->active) resolve_dual(req, p, "Request_get_status");
+  if (!p->is_recv || (p->direct && !p->finished) || (p->persistent && !p->active)) {
     rc = PMPI_Request_get_status(req, flag, status);
   } else if (p->finished) {
     *flag = 1;
-    if (status != MPI_STATUS_IGNORE) *status = p->status;
+    if (status != MPI_STATUS_IGNORE) copy_status(status, p->status);
   } else {
     rc = PMPI_Request_get_status(req, flag, &p->status);
     if (rc == MPI_SUCCESS && *flag) {
@@ -323,7 +343,7 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
                        true, false, "Request_get_status");
       p->finish_rc = rc;
       p->finished = true;
-      if (status != MPI_STATUS_IGNORE) *status = p->status;
+      if (status != MPI_STATUS_IGNORE) copy_status(status, p->status);
     }
   }
   put_pending(req, p);

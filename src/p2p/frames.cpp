@@ -18,7 +18,7 @@ constexpr const char* kBadHeader = "frame header does not verify";
 constexpr const char* kBadSize = "frame size disagrees with its header";
 constexpr const char* kBadRecord = "inter-step record does not verify";
 constexpr const char* kBadStored = "stored frame sizes disagree";
-constexpr const char* kBadElements = "not a whole number of elements";
+constexpr const char* kBadElements = "data for a receive type of size 0";
 
 // The failure a frame of `wire` bytes gives when its sizes do not add up.
 Failure size_failure(const FrameHeader* h, size_t wire) {
@@ -154,18 +154,19 @@ int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint
   if (ti.contiguous) {
     if (plain != dst && raw) std::memcpy(dst, plain, raw);
   } else if (raw) {
-    if (ti.size == 0 || raw % ti.size != 0)
-      return raise_failure(app, Failure::corrupt_frame, op, kBadElements);
-    unstage(plain, raw, buf, static_cast<MPI_Count>(raw / ti.size), type, ti, app);
+    if (ti.size == 0) return raise_failure(app, Failure::corrupt_frame, op, kBadElements);
+    // May end part-way through an element (MPI_Get_count then gives
+    // MPI_UNDEFINED): that element's first basic elements land too.
+    unstage(plain, raw, buf, type, ti, app);
   }
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
   return MPI_SUCCESS;
 }
 
-// Gives the first `n` decoded bytes and MPI_ERR_TRUNCATE.
+// Gives the first `n` decoded bytes and MPI_ERR_TRUNCATE. The status's
+// MPI_ERROR is the caller's: only multiple completions set it.
 int truncated(MPI_Comm app, MPI_Status* s, size_t n) {
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(n));
-  s->MPI_ERROR = MPI_ERR_TRUNCATE;
   return report(app, MPI_ERR_TRUNCATE);
 }
 
@@ -199,7 +200,6 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
       st->receiving.lose_source(s->MPI_SOURCE);
     }
     tell_sender(app, s->MPI_SOURCE, 0);
-    s->MPI_ERROR = MPI_ERR_TRUNCATE;
     return report(app, MPI_ERR_TRUNCATE);
   }
   const size_t arrived = static_cast<size_t>(got) - kFrameHeaderBytes;
@@ -240,10 +240,7 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
                          m.frame.size() < kFrameHeaderBytes ? kBadSize : kBadHeader);
   if (!wire_size_ok(h, m.frame.size()))
     return raise_failure(m.app, size_failure(&h, m.frame.size()), op, kBadSize);
-  if (h.raw_bytes > bytes_of(count, type)) {
-    s->MPI_ERROR = MPI_ERR_TRUNCATE;
-    return report(m.app, MPI_ERR_TRUNCATE);
-  }
+  if (h.raw_bytes > bytes_of(count, type)) return report(m.app, MPI_ERR_TRUNCATE);
   return land(p2p_of(m.app), m.app, m.source, h, m.frame.data() + kFrameHeaderBytes, buf, type,
               true, s, op);
 }

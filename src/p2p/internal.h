@@ -88,9 +88,12 @@ struct Pending {
   bool direct = false;  // posted on the application's communicator: nothing to finish
   bool dual = false;    // MPI_ANY_SOURCE on a split communicator (direct too)
   bool persistent = false;
+  bool active = false;    // persistent: started and not yet completed
+  bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
   bool finished = false;  // finished early (status and finish_rc saved)
   bool served = false;    // persistent receive started from the stash: inactive in MPI
-  int source = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;  // persistent receives
+  // Persistent receives' source and buffered sends' destination, and tag.
+  int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
   int finish_rc = MPI_SUCCESS;
   MPI_Comm app = MPI_COMM_NULL;
   uint8_t header[kFrameHeaderBytes];
@@ -149,7 +152,11 @@ void requests_finalize();
 // ---- small shared stages -------------------------------------------------
 
 int report(MPI_Comm app, int rc);  // through app's error handler if rc fails
+// Statuses the library fills leave MPI_ERROR alone: only the multiple
+// completions (Waitall, Testall, Waitsome, Testsome) set it, and only when
+// they return MPI_ERR_IN_STATUS.
 void set_status(MPI_Status* s, int source, int tag, size_t raw);
+void copy_status(MPI_Status* to, const MPI_Status& from);
 // Bytes a receive's status counts.
 MPI_Count status_bytes(MPI_Status* s);
 // A request that is already complete, carrying `status` (a generalized
@@ -214,6 +221,8 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
             MPI_Comm comm, MPI_Request* req, P2PComm* st);
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st);
+// A persistent buffered send's MPI_Start: the copy sent (send.cpp, bsend_init).
+int start_buffered(Pending* p);
 // A persistent send's packed copy (kPackedFrames) taken again from the
 // user's buffer, at each MPI_Start.
 void refresh_stored_copy(Pending* p);

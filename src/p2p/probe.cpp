@@ -277,7 +277,7 @@ CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI
   std::unique_ptr<Stashed> m = matched(msg, count, type, &rc);
   if (!m) return PMPI_Imrecv(buf, count, type, msg, req);
   if (rc == MPI_SUCCESS) {
-    MPI_Status s;
+    MPI_Status s{};
     rc = deliver(*m, buf, count, type, &s, "Imrecv");
     if (rc == MPI_SUCCESS) rc = report(m->app, completed_request(&s, req));
   }

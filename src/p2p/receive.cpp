@@ -93,7 +93,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
     Stashed m;
     if (take_stashed(st, source, tag, &m)) {
-      MPI_Status s;
+      MPI_Status s{};
       int rc = deliver(m, buf, count, type, &s, op);
       if (rc != MPI_SUCCESS) return rc;
       return report(comm, completed_request(&s, req));
@@ -105,7 +105,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   p->app = comm;
   p->buf = buf;
   p->count = count;
-  p->source = source;
+  p->peer = source;
   p->tag = tag;
   if (is_named(type)) {
     p->type = type;

@@ -122,12 +122,12 @@ void drive_receives(MPI_Comm app, const char* op) {
   {
     std::lock_guard<std::mutex> g(g_mu);
     for (auto& [handle, p] : g_table) {
-      if (!p->is_recv || p->finished || p->app != app) continue;
+      if (!p->is_recv || p->direct || p->finished || p->app != app ||
+          (p->persistent && !p->active))
+        continue;
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      const MPI_Count got = status_bytes(&s);
-      if (got < static_cast<MPI_Count>(kFrameHeaderBytes)) continue;  // inactive persistent
       int rc = finish_recv(p->app, p->header, p->staging, p->buf, p->count, p->type, &s, false,
                            false, op);
       if (rc == kNotYourTurn) continue;
@@ -151,10 +151,15 @@ int report(MPI_Comm app, int rc) {
   return rc;
 }
 
+void copy_status(MPI_Status* to, const MPI_Status& from) {
+  const int error = to->MPI_ERROR;
+  *to = from;
+  to->MPI_ERROR = error;
+}
+
 void set_status(MPI_Status* s, int source, int tag, size_t raw) {
   s->MPI_SOURCE = source;
   s->MPI_TAG = tag;
-  s->MPI_ERROR = MPI_SUCCESS;
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(raw));
   PMPI_Status_set_cancelled(s, 0);
 }
@@ -163,6 +168,7 @@ int completed_request(const MPI_Status* status, MPI_Request* req) {
   auto* d = new Done;
   if (status) {
     d->status = *status;
+    d->status.MPI_ERROR = MPI_SUCCESS;  // a caller's local status may hold anything there
   } else {
     std::memset(&d->status, 0, sizeof d->status);
     set_status(&d->status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);

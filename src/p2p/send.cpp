@@ -299,15 +299,43 @@ CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
                       MPI_Comm comm, MPI_Request* req) {
   return persistent_send(buf, count, type, dest, tag, comm, req, false);
 }
-// Buffered persistent sends become standard persistent sends: the attached
-// buffer was sized for the application's messages, not ours. To a peer on
-// this node too, so that both routes behave alike (and Open MPI 4.1's stale
-// persistent Bsend data stays away, README).
+// Buffered persistent sends complete locally, as MPI_Bsend does: each
+// MPI_Start sends a copy (start_buffered), and the request MPI sees is a
+// send to MPI_PROC_NULL, which completes at once. To a peer on this node the
+// copy goes through PMPI_Ibsend and the user's attached buffer, unframed
+// (PMPI's persistent Bsend is avoided there too: Open MPI 4.1 resends stale
+// data, README); to the others it is do_bsend's frame in library memory.
 CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                       MPI_Comm comm, MPI_Request* req) {
   P2PComm* st = p2p_of(comm);
-  if (st && st->direct(dest)) return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
-  return persistent_send(buf, count, type, dest, tag, comm, req, false);
+  if (!st || dest == MPI_PROC_NULL || arg_error(comm, count, type, dest, Peer::dest, tag))
+    return kDeclined;
+  int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, st->comm, req);
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  auto* p = new Pending;
+  p->persistent = p->buffered = true;
+  p->app = comm;
+  p->buf = const_cast<void*>(buf);
+  p->count = count;
+  p->peer = dest;
+  p->tag = tag;
+  p->type = type;
+  if (!is_named(type)) {
+    PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
+    p->type_owned = true;
+  }
+  put_pending(*req, p);
+  return MPI_SUCCESS;
+}
+
+int start_buffered(Pending* p) {
+  P2PComm* st = p2p_of(p->app);
+  if (!st->direct(p->peer))
+    return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, st);
+  MPI_Request r;
+  int rc = PMPI_Ibsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, &r);
+  if (rc == MPI_SUCCESS) rc = PMPI_Request_free(&r);
+  return report(p->app, rc);
 }
 
 }  // namespace adacomp

@@ -1,6 +1,8 @@
 #include "runtime/transfer.h"
 
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include "policy/tier.h"
 #include "runtime/runtime.h"
@@ -28,11 +30,30 @@ uint8_t* stage(const void* buf, MPI_Count count, MPI_Datatype type, const TypeIn
   return stage_in(room, buf, count, type, ti, bytes, pack, comm, pack_rc);
 }
 
-void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Count count, MPI_Datatype type,
+void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
              const TypeInfo& ti, MPI_Comm comm) {
-  if (ti.contiguous) return;
+  if (ti.contiguous || bytes == 0) return;
+  // Staged messages are at most one frame's payload: counts fit an int.
+  const int whole = static_cast<int>(bytes / ti.size);
+  const size_t rest = bytes - static_cast<size_t>(whole) * ti.size;
   int pos = 0;
-  PMPI_Unpack(data, static_cast<int>(bytes), &pos, buf, static_cast<int>(count), type, comm);
+  PMPI_Unpack(data, static_cast<int>(bytes - rest), &pos, buf, whole, type, comm);
+  if (!rest) return;
+  // MPI_Unpack takes whole elements only (Open MPI refuses less), so the
+  // partial element is packed from the buffer as it is, its first bytes
+  // replaced by the message's, and unpacked whole: its other basic elements
+  // get their own values back.
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_get_extent(type, &lb, &extent);
+  void* last = static_cast<uint8_t*>(buf) + static_cast<MPI_Aint>(whole) * extent;
+  int room = 0;
+  PMPI_Pack_size(1, type, comm, &room);
+  std::vector<uint8_t> element(static_cast<size_t>(room));
+  pos = 0;
+  PMPI_Pack(last, 1, type, element.data(), room, &pos, comm);
+  std::memcpy(element.data(), data + bytes - rest, rest);
+  pos = 0;
+  PMPI_Unpack(element.data(), room, &pos, last, 1, type, comm);
 }
 
 Coder lossless_coder(ElemKind kind, int arm) {

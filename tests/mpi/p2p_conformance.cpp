@@ -1,0 +1,294 @@
+// Point-to-point rules of the MPI standard that MPICH's own test suite found
+// broken (docs/testing.md), each checked in every receive form the library
+// finishes itself:
+//   partial   a message ending part-way through an element of a derived
+//             receive type lands, MPI_Get_count gives MPI_UNDEFINED and
+//             MPI_Get_elements the basic elements received;
+//   inactive  Wait/Test (and their families, Request_get_status) on an
+//             inactive persistent request or MPI_REQUEST_NULL return at once
+//             with an empty status;
+//   error     single-completion calls leave status.MPI_ERROR alone;
+//   bsend     a persistent buffered send to oneself completes before its
+//             receive is posted.
+// Ranks pair up (rank ^ 1); an odd last rank, or one rank alone, talks to
+// itself. Run with the library forced to code, and with node maps.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+int rank_, size_, peer_;
+constexpr int kSentinel = 12345;  // an MPI_ERROR value no call may write
+
+MPI_Status marked_status() {
+  MPI_Status s;
+  std::memset(&s, 0, sizeof s);
+  s.MPI_ERROR = kSentinel;
+  return s;
+}
+
+// ---- partial elements ------------------------------------------------------
+
+// Two ints 12 bytes apart: 8 bytes of data in an extent of 16.
+MPI_Datatype pair_type() {
+  MPI_Datatype t;
+  MPI_Type_create_hvector(2, 1, 12, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+// Where the k-th int received lands in a buffer of pair_type elements.
+size_t slot_of(int k) { return static_cast<size_t>(k / 2) * 4 + (k % 2) * 3; }
+
+enum class Form { recv, irecv, persistent, any_source, mprobe, improbe, probe_then_recv };
+const char* name_of(Form f) {
+  switch (f) {
+    case Form::recv: return "Recv";
+    case Form::irecv: return "Irecv";
+    case Form::persistent: return "Recv_init";
+    case Form::any_source: return "Recv(ANY_SOURCE)";
+    case Form::mprobe: return "Mprobe+Mrecv";
+    case Form::improbe: return "Improbe+Imrecv";
+    case Form::probe_then_recv: return "Probe+Recv";
+  }
+  return "?";
+}
+
+// Receives from peer_ into `buf` (capacity elements of `type`) in form `f`.
+void receive(Form f, int* buf, int capacity, MPI_Datatype type, int tag, MPI_Status* st) {
+  MPI_Request req;
+  MPI_Message msg;
+  int flag = 0;
+  switch (f) {
+    case Form::recv:
+      MPI_Recv(buf, capacity, type, peer_, tag, MPI_COMM_WORLD, st);
+      break;
+    case Form::irecv:
+      MPI_Irecv(buf, capacity, type, peer_, tag, MPI_COMM_WORLD, &req);
+      MPI_Wait(&req, st);
+      break;
+    case Form::persistent:
+      MPI_Recv_init(buf, capacity, type, peer_, tag, MPI_COMM_WORLD, &req);
+      MPI_Start(&req);
+      MPI_Wait(&req, st);
+      MPI_Request_free(&req);
+      break;
+    case Form::any_source:
+      MPI_Recv(buf, capacity, type, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, st);
+      break;
+    case Form::mprobe:
+      MPI_Mprobe(peer_, tag, MPI_COMM_WORLD, &msg, st);
+      MPI_Mrecv(buf, capacity, type, &msg, st);
+      break;
+    case Form::improbe:
+      while (!flag) MPI_Improbe(peer_, tag, MPI_COMM_WORLD, &flag, &msg, st);
+      MPI_Imrecv(buf, capacity, type, &msg, &req);
+      MPI_Wait(&req, st);
+      break;
+    case Form::probe_then_recv:
+      MPI_Probe(peer_, tag, MPI_COMM_WORLD, st);
+      MPI_Recv(buf, capacity, type, peer_, tag, MPI_COMM_WORLD, st);
+      break;
+  }
+}
+
+// `n` ints (odd) received as n/2 and a half elements of pair_type.
+void partial_elements(int n, Form f) {
+  MPI_Datatype pair = pair_type();
+  std::vector<int> out(n);
+  for (int i = 0; i < n; ++i) out[i] = (rank_ + 1) * 1000003 + i % 97;  // compressible
+  const int capacity = n;  // elements of pair: room for 2n ints
+  std::vector<int> in(static_cast<size_t>(capacity) * 4 + 1, -7);
+  MPI_Request sreq;
+  const int tag = 40 + static_cast<int>(f);
+  MPI_Isend(out.data(), n, MPI_INT, peer_, tag, MPI_COMM_WORLD, &sreq);
+  MPI_Status st = marked_status();
+  receive(f, in.data(), capacity, pair, tag, &st);
+  MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  int count = 0, elements = 0;
+  MPI_Get_count(&st, pair, &count);
+  MPI_Get_elements(&st, pair, &elements);
+  CHECK(count == MPI_UNDEFINED, "%s of %d ints: MPI_Get_count gave %d, not MPI_UNDEFINED",
+        name_of(f), n, count);
+  CHECK(elements == n, "%s of %d ints: MPI_Get_elements gave %d", name_of(f), n, elements);
+  MPI_Get_elements(&st, MPI_INT, &elements);
+  CHECK(elements == n, "%s of %d ints: MPI_Get_elements(MPI_INT) gave %d", name_of(f), n,
+        elements);
+  CHECK(st.MPI_SOURCE == peer_ && st.MPI_TAG == tag, "%s: source %d tag %d", name_of(f),
+        st.MPI_SOURCE, st.MPI_TAG);
+  CHECK(st.MPI_ERROR == kSentinel, "%s wrote MPI_ERROR (%d)", name_of(f), st.MPI_ERROR);
+  const int first = (peer_ + 1) * 1000003;
+  int wrong = 0;
+  std::vector<char> written(in.size(), 0);
+  for (int k = 0; k < n; ++k) {
+    written[slot_of(k)] = 1;
+    wrong += in[slot_of(k)] != first + k % 97;
+  }
+  for (size_t i = 0; i < in.size(); ++i) wrong += !written[i] && in[i] != -7;
+  CHECK(wrong == 0, "%s of %d ints into pair elements: %d ints wrong", name_of(f), n, wrong);
+  MPI_Type_free(&pair);
+}
+
+// ---- inactive and null requests ------------------------------------------
+
+bool empty_status(const MPI_Status& s) {
+  int count = -1;
+  MPI_Get_count(&s, MPI_INT, &count);
+  return s.MPI_SOURCE == MPI_ANY_SOURCE && s.MPI_TAG == MPI_ANY_TAG && count == 0;
+}
+
+// Every completion call on requests that are inactive: persistent ones never
+// started, ones started and completed once, and MPI_REQUEST_NULL.
+void inactive_requests(int n) {
+  std::vector<int> rbuf(n), sbuf(n, 5);
+  MPI_Request reqs[3];
+  MPI_Recv_init(rbuf.data(), n, MPI_INT, peer_, 60, MPI_COMM_WORLD, &reqs[0]);
+  MPI_Send_init(sbuf.data(), n, MPI_INT, peer_, 60, MPI_COMM_WORLD, &reqs[1]);
+  reqs[2] = MPI_REQUEST_NULL;
+  for (int round = 0; round < 2; ++round) {
+    const char* when = round ? "after one use" : "never started";
+    for (int i = 0; i < 3; ++i) {
+      int flag = 0;
+      MPI_Status s = marked_status();
+      int rc = MPI_Test(&reqs[i], &flag, &s);
+      CHECK(rc == MPI_SUCCESS && flag && empty_status(s), "Test on inactive request %d (%s)",
+            i, when);
+      s = marked_status();
+      MPI_Wait(&reqs[i], &s);
+      CHECK(empty_status(s) && s.MPI_ERROR == kSentinel, "Wait on inactive request %d (%s)", i,
+            when);
+      s = marked_status();
+      flag = 0;
+      if (reqs[i] != MPI_REQUEST_NULL) {
+        MPI_Request_get_status(reqs[i], &flag, &s);
+        CHECK(flag && empty_status(s), "Request_get_status on inactive request %d (%s)", i,
+              when);
+      }
+    }
+    MPI_Status ss[3];
+    int flag = 0, index = -2, outcount = -2, indices[3];
+    MPI_Testall(3, reqs, &flag, ss);
+    CHECK(flag && empty_status(ss[0]) && empty_status(ss[1]), "Testall on inactive (%s)", when);
+    MPI_Waitall(3, reqs, ss);
+    CHECK(empty_status(ss[0]) && empty_status(ss[1]), "Waitall on inactive (%s)", when);
+    MPI_Testany(3, reqs, &index, &flag, ss);
+    CHECK(flag && index == MPI_UNDEFINED, "Testany on inactive (%s): index %d", when, index);
+    MPI_Waitany(3, reqs, &index, ss);
+    CHECK(index == MPI_UNDEFINED, "Waitany on inactive (%s): index %d", when, index);
+    MPI_Testsome(3, reqs, &outcount, indices, ss);
+    CHECK(outcount == MPI_UNDEFINED, "Testsome on inactive (%s): %d", when, outcount);
+    MPI_Waitsome(3, reqs, &outcount, indices, ss);
+    CHECK(outcount == MPI_UNDEFINED, "Waitsome on inactive (%s): %d", when, outcount);
+    if (round == 0) {  // one real exchange, then the same requests are inactive again
+      MPI_Startall(2, reqs);
+      MPI_Waitall(2, reqs, ss);
+      CHECK(rbuf[n - 1] == 5, "persistent exchange of %d ints", n);
+    }
+  }
+  MPI_Request_free(&reqs[0]);
+  MPI_Request_free(&reqs[1]);
+}
+
+// ---- MPI_ERROR untouched ---------------------------------------------------
+
+void error_field_untouched(int n) {
+  std::vector<int> out(n, rank_), in(n);
+  MPI_Request sreq, rreq;
+  MPI_Message msg;
+  int flag = 0;
+  MPI_Status s;
+  auto send = [&](int tag) { MPI_Isend(out.data(), n, MPI_INT, peer_, tag, MPI_COMM_WORLD, &sreq); };
+  auto check = [&](const char* call) {
+    CHECK(s.MPI_ERROR == kSentinel, "%s (%d ints) wrote MPI_ERROR = %d", call, n, s.MPI_ERROR);
+  };
+  send(70);
+  s = marked_status();
+  MPI_Mprobe(peer_, 70, MPI_COMM_WORLD, &msg, &s);
+  check("MPI_Mprobe");
+  s = marked_status();
+  MPI_Mrecv(in.data(), n, MPI_INT, &msg, &s);
+  check("MPI_Mrecv");
+  MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  send(71);
+  do {
+    s = marked_status();
+    MPI_Improbe(peer_, 71, MPI_COMM_WORLD, &flag, &msg, &s);
+  } while (!flag);
+  check("MPI_Improbe");
+  MPI_Imrecv(in.data(), n, MPI_INT, &msg, &rreq);
+  s = marked_status();
+  MPI_Wait(&rreq, &s);
+  check("MPI_Wait of MPI_Imrecv");
+  MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  send(72);
+  s = marked_status();
+  MPI_Probe(peer_, 72, MPI_COMM_WORLD, &s);
+  check("MPI_Probe");
+  s = marked_status();
+  for (flag = 0; !flag;) MPI_Iprobe(peer_, 72, MPI_COMM_WORLD, &flag, &s);
+  check("MPI_Iprobe");
+  s = marked_status();
+  MPI_Recv(in.data(), n, MPI_INT, peer_, 72, MPI_COMM_WORLD, &s);
+  check("MPI_Recv");
+  MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  send(73);
+  MPI_Irecv(in.data(), n, MPI_INT, peer_, 73, MPI_COMM_WORLD, &rreq);
+  s = marked_status();
+  for (flag = 0; !flag;) MPI_Test(&rreq, &flag, &s);
+  check("MPI_Test");
+  MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+  CHECK(in[n - 1] == peer_, "data of the last exchange (%d ints)", n);
+}
+
+// ---- persistent buffered send to oneself -------------------------------------
+
+void persistent_bsend_to_self(int n) {
+  std::vector<int> out(n), in(n);
+  int bytes = 0;
+  MPI_Pack_size(n, MPI_INT, MPI_COMM_WORLD, &bytes);
+  std::vector<char> pool(bytes + MPI_BSEND_OVERHEAD);
+  MPI_Buffer_attach(pool.data(), static_cast<int>(pool.size()));
+  MPI_Request req;
+  MPI_Bsend_init(out.data(), n, MPI_INT, rank_, 80, MPI_COMM_WORLD, &req);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < n; ++i) out[i] = round * 7 + i % 13;
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);  // buffered: completes with no receive posted
+    for (int i = 0; i < n; ++i) out[i] = -1;  // the buffer is the user's again
+    MPI_Recv(in.data(), n, MPI_INT, rank_, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += in[i] != round * 7 + i % 13;
+    CHECK(wrong == 0, "persistent Bsend of %d ints to self, round %d: %d wrong", n, round,
+          wrong);
+  }
+  MPI_Request_free(&req);
+  void* detached = nullptr;
+  int detached_bytes = 0;
+  MPI_Buffer_detach(&detached, &detached_bytes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  start_test(&argc, &argv, &rank_, &size_);
+  peer_ = (rank_ ^ 1) < size_ ? rank_ ^ 1 : rank_;
+  for (int n : {17, 8017, 200001}) {  // stored; coded; segmented and coded
+    for (Form f : {Form::recv, Form::irecv, Form::persistent, Form::any_source, Form::mprobe,
+                   Form::improbe, Form::probe_then_recv})
+      partial_elements(n, f);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  for (int n : {1, 5000}) inactive_requests(n);
+  for (int n : {3, 9000}) error_field_untouched(n);
+  for (int n : {4, 100000}) persistent_bsend_to_self(n);
+  int failures = 0;
+  MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0) std::printf("p2p_conformance: %d checks on rank 0, %d failed in all\n", g_checks, failures);
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}
