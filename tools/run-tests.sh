@@ -6,6 +6,8 @@
 # the library preloaded (1 and 2 ranks, each MPI; tools/mpi4py-suite.sh), then
 # fuzzes each decoder and the frame header for a bounded time; the Open MPI
 # suite also runs built with ASan + UBSan (tools/sanitize.sh). Exits non-zero on any failure.
+# It also runs a subset of MPICH's test suite with the library loaded
+# (tests/peer/mpich-suite.py; PEER_SUITE=0 skips it).
 # FUZZ_SECONDS (default 60) sets the fuzzing budget, 0 skips it;
 # MPI4PY_SUITE=0 skips the mpi4py suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail
@@ -27,6 +29,25 @@ for mpi in openmpi mpich; do
   f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
 done
+# MPICH's own test suite (test/mpi of Debian's MPICH source package) with
+# the library loaded: each program of coll, pt2pt, datatype and comm once,
+# at most 3 ranks, forced coding (A) and default settings across declared
+# nodes (B); fails on any failure the library adds (docs/testing.md).
+# The suite's build is kept in build/peer. PEER_SUITE=0 skips it.
+if [ "${PEER_SUITE:-1}" != 0 ]; then
+  suite="$root/tests/peer/mpich-suite.py"
+  for mpi in openmpi mpich; do
+    echo "=== $mpi: MPICH's test suite with AdaComp (coll pt2pt datatype comm; A, B; np <= 3)"
+    if python3 "$suite" build $mpi coll pt2pt datatype comm &&
+       python3 "$suite" run $mpi A,B coll pt2pt datatype comm --np-max 3 --once \
+         --out "$root/build/peer/results/ci-$mpi.tsv"; then
+      passed=$((passed + 1))
+    else
+      echo "=== $mpi: MPICH's test suite FAILED"; failed=$((failed + 1)); status=1
+    fi
+  done
+  python3 "$suite" table "$root"/build/peer/results/ci-*.tsv
+fi
 if [ "${SANITIZE:-1}" != 0 ]; then
   echo "=== openmpi: ASan + UBSan (tools/sanitize.sh)"
   if "$root/tools/sanitize.sh"; then

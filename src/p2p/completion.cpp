@@ -17,7 +17,7 @@ namespace {
 // kNotYourTurn (only when !may_wait): nothing done, try again later.
 int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool cut,
              const char* op) {
-  if (p->persistent && !p->active) {
+  if (p->inactive()) {
     put_pending(handle, p);  // inactive: MPI has given the empty status
     return MPI_SUCCESS;
   }
@@ -330,8 +330,8 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   Pending* p = take_pending(req);
   if (!p) return kDeclined;
   int rc = MPI_SUCCESS;
-  if (p->dual && p->active) resolve_dual(req, p, "Request_get_status");
-  if (!p->is_recv || (p->direct && !p->finished) || (p->persistent && !p->active)) {
+  if (p->dual && !p->inactive()) resolve_dual(req, p, "Request_get_status");
+  if (!p->is_recv || (p->direct && !p->finished) || p->inactive()) {
     rc = PMPI_Request_get_status(req, flag, status);
   } else if (p->finished) {
     *flag = 1;

@@ -113,6 +113,9 @@ struct Pending {
   // A framing type of the request's own (not cached), freed with it.
   MPI_Datatype layout = MPI_DATATYPE_NULL;
   MPI_Status status;
+  // A persistent request not started (or completed since): MPI gives its
+  // completion calls the empty status at once, and nothing is finished.
+  bool inactive() const { return persistent && !active; }
 };
 
 void put_pending(MPI_Request req, Pending* p);

@@ -122,9 +122,7 @@ void drive_receives(MPI_Comm app, const char* op) {
   {
     std::lock_guard<std::mutex> g(g_mu);
     for (auto& [handle, p] : g_table) {
-      if (!p->is_recv || p->direct || p->finished || p->app != app ||
-          (p->persistent && !p->active))
-        continue;
+      if (!p->is_recv || p->direct || p->finished || p->app != app || p->inactive()) continue;
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;

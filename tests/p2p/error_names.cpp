@@ -3,7 +3,8 @@
 // MPI_Test, MPI_Waitall, MPI_Mrecv, MPI_Recv, MPI_Recv polled while a
 // nonblocking collective is outstanding, and that MPI_Iallreduce), with the
 // reason, and come back
-// through MPI_ERRORS_RETURN as an AdaComp error.
+// through MPI_ERRORS_RETURN as an AdaComp error (from MPI_Waitall as
+// MPI_ERR_IN_STATUS, with the AdaComp error in the failed request's status).
 #include <string>
 #include <vector>
 
@@ -51,13 +52,18 @@ int main(int argc, char** argv) {
   });
   expect_named(text, "Test", rc);
 
+  MPI_Status statuses[2];
   text = captured_stderr([&] {
     MPI_Request rs[2];
     MPI_Irecv(out.data(), n, MPI_DOUBLE, prev, 3, comm, &rs[0]);
     MPI_Isend(in.data(), n, MPI_DOUBLE, next, 3, comm, &rs[1]);
-    rc = MPI_Waitall(2, rs, MPI_STATUSES_IGNORE);
+    rc = MPI_Waitall(2, rs, statuses);
   });
-  expect_named(text, "Waitall", rc);
+  // A multiple completion reports a failure in the failed request's status.
+  CHECK(rc == MPI_ERR_IN_STATUS, "Waitall returned %d, not MPI_ERR_IN_STATUS", rc);
+  CHECK(statuses[1].MPI_ERROR == MPI_SUCCESS, "Waitall: the send's status has error %d",
+        statuses[1].MPI_ERROR);
+  expect_named(text, "Waitall", statuses[0].MPI_ERROR);
 
   text = captured_stderr([&] {
     MPI_Request s;
