@@ -76,7 +76,12 @@ void p2p_attach(MPI_Comm comm) {
   // layout, so all decide alike. A job on one node needs no look at all.
   if (node_local_raw() && !job_spans_nodes()) return;
   CommState* s = comm_state(comm);  // learns the layout, once for both layers
-  if (!s || (node_local_raw() && s->loc.nodes == 1) || !ensure_p2p_group(s)) return;
+  if (!s || (node_local_raw() && s->loc.nodes == 1)) return;
+  // A link on which coding cannot pay routes every peer on another node
+  // direct too (p2p_direct_between_nodes): nothing is left to frame.
+  if (s->loc.nodes > 1 && config().hierarchy != Hierarchy::flat && p2p_direct_between_nodes())
+    return;
+  if (!ensure_p2p_group(s)) return;
   auto* part = new P2PComm;
   part->comm = s->p2p.comm;
   part->loc = &s->loc;

@@ -226,6 +226,12 @@ const Setting kSettings[] = {
                                {"leaders", H::leaders}, {"flat", H::flat}},
                            &c.hierarchy);
      }},
+    {"ADACOMP_P2P_ROUTE", "auto|direct|framed",
+     [](const std::string& v, Config& c) {
+       using R = P2PRoute;
+       return parse_choice(v, {{"auto", R::automatic}, {"direct", R::direct}, {"framed", R::framed}},
+                           &c.p2p_route);
+     }},
     {"ADACOMP_NODE_MAP", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
      [](const std::string& v, Config& c) { return parse_node_map(v, &c.node_map); }},
     {"ADACOMP_INTERSTEP", "on|off",

@@ -37,6 +37,14 @@ struct LinkModel {
 //   flat:      ignore the layout (every hop treated alike)
 enum class Hierarchy : int { automatic, rails, leaders, flat };
 
+// How point-to-point travels between ranks on different nodes:
+//   automatic: framed (on the private communicator, where it may be coded)
+//              only where coding can pay on the link (policy/model.h,
+//              inter_node_direct); direct otherwise
+//   direct:    always direct: unframed, at plain MPI's cost, never coded
+//   framed:    always framed
+enum class P2PRoute : int { automatic, direct, framed };
+
 struct Config {
   Mode mode = Mode::adaptive;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
@@ -75,6 +83,7 @@ struct Config {
   LinkModel link;   // between nodes (calibrated; else probed at MPI_Init)
   LinkModel intra;  // inside a node: calibrated only; unknown keeps it raw
   Hierarchy hierarchy = Hierarchy::automatic;
+  P2PRoute p2p_route = P2PRoute::automatic;
   // Node layout given by the user (blocks of world ranks), for exercising
   // node-aware paths on one machine; empty: MPI's shared-memory split.
   std::vector<int> node_map;

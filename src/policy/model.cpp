@@ -64,6 +64,15 @@ bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& l
   return (1.0 - 1.0 / ratio) / link.bandwidth_Bps > codec_seconds_per_byte;
 }
 
+bool inter_node_direct(const Config& c, const LinkModel& link) {
+  if (c.p2p_route != P2PRoute::automatic) return c.p2p_route == P2PRoute::direct;
+  if (!c.adaptive() || !c.model || !link.known()) return false;
+  constexpr double kTypicalRatio = 1.57;
+  constexpr double kTypicalSecondsPerByte = 1 / 6.0e9 + 1 / 6.1e9;
+  const double saved = 1 - 1 / kTypicalRatio - kTypicalSecondsPerByte * link.bandwidth_Bps;
+  return saved < kFramedRouteGain;
+}
+
 CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes, int arm) {
   constexpr int kArms = Candidates::kMax;
   if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses * kArms);

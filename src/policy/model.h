@@ -88,6 +88,19 @@ class RuntimeModel {
 // The cMPI break-even for a sender's own decision.
 bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link);
 
+// Whether point-to-point between nodes travels direct (unframed, at plain
+// MPI's cost) rather than framed. Forced modes frame it (they code every
+// eligible message); ADACOMP_P2P_ROUTE forces either. The adaptive policy
+// frames it only where the best lossless candidate, at its typical ratio
+// and speed (bitplane on float fields: 1.57x at 6.0 GB/s encode, 6.1 GB/s
+// decode, docs/codecs.md), would save at least kFramedRouteGain of the wire
+// time, which covers what framing costs a message that is not coded; an
+// unknown link keeps it framed. With those figures the break-even is about
+// 0.8 GB/s (6.4 Gbit/s). Every input is agreed, so every rank of a pair of
+// nodes routes alike.
+constexpr double kFramedRouteGain = 0.10;
+bool inter_node_direct(const Config& c, const LinkModel& link);
+
 // A sender's measurements per element kind, size class and candidate codec
 // (policy/tier.h), for coding_pays. Not thread-safe by itself: the caller
 // serialises.

@@ -7,14 +7,21 @@ namespace adacomp {
 namespace {
 
 constexpr int kTagProbe = 7;
-constexpr int kRounds = 3;
+constexpr int kSamples = 5;
 constexpr double kLongEnough = 2e-3;       // seconds one way: bandwidth dominates
 constexpr size_t kMaxProbeBytes = 8 << 20;
 
-// Best one-way time of `bytes` over kRounds round trips (half of each).
-double one_way(MPI_Comm comm, int peer, bool first, std::vector<char>& buf, size_t bytes) {
-  double best = 1e30;
-  for (int i = 0; i < kRounds; ++i) {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One-way times of `bytes` (half of each round trip), `rounds` of them.
+std::vector<double> one_way(MPI_Comm comm, int peer, bool first, std::vector<char>& buf,
+                            size_t bytes, int rounds) {
+  std::vector<double> t;
+  for (int i = 0; i < rounds; ++i) {
     const double t0 = PMPI_Wtime();
     const int n = static_cast<int>(bytes);
     if (first) {
@@ -24,42 +31,59 @@ double one_way(MPI_Comm comm, int peer, bool first, std::vector<char>& buf, size
       PMPI_Recv(buf.data(), n, MPI_BYTE, peer, kTagProbe, comm, MPI_STATUS_IGNORE);
       PMPI_Send(buf.data(), n, MPI_BYTE, peer, kTagProbe, comm);
     }
-    best = std::min(best, (PMPI_Wtime() - t0) / 2);
+    t.push_back((PMPI_Wtime() - t0) / 2);
   }
-  return best;
+  return t;
+}
+
+// This pair's estimate, as `first` (the deciding end) sees it: the median
+// of kSamples latencies and of kSamples transfers of a size grown until a
+// transfer outweighs latency (and any shaper's burst allowance), so that
+// one slow moment does not decide.
+void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
+  const int peer = first ? 1 : 0;
+  std::vector<char> buf(kMaxProbeBytes);
+  one_way(comm, peer, first, buf, 1, 1);  // connection set-up
+  *latency = median(one_way(comm, peer, first, buf, 8, kSamples));
+  size_t bytes = 256 << 10;
+  double t = 0;
+  for (;;) {
+    t = median(one_way(comm, peer, first, buf, bytes, kSamples));
+    // The first end (rank 0 of the pair) decides, so both leave the loop together.
+    PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, comm);
+    if (t >= kLongEnough || bytes >= kMaxProbeBytes) break;
+    bytes *= 2;
+  }
+  *bandwidth = t > *latency ? static_cast<double>(bytes) / (t - *latency) : 0;
 }
 
 }  // namespace
 
 LinkModel probe_inter_node_link(const CommState& world) {
   const Locality& loc = world.loc;
-  const int a = loc.leader_of(0), b = loc.leader_of(1);
-  const int me = world.coll.rank;
-  double result[2] = {0, 0};  // bandwidth, latency
-  if (me == a || me == b) {
-    const int peer = me == a ? b : a;
-    std::vector<char> buf(kMaxProbeBytes);
-    one_way(world.coll.comm, peer, me == a, buf, 1);  // connection set-up
-    const double latency = one_way(world.coll.comm, peer, me == a, buf, 8);
-    // Grow the message until its transfer outweighs latency (and any
-    // shaper's burst allowance); both ends see the same times.
-    size_t bytes = 256 << 10;
-    // `a`'s times decide, so both ends leave the loop together.
-    double t = 0;
-    for (;;) {
-      t = one_way(world.coll.comm, peer, me == a, buf, bytes);
-      if (me == a) PMPI_Send(&t, 1, MPI_DOUBLE, b, kTagProbe, world.coll.comm);
-      else PMPI_Recv(&t, 1, MPI_DOUBLE, a, kTagProbe, world.coll.comm, MPI_STATUS_IGNORE);
-      if (t >= kLongEnough || bytes >= kMaxProbeBytes) break;
-      bytes *= 2;
-    }
-    result[0] = t > latency ? static_cast<double>(bytes) / (t - latency) : 0;
-    result[1] = latency;
+  // Nodes 2k and 2k+1 form pair k; their leaders probe at the same time
+  // (different links), and every rank takes the median over the pairs.
+  double mine[2] = {0, 0};  // bandwidth, latency
+  const int pair_node = loc.node ^ 1;
+  const bool probing = loc.local_rank == 0 && pair_node < loc.nodes;
+  MPI_Comm pair = MPI_COMM_NULL;
+  PMPI_Comm_split(world.coll.comm, probing ? loc.node / 2 : MPI_UNDEFINED, loc.node, &pair);
+  if (probing) {
+    probe_pair(pair, loc.node % 2 == 0, &mine[0], &mine[1]);
+    PMPI_Comm_free(&pair);
+    if (loc.node % 2) mine[0] = mine[1] = 0;  // the first end reports the pair
   }
-  PMPI_Bcast(result, 2, MPI_DOUBLE, a, world.coll.comm);
+  std::vector<double> all(2 * static_cast<size_t>(world.coll.size));
+  PMPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, world.coll.comm);
+  std::vector<double> bandwidths, latencies;
+  for (size_t r = 0; r < all.size(); r += 2) {
+    if (all[r] <= 0) continue;
+    bandwidths.push_back(all[r]);
+    latencies.push_back(all[r + 1]);
+  }
   LinkModel link;
-  link.bandwidth_Bps = result[0];
-  link.latency_s = result[1];
+  link.bandwidth_Bps = median(bandwidths);
+  link.latency_s = median(latencies);
   return link;
 }
 

@@ -1,6 +1,8 @@
 // The link between nodes, measured at MPI_Init when the job spans nodes and
-// no calibration gave it: the first two nodes' leaders time a ping-pong on
-// the library's private communicator and every rank receives the result.
+// no calibration gave it: the leaders of nodes 2k and 2k+1 time ping-pongs on
+// the library's private communicator (medians of several samples), and every
+// rank takes the median over those pairs, so all agree and one skewed
+// measurement does not decide.
 // Point-to-point senders weigh coding against it (policy/model.h).
 #pragma once
 

@@ -145,10 +145,16 @@ bool write_report(const std::string& path, const ReportData& d, std::string* err
                range_json(d.wall_seconds).c_str(), range_json(d.mpi_seconds).c_str());
   std::fprintf(f, "  \"settings\": {\"values\": %s, \"sources\": %s},\n",
                json_string(config_fingerprint(c)).c_str(), json_string(c.source).c_str());
+  // The link between nodes as the library used it: calibrated, or measured
+  // at MPI_Init (the saved-time estimates need it either way), and the
+  // route point-to-point took between nodes.
+  const LinkModel& link = inter_node_link();
   std::fprintf(f,
-               "  \"link\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"calibrated\": %s},\n",
-               c.link.bandwidth_Bps, c.link.latency_s,
-               c.link.bandwidth_Bps > 0 ? "true" : "false");
+               "  \"link\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"calibrated\": %s, "
+               "\"source\": \"%s\", \"p2p_between_nodes\": \"%s\"},\n",
+               link.bandwidth_Bps, link.latency_s, c.link.known() ? "true" : "false",
+               c.link.known() ? "calibrated" : link.known() ? "measured" : "none",
+               !job_spans_nodes() ? "none" : p2p_direct_between_nodes() ? "direct" : "framed");
   std::fprintf(f, "  \"operations\": {\n");
   for (size_t i = 0; i < d.ops.size(); ++i) {
     const OpRow& r = d.ops[i];

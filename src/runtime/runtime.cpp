@@ -12,6 +12,7 @@
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/eager_limit.h"
+#include "policy/model.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"
 #include "runtime/mpi_library.h"
@@ -25,6 +26,7 @@ Config g_config;
 LinkModel g_inter_link;
 size_t g_eager_limit = kDefaultEagerLimit;
 bool g_spans_nodes = false;
+bool g_p2p_direct = false;
 std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
@@ -135,6 +137,7 @@ void print_banner() {
 bool runtime_active() { return g_active; }
 const LinkModel& inter_node_link() { return g_inter_link; }
 bool job_spans_nodes() { return g_spans_nodes; }
+bool p2p_direct_between_nodes() { return g_p2p_direct; }
 size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
 const Config& config() { return g_config; }
@@ -204,14 +207,18 @@ void runtime_start() {
   // Only the adaptive policy's point-to-point decisions use it.
   if (!g_inter_link.known() && g_config.model && g_config.adaptive() && world->spans_nodes())
     g_inter_link = probe_inter_node_link(*world);
+  g_p2p_direct = inter_node_direct(g_config, g_inter_link);
   set_call_timing(g_config.verbose > 0 || !g_config.report_path.empty());
   g_active = true;
   if (g_config.verbose && world->coll.rank == 0) {
     print_banner();
     if (world->spans_nodes())
-      std::fprintf(stderr, "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s)\n",
+      std::fprintf(stderr,
+                   "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s); "
+                   "point-to-point between nodes %s\n",
                    world->coll.size, world->loc.nodes, g_inter_link.bandwidth_Bps / 1e6,
-                   g_inter_link.latency_s * 1e6, g_config.link.known() ? "calibrated" : "measured");
+                   g_inter_link.latency_s * 1e6, g_config.link.known() ? "calibrated" : "measured",
+                   g_p2p_direct ? "direct" : "framed");
   }
 }
 

@@ -22,6 +22,9 @@ const LinkModel& inter_node_link();
 size_t eager_limit();
 // Whether MPI_COMM_WORLD spans several nodes (if not, no communicator does).
 bool job_spans_nodes();
+// Whether point-to-point between nodes travels direct (policy/model.h
+// inter_node_direct), decided once at MPI_Init from agreed inputs.
+bool p2p_direct_between_nodes();
 // The adaptive policy never codes inside a node unless calibration found
 // that it pays there: on a job inside one node it passes everything through.
 bool node_local_raw();

@@ -1,0 +1,102 @@
+// Point-to-point routes between nodes (policy/model.h inter_node_direct):
+// run under ADACOMP_NODE_MAP with a link that makes the route direct (a
+// calibrated fast link, or ADACOMP_P2P_ROUTE=direct) or framed (a calibrated
+// slow link). Every rank exchanges compressible doubles with every other
+// rank through Sendrecv, Isend/Irecv with MPI_ANY_SOURCE, and Probe + Recv;
+// data are checked exactly, then the statistics tell the route:
+//   direct  the library framed no message (send calls 0): plain MPI's cost
+//   framed  messages to other nodes were framed, and some were coded
+#include <mpi.h>
+
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+int rank_, size_;
+
+double value(int from, int to, size_t i, int round) {
+  return 1000.0 * from + to + 0.25 * static_cast<double>(i % 64) + round;
+}
+
+void exchange(int n, int round) {
+  std::vector<double> out(n), in(n);
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    for (int i = 0; i < n; ++i) out[i] = value(rank_, peer, i, round);
+    MPI_Sendrecv(out.data(), n, MPI_DOUBLE, peer, 1, in.data(), n, MPI_DOUBLE, peer, 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += in[i] != value(peer, rank_, i, round);
+    CHECK(wrong == 0, "Sendrecv %d doubles with %d: %d wrong", n, peer, wrong);
+  }
+  // Wildcard receives from every other rank, then probed ones.
+  std::vector<std::vector<double>> outs(size_, std::vector<double>(n));
+  std::vector<MPI_Request> sends;
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    for (int i = 0; i < n; ++i) outs[peer][i] = value(rank_, peer, i, round + 1);
+    sends.emplace_back();
+    MPI_Isend(outs[peer].data(), n, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD, &sends.back());
+  }
+  for (int k = 1; k < size_; ++k) {
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Irecv(in.data(), n, MPI_DOUBLE, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &r);
+    for (int flag = 0; !flag;) MPI_Test(&r, &flag, &st);
+    int count = -1, wrong = 0;
+    MPI_Get_count(&st, MPI_DOUBLE, &count);
+    for (int i = 0; i < n; ++i) wrong += in[i] != value(st.MPI_SOURCE, rank_, i, round + 1);
+    CHECK(count == n && wrong == 0, "ANY_SOURCE receive from %d: count %d, %d wrong",
+          st.MPI_SOURCE, count, wrong);
+  }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  sends.clear();
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    sends.emplace_back();
+    MPI_Isend(outs[peer].data(), n, MPI_DOUBLE, peer, 3, MPI_COMM_WORLD, &sends.back());
+  }
+  for (int k = 1; k < size_; ++k) {
+    MPI_Status st;
+    MPI_Probe(MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st);
+    int count = -1;
+    MPI_Get_count(&st, MPI_DOUBLE, &count);
+    CHECK(count == n, "Probe from %d: count %d, not %d", st.MPI_SOURCE, count, n);
+    MPI_Recv(in.data(), n, MPI_DOUBLE, st.MPI_SOURCE, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += in[i] != value(st.MPI_SOURCE, rank_, i, round + 1);
+    CHECK(wrong == 0, "probed receive from %d: %d wrong", st.MPI_SOURCE, wrong);
+  }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  start_test(&argc, &argv, &rank_, &size_);
+  const bool direct = argc > 1 && std::strcmp(argv[1], "direct") == 0;
+  for (int round = 0; round < 12; ++round)
+    for (int n : {1, 100, 20000, 131072}) exchange(n, round);
+  const adacomp_op_stats sent = op_stats("send");
+  unsigned long long framed = 0, coded = 0;
+  MPI_Allreduce(&sent.calls, &framed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&sent.compressed_calls, &coded, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                MPI_COMM_WORLD);
+  if (direct) {
+    CHECK(framed == 0, "direct route: the library framed %llu messages", framed);
+  } else {
+    CHECK(framed > 0, "framed route: no message was framed");
+    CHECK(coded > 0, "framed route on a slow link: no message was coded (%llu framed)", framed);
+  }
+  int failures = 0;
+  MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0)
+    std::printf("p2p_route (%s): %llu framed, %llu coded; %d failed checks\n",
+                direct ? "direct" : "framed", framed, coded, failures);
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}
