@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/config.h"
+#include "policy/config_sources.h"
 #include "unit.h"
 
 extern char** environ;
@@ -101,6 +102,21 @@ void files() {
   EXPECT(fails_with("ADACOMP_MODE=raw\nnonsense\n", {}, {g_file + ":2", "KEY=VALUE"}));
   EXPECT(fails_with("ADACOMP_MODES=raw\n", {}, {g_file, "ADACOMP_MODES", "ADACOMP_MODE?"}));
   EXPECT(fails_with("ADACOMP_MODE=fast\n", {}, {"ADACOMP_MODE='fast' is invalid", "raw|lossless"}));
+  // A file or environment for another MPI is refused, naming it and both
+  // MPIs; the one for this build's MPI is read.
+  int accepted = 0;
+  for (const char* mpi : {"openmpi", "mpich"}) {
+    if (load(std::string("ADACOMP_MPI = ") + mpi + "\n", {}, &c, &error)) {
+      ++accepted;
+      continue;
+    }
+    EXPECT(fails_with(std::string("ADACOMP_MPI = ") + mpi + "\n", {},
+                      {g_file + " holds settings for", "Open MPI", "MPICH",
+                       std::string("use the ") + mpi_display_name(mpi) + " build"}));
+    EXPECT(fails_with("", {std::string("ADACOMP_MPI=") + mpi}, {"the environment holds"}));
+  }
+  EXPECT(accepted == 1);
+  EXPECT(fails_with("ADACOMP_MPI = lam\n", {}, {"ADACOMP_MPI='lam' is invalid", "openmpi|mpich"}));
   clear_environment();
   setenv("ADACOMP_CONFIG", "/nonexistent/adacomp.conf", 1);
   EXPECT(!load_config(&c, &error) && error.find("cannot open") != std::string::npos);
