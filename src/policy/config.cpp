@@ -312,6 +312,14 @@ bool load_config(Config* out, std::string* error) {
              "ADACOMP_REL_ERROR_BOUND";
     return false;
   }
+  // A bound the user believes applies, and a mode that never applies one.
+  if (c.mode == Mode::lossless && c.lossy_enabled()) {
+    const std::string bound =
+        c.abs_error_bound > 0 ? "ADACOMP_ERROR_BOUND" : "ADACOMP_REL_ERROR_BOUND";
+    *error = "ADACOMP_MODE=lossless and " + bound + " are both set: the lossless mode never " +
+             "uses an error bound; unset " + bound + ", or set ADACOMP_MODE=adaptive or lossy";
+    return false;
+  }
   // Tiers are ordered: raising T1 alone also raises the tiers above it.
   if (c.threshold_lossy < c.threshold_lossless) c.threshold_lossy = c.threshold_lossless;
   if (c.threshold_pipeline < c.threshold_lossy) c.threshold_pipeline = c.threshold_lossy;

@@ -164,6 +164,10 @@ void errors() {
   EXPECT(fails_with("", {"ADACOMP_MODE=lossy"}, {"ADACOMP_MODE=lossy needs an error bound"}));
   EXPECT(fails_with("", {"ADACOMP_ERROR_BOUND=1", "ADACOMP_REL_ERROR_BOUND=0.1"},
                     {"both set"}));
+  // A bound with a mode that never uses one: both variables named.
+  for (const char* bound : {"ADACOMP_ERROR_BOUND", "ADACOMP_REL_ERROR_BOUND"})
+    EXPECT(fails_with("ADACOMP_MODE = lossless\n", {std::string(bound) + "=1e-4"},
+                      {std::string("ADACOMP_MODE=lossless and ") + bound + " are both set"}));
 }
 
 void fingerprint() {
