@@ -321,8 +321,11 @@ bool load_config(Config* out, std::string* error) {
     return false;
   }
   // Tiers are ordered: raising T1 alone also raises the tiers above it.
+  // Without a bound there is no lossy tier, and T2 places nothing (a
+  // calibration without one writes none).
   if (c.threshold_lossy < c.threshold_lossless) c.threshold_lossy = c.threshold_lossless;
-  if (c.threshold_pipeline < c.threshold_lossy) c.threshold_pipeline = c.threshold_lossy;
+  const size_t below_pipeline = c.lossy_enabled() ? c.threshold_lossy : c.threshold_lossless;
+  if (c.threshold_pipeline < below_pipeline) c.threshold_pipeline = below_pipeline;
   *out = c;
   return true;
 }

@@ -86,6 +86,11 @@ void defaults_and_values() {
   EXPECT(c.threshold_lossy == 8u << 20 && c.threshold_pipeline == 8u << 20);
   EXPECT(load("", {"ADACOMP_THRESHOLD_LOSSLESS=never"}, &c, &error) &&
          c.threshold_lossless == kNever);
+  // T2 places the lossy tier only: without a bound it does not raise T3.
+  EXPECT(load("", {"ADACOMP_THRESHOLD_PIPELINE=256K"}, &c, &error) &&
+         c.threshold_pipeline == 256u << 10);
+  EXPECT(load("", {"ADACOMP_THRESHOLD_PIPELINE=256K", "ADACOMP_ERROR_BOUND=1e-3"}, &c, &error) &&
+         c.threshold_pipeline == 1u << 20);
   EXPECT(load("", {"ADACOMP_ROOT=/opt/adacomp"}, &c, &error));  // module systems' variables
 }
 
