@@ -2,10 +2,12 @@
 """Checks the packaging files without Spack or a module system: the Spack
 recipe parses, runs against a stub of spack.package, declares what the issue
 asks (mpi, zstd, lz4, c-blosc, zfp; variants; BSD-3-Clause), and passes only
-CMake options that exist; every @VAR@ in the templates is one CMake sets."""
+CMake options that exist, and its versions exist (no missing tag); every
+@VAR@ in the templates is one CMake sets."""
 import ast
 import os
 import re
+import subprocess
 import sys
 import types
 
@@ -62,6 +64,13 @@ else:
         errors.append("license is not BSD-3-Clause")
     if not recorded["version"] or not recorded["variant"]:
         errors.append("no version or no variant")
+    # A version must point at something the repository has: a tag that
+    # does not exist makes `spack install adacomp@X` fail at fetch.
+    tags = subprocess.run(["git", "-C", root, "tag", "-l"], capture_output=True,
+                          text=True).stdout.split()
+    for args, kwargs in recorded["version"]:
+        if "tag" in kwargs and kwargs["tag"] not in tags:
+            errors.append("version %s: tag %s does not exist" % (args[0], kwargs["tag"]))
     if not (pkg.__doc__ or "").strip() or not getattr(pkg, "homepage", ""):
         errors.append("docstring and homepage required")
 
