@@ -3,7 +3,8 @@
 recipe parses, runs against a stub of spack.package, declares what the issue
 asks (mpi, zstd, lz4, c-blosc, zfp; variants; BSD-3-Clause), and passes only
 CMake options that exist, and its versions exist (no missing tag); every
-@VAR@ in the templates is one CMake sets."""
+@VAR@ in the templates is one CMake sets; every setting is in the README's
+table and in adacomp.conf(5)."""
 import ast
 import os
 import re
@@ -101,6 +102,17 @@ for rel in ("packaging/modules/adacomp.lua.in", "packaging/modules/adacomp.tcl.i
             errors.append("%s: @%s@ is never set" % (rel, var))
 if not open(os.path.join(root, "packaging/modules/adacomp.tcl.in")).read().startswith("#%Module"):
     errors.append("adacomp.tcl.in: no #%Module header")
+
+# Every setting the library accepts is documented where users look: the
+# README's settings table and the installed man page adacomp.conf(5).
+config_cpp = open(os.path.join(root, "src/policy/config.cpp")).read()
+readme = open(os.path.join(root, "README.md")).read()
+man5 = open(os.path.join(root, "man/adacomp.conf.5")).read()
+for key in re.findall(r'\{"(ADACOMP_[A-Z_]+)", "(?!ADACOMP_)', config_cpp):
+    if not re.search(r"^\| [^|]*`%s`" % key, readme, re.M):
+        errors.append("README.md: %s is not in the settings table" % key)
+    if not re.search(r"^\.B [^\n]*\b%s\b" % key, man5, re.M):
+        errors.append("man/adacomp.conf.5: %s is not documented" % key)
 
 for e in errors:
     print("packaging:", e)
