@@ -12,7 +12,12 @@ install(FILES include/adacomp.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/adacomp${ADACOMP_SUFFIX}
         ${CMAKE_SOURCE_DIR}/tools/adacomp-report
         DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS adacomp-calibrate adacomp-codecs RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(_programs adacomp-calibrate adacomp-codecs)
+install(TARGETS ${_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# What an install copies, built alone by tools/install.sh: not the tests,
+# demo and benchmarks that `all` builds.
+add_custom_target(adacomp_installed)
+add_dependencies(adacomp_installed adacomp ${_programs})
 
 # CMake: find_package(AdaComp [COMPONENTS openmpi|mpich]) -> AdaComp::adacomp.
 install(EXPORT AdaCompTargets NAMESPACE AdaComp::
