@@ -7,6 +7,7 @@
 # builds adacomp_installed). The library is built against the MPI it runs
 # with; smpi builds it for SimGrid's simulator (docs/scale.md).
 set -euo pipefail
+source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 flavor=${1:?usage: tools/build.sh openmpi|mpich|smpi [BUILD_DIR [CMAKE_OPTION...] [--target TARGET]]}
 build=${2:-$root/build/$flavor}

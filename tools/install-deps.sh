@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs everything AdaComp needs on Debian 12 (run as root). Idempotent:
-# does nothing when all packages are present.
+# runs no apt at all when everything is present.
 set -euo pipefail
+source "$(dirname "$0")/help.sh"
 packages=(
   build-essential cmake pkg-config git
   openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
@@ -10,7 +11,10 @@ packages=(
   iproute2 python3 python3-numpy python3-matplotlib
   libucx-dev  # tools/cluster.sh builds its MPICH finalize fix against UCX
   python3-dev python3-venv  # mpi4py's suite: built from its sdist in a virtualenv
-  libsimgrid-dev simgrid    # the library under SMPI (tools/build.sh smpi, docs/scale.md)
+  # The library under SMPI (tools/build.sh smpi, docs/scale.md). Not `simgrid`:
+  # no package of that name exists, libsimgrid-dev only provides it, so
+  # dpkg never reports it installed and every run would call apt.
+  libsimgrid-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -9,6 +9,7 @@
 # configured without tests: BUILD_ROOT/<flavour> (default build/install). A
 # tree the test suite built (BUILD_ROOT=build, as CI does) keeps its tests.
 set -euo pipefail
+source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:?usage: tools/install.sh PREFIX [openmpi|mpich ...]}
 shift

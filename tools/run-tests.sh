@@ -11,6 +11,7 @@
 # FUZZ_SECONDS (default 60) sets the fuzzing budget, 0 skips it;
 # MPI4PY_SUITE=0 skips the mpi4py suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail
+source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" || exit 1
 status=0
