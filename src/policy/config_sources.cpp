@@ -17,6 +17,13 @@ extern char** environ;
 namespace adacomp {
 namespace {
 
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
 // Reads KEY=VALUE lines into *out; false with *error on a malformed line or
 // when a file that must exist cannot be opened. *found: it existed.
 bool read_file(const std::string& path, bool must_exist, Settings* out, bool* found,
@@ -92,13 +99,6 @@ bool for_this_mpi(const Source& source, const std::string& site, std::string* er
 }
 
 }  // namespace
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 const char* mpi_display_name(const std::string& flavor) {
   if (flavor == "openmpi") return "Open MPI";

@@ -31,6 +31,4 @@ bool read_sources(std::vector<Source>* out, std::string* error);
 // "Open MPI", "MPICH" for the values ADACOMP_MPI accepts; nullptr otherwise.
 const char* mpi_display_name(const std::string& flavor);
 
-std::string trim(const std::string& s);
-
 }  // namespace adacomp
