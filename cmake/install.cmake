@@ -12,7 +12,12 @@ install(FILES include/adacomp.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/adacomp${ADACOMP_SUFFIX}
         ${CMAKE_SOURCE_DIR}/tools/adacomp-report
         DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS adacomp-calibrate adacomp-codecs RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(_programs adacomp-calibrate adacomp-codecs)
+install(TARGETS ${_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# What an install copies, built alone by tools/install.sh: not the tests,
+# demo and benchmarks that `all` builds.
+add_custom_target(adacomp_installed)
+add_dependencies(adacomp_installed adacomp ${_programs})
 
 # CMake: find_package(AdaComp [COMPONENTS openmpi|mpich]) -> AdaComp::adacomp.
 install(EXPORT AdaCompTargets NAMESPACE AdaComp::
@@ -36,7 +41,19 @@ configure_file(packaging/pkgconfig/adacomp.pc.in
 install(FILES ${CMAKE_BINARY_DIR}/install/adacomp${ADACOMP_SUFFIX}.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# Environment modules (Lmod and Tcl), filled in with this prefix.
+# Environment modules (Lmod and Tcl): one text of each kind for both formats.
+# They refuse to load without this build's MPI launcher, and conflict with
+# the other MPI's module.
+set(ADACOMP_MODULE_WHATIS
+    "AdaComp ${PROJECT_VERSION}: transparent compression of MPI messages, built for ${ADACOMP_MPI_NAME}")
+set(ADACOMP_MODULE_HELP "${ADACOMP_MODULE_WHATIS}.
+  mpirun -np N adacomp${ADACOMP_SUFFIX} ./app   run a program with it
+  adacomp-calibrate${ADACOMP_SUFFIX}            measure the network, write settings
+Settings: PREFIX/etc/adacomp.conf, PREFIX/etc/adacomp${ADACOMP_SUFFIX}.conf (this MPI),
+./adacomp.conf, ADACOMP_* variables. Manuals: man adacomp, man adacomp.conf")
+set(ADACOMP_MODULE_NO_MPI "adacomp${ADACOMP_SUFFIX} is built for ${ADACOMP_MPI_NAME}, and its \
+launcher ${MPIEXEC_EXECUTABLE} is not there: install that MPI, or load \
+adacomp-${ADACOMP_MPI_OTHER_FLAVOR} for ${ADACOMP_MPI_OTHER_NAME}")
 configure_file(packaging/modules/adacomp.lua.in
                ${CMAKE_BINARY_DIR}/install/modulefiles/adacomp${ADACOMP_SUFFIX}.lua @ONLY)
 configure_file(packaging/modules/adacomp.tcl.in

@@ -2,10 +2,14 @@
 """Checks the packaging files without Spack or a module system: the Spack
 recipe parses, runs against a stub of spack.package, declares what the issue
 asks (mpi, zstd, lz4, c-blosc, zfp; variants; BSD-3-Clause), and passes only
-CMake options that exist; every @VAR@ in the templates is one CMake sets."""
+CMake options that exist, and its versions exist (no missing tag); every
+@VAR@ in the templates is one CMake sets; the modules have what a site
+expects (help, whatis, a conflict, the MPI check, man's default path); every
+setting is in the README's table and in adacomp.conf(5)."""
 import ast
 import os
 import re
+import subprocess
 import sys
 import types
 
@@ -62,6 +66,13 @@ else:
         errors.append("license is not BSD-3-Clause")
     if not recorded["version"] or not recorded["variant"]:
         errors.append("no version or no variant")
+    # A version must point at something the repository has: a tag that
+    # does not exist makes `spack install adacomp@X` fail at fetch.
+    tags = subprocess.run(["git", "-C", root, "tag", "-l"], capture_output=True,
+                          text=True).stdout.split()
+    for args, kwargs in recorded["version"]:
+        if "tag" in kwargs and kwargs["tag"] not in tags:
+            errors.append("version %s: tag %s does not exist" % (args[0], kwargs["tag"]))
     if not (pkg.__doc__ or "").strip() or not getattr(pkg, "homepage", ""):
         errors.append("docstring and homepage required")
 
@@ -83,7 +94,8 @@ for d, _, files in os.walk(root):
         if f == "CMakeLists.txt" or f.endswith(".cmake"):
             cmake_all += open(os.path.join(d, f)).read()
 builtin = {"PROJECT_VERSION", "CMAKE_INSTALL_BINDIR", "CMAKE_INSTALL_LIBDIR",
-           "CMAKE_INSTALL_MANDIR", "CMAKE_INSTALL_INCLUDEDIR", "PACKAGE_INIT"}
+           "CMAKE_INSTALL_MANDIR", "CMAKE_INSTALL_INCLUDEDIR", "PACKAGE_INIT",
+           "MPIEXEC_EXECUTABLE"}
 for rel in ("packaging/modules/adacomp.lua.in", "packaging/modules/adacomp.tcl.in",
             "packaging/pkgconfig/adacomp.pc.in", "tools/adacomp.in"):
     text = open(os.path.join(root, rel)).read()
@@ -92,6 +104,31 @@ for rel in ("packaging/modules/adacomp.lua.in", "packaging/modules/adacomp.tcl.i
             errors.append("%s: @%s@ is never set" % (rel, var))
 if not open(os.path.join(root, "packaging/modules/adacomp.tcl.in")).read().startswith("#%Module"):
     errors.append("adacomp.tcl.in: no #%Module header")
+
+# What a site expects of a module (tests/modules_check.sh loads them): help,
+# whatis, no two flavours at once, the MPI checked, man's default path kept.
+expect = {
+    "packaging/modules/adacomp.tcl.in": [r"proc ModulesHelp", r"module-whatis", r"conflict ",
+                                         r"module-info mode load", r"append-path\s+MANPATH\s+\{\}"],
+    "packaging/modules/adacomp.lua.in": [r"help\(\[\[", r"whatis\(", r'family\("adacomp"\)',
+                                         r"LmodError\(", r'append_path\("MANPATH", ""\)'],
+}
+for rel, patterns in expect.items():
+    text = open(os.path.join(root, rel)).read()
+    for pattern in patterns:
+        if not re.search(pattern, text):
+            errors.append("%s: lacks /%s/" % (rel, pattern))
+
+# Every setting the library accepts is documented where users look: the
+# README's settings table and the installed man page adacomp.conf(5).
+config_cpp = open(os.path.join(root, "src/policy/config.cpp")).read()
+readme = open(os.path.join(root, "README.md")).read()
+man5 = open(os.path.join(root, "man/adacomp.conf.5")).read()
+for key in re.findall(r'\{"(ADACOMP_[A-Z_]+)", "(?!ADACOMP_)', config_cpp):
+    if not re.search(r"^\| [^|]*`%s`" % key, readme, re.M):
+        errors.append("README.md: %s is not in the settings table" % key)
+    if not re.search(r"^\.B [^\n]*\b%s\b" % key, man5, re.M):
+        errors.append("man/adacomp.conf.5: %s is not documented" % key)
 
 for e in errors:
     print("packaging:", e)

@@ -3,7 +3,8 @@
 # Settings sources and their order, as the ADACOMP_VERBOSE banner names
 # them: ./adacomp.conf, or ADACOMP_CONFIG instead of it, then the
 # environment key by key; ADACOMP_ROOT/DIR/HOME (module systems) ignored;
-# `never` accepted for thresholds. (The site file: install_check.sh.)
+# `never` accepted for thresholds; a file for the other MPI and a bound with
+# a forced lossless mode refused. (The site files: install_check.sh.)
 set -u
 build=$1
 shift
@@ -29,4 +30,23 @@ run ADACOMP_ROOT=/opt/adacomp ADACOMP_DIR=/opt/adacomp ADACOMP_HOME=/opt/adacomp
 banner "thresholds lossless=65536 lossy=never pipeline=never bytes"
 banner "settings from environment: ADACOMP_THRESHOLD_LOSSY ADACOMP_THRESHOLD_PIPELINE ADACOMP_VERBOSE$"
 [ "$(grep -c '^adacomp .* (for ' "$dir/out")" -eq 1 ] || fail "banner not printed once"
-echo "ok: settings sources, order, ignored variables and never"
+
+# Refused at MPI_Init, once per job: a file recorded for the other MPI (named,
+# with both MPIs), and a bound with a forced lossless mode (both variables).
+refused() {  # REGEX ENV...
+  local regex=$1
+  shift
+  (cd "$dir" && env "$@" "${mpiexec[@]}" "$build/adacomp" "$build/demo/adacomp-demo" 0.1 1 \
+     >"$dir/out" 2>&1) && fail "not refused: $*"
+  [ "$(grep -Ec "$regex" "$dir/out")" -eq 1 ] || fail "no single /$regex/"
+}
+case $("$build/adacomp" --version) in
+  *"(openmpi)") other=mpich theirs=MPICH ours="Open MPI" ;;
+  *) other=openmpi theirs="Open MPI" ours=MPICH ;;
+esac
+printf 'ADACOMP_MPI = %s\nADACOMP_MODE = lossless\n' "$other" >"$dir/other.conf"
+refused "$dir/other.conf holds settings for $theirs .* built for $ours [0-9]" ADACOMP_CONFIG="$dir/other.conf"
+refused "ADACOMP_MODE=lossless and ADACOMP_REL_ERROR_BOUND are both set" ADACOMP_MODE=lossless \
+  ADACOMP_REL_ERROR_BOUND=1e-4
+echo "ok: settings sources, order, ignored variables and never; other MPI's file and" \
+  "a bound with lossless refused"

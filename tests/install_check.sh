@@ -3,7 +3,8 @@
 # The installed tree works on its own: every tool answers --help and
 # --version (also through a symlink elsewhere), the installed calibrator and
 # launcher find the library, a consumer builds with find_package(AdaComp)
-# and with pkg-config and runs, the site configuration is read first, and
+# and with pkg-config and runs, the site configuration is read first (the
+# shared file, then this MPI's; one for the other MPI refused), and
 # adacomp-report reads the report of a real run. With --install, installs
 # BUILD_DIR into PREFIX first. Used by ctest (one flavour, its own prefix)
 # and by tools/run-tests.sh (both flavours in one prefix).
@@ -15,8 +16,9 @@ if [ "${4-}" = --install ]; then
   cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
 fi
 case $flavor in
-  openmpi) run=(mpirun.openmpi --oversubscribe --allow-run-as-root -np) mpi="Open MPI" ;;
-  mpich) run=(mpirun.mpich -np) mpi=MPICH ;;
+  openmpi) run=(mpirun.openmpi --oversubscribe --allow-run-as-root -np) mpi="Open MPI"
+           other=mpich other_name=MPICH ;;
+  mpich) run=(mpirun.mpich -np) mpi=MPICH other=openmpi other_name="Open MPI" ;;
 esac
 dir=$(mktemp -d /tmp/adacomp-install.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -74,21 +76,29 @@ for c in "$dir/consumer/consumer" "$dir/consumer-pc"; do
 done
 
 # The installed launcher preloads the installed library into a plain MPI
-# program; the site file is read first and the banner names it; the report
-# of the run is read by adacomp-report.
+# program; the site files are read first, the shared one, then this MPI's,
+# and the banner names them; the report of the run is read by
+# adacomp-report. A shared site file recorded for the other MPI is refused.
+# The prefix's own etc/ is put back at exit.
 mkdir -p "$prefix/etc"
-site=$prefix/etc/adacomp.conf
-had_site=0; [ -e "$site" ] && had_site=1 && cp "$site" "$dir/site.bak"
+cp -a "$prefix/etc" "$dir/etc.bak"
+trap 'rm -rf "$prefix/etc"; mv "$dir/etc.bak" "$prefix/etc"; rm -rf "$dir"' EXIT
+site=$prefix/etc/adacomp.conf site_mpi=$prefix/etc/adacomp-$flavor.conf
 printf 'ADACOMP_MODE = lossless\nADACOMP_THRESHOLD_LOSSLESS = 4K\n' >"$site"
-(cd "$dir" && ADACOMP_VERBOSE=1 ADACOMP_ROOT=$prefix ADACOMP_REPORT=$dir/run.json \
-  "${run[@]}" 2 "$bin/adacomp-$flavor" "$build/demo/adacomp-demo" 1 2 >"$dir/run.out" 2>&1)
-rc=$?
-if [ $had_site = 1 ]; then cp "$dir/site.bak" "$site"; else rm -f "$site"; fi
-[ $rc = 0 ] || { cat "$dir/run.out"; fail "installed launcher run"; }
-grep -q "settings from site $site: ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS; environment: ADACOMP_REPORT ADACOMP_VERBOSE" \
-  "$dir/run.out" || { cat "$dir/run.out"; fail "banner does not name the site file"; }
+printf 'ADACOMP_MPI = %s\nADACOMP_THRESHOLD_LOSSLESS = 8K\n' "$flavor" >"$site_mpi"
+launch() { (cd "$dir" && ADACOMP_VERBOSE=1 ADACOMP_ROOT=$prefix ADACOMP_REPORT=$dir/run.json \
+  "${run[@]}" 2 "$bin/adacomp-$flavor" "$build/demo/adacomp-demo" 1 2 >"$dir/run.out" 2>&1); }
+launch || { cat "$dir/run.out"; fail "installed launcher run"; }
+grep -q "settings from site $site: ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS; site $site_mpi: ADACOMP_MPI ADACOMP_THRESHOLD_LOSSLESS; environment: ADACOMP_REPORT ADACOMP_VERBOSE" \
+  "$dir/run.out" && grep -q "mode=lossless, thresholds lossless=8192 " "$dir/run.out" ||
+  { cat "$dir/run.out"; fail "banner does not name both site files, this MPI's winning"; }
 "$bin/adacomp-report" --plot "$dir/plots" "$dir/run.json" >"$dir/report.out" ||
   { cat "$dir/report.out"; fail "adacomp-report"; }
 grep -Eq "^allreduce +[0-9]+ +[1-9]" "$dir/report.out" || { cat "$dir/report.out"; fail "report summary"; }
 [ -s "$dir/plots/report.png" ] || fail "no plot"
+printf 'ADACOMP_MPI = %s\n' "$other" >"$site"
+rm "$site_mpi"
+launch && fail "a site file for the other MPI was not refused"
+grep -q "$site holds settings for $other_name .* built for $mpi [0-9]" "$dir/run.out" ||
+  { cat "$dir/run.out"; fail "refusal does not name the site file and both MPIs"; }
 echo "ok: $flavor install in $prefix complete and working"

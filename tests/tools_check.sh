@@ -1,8 +1,9 @@
 #!/bin/bash
 # usage: tools_check.sh BUILD_DIR MPIEXEC_AND_FLAGS...
 # adacomp-calibrate on shared memory: it must write a configuration the
-# library accepts and a CSV of every measurement; adacomp-bench must run all
-# modes with correct results and write its CSV.
+# library accepts, holding only what it measured (lossy results only with a
+# bound, which it names), and a CSV of every measurement; adacomp-bench must
+# run all modes with correct results and write its CSV.
 set -u
 build=$1
 shift
@@ -10,23 +11,43 @@ dir=$(mktemp -d /tmp/adacomp-tools.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$@" "$build"/tools/calibrate/adacomp-calibrate-* --allow-one-host --max 64K --budget 0.005 \
+calibrate=$(echo "$build"/tools/calibrate/adacomp-calibrate-*)
+mpi=${calibrate##*-}
+"$calibrate" --help | grep -q "ADACOMP_ERROR_BOUND (absolute) or ADACOMP_REL_ERROR_BOUND" ||
+  fail "--help does not say where the error bound comes from"
+"$@" "$calibrate" --allow-one-host --max 64K --budget 0.005 \
   --out "$dir/a.conf" --csv "$dir/a.csv" 2>"$dir/cal.err" || { cat "$dir/cal.err"; fail "calibrate exited $?"; }
 # One node: the link inside it is recorded, the network is not, and it says so.
-for key in ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS ADACOMP_THRESHOLD_LOSSY \
-           ADACOMP_THRESHOLD_PIPELINE ADACOMP_INTRA_BANDWIDTH ADACOMP_INTRA_LATENCY; do
+# No bound: no lossy tier measured, so no lossy threshold or codec written.
+for key in ADACOMP_MPI ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS ADACOMP_THRESHOLD_PIPELINE \
+           ADACOMP_INTRA_BANDWIDTH ADACOMP_INTRA_LATENCY; do
   grep -Eq "^$key = [0-9a-z.e+-]+$" "$dir/a.conf" || fail "$key missing or malformed"
 done
+grep -qx "ADACOMP_MPI = $mpi" "$dir/a.conf" || fail "the conf does not record its MPI ($mpi)"
 grep -q "^ADACOMP_LINK_" "$dir/a.conf" && fail "a one-node calibration wrote the network link"
+grep -Eq "^ADACOMP_THRESHOLD_LOSSY|lossy from|quant" "$dir/a.conf" &&
+  fail "a calibration without a bound wrote lossy results"
+grep -q "^# Error bound: none" "$dir/a.conf" || fail "the conf does not say no bound was used"
 grep -q "WARNING: all 2 ranks run on one host" "$dir/cal.err" || fail "no one-host warning"
 [ "$(head -1 "$dir/a.csv")" = "op,tier,bytes,median_s,max_abs_err,ok" ] || fail "CSV header"
 # 3 ops x 7 sizes (1K..64K) x 3 tiers (no bound: raw, lossless, pipelined).
 rows=$(($(wc -l <"$dir/a.csv") - 1))
 [ "$rows" -eq 63 ] || fail "expected 63 CSV rows, got $rows"
 grep -q ',0$' "$dir/a.csv" && fail "a calibration measurement was wrong"
+# With a bound: the lossy tier measured and its threshold written, the bound
+# named (and not set), the lossy codecs timed at it.
+ADACOMP_REL_ERROR_BOUND=1e-4 "$@" "$calibrate" --allow-one-host --max 16K --budget 0.005 \
+  --out "$dir/b.conf" 2>"$dir/cal.err" || { cat "$dir/cal.err"; fail "calibrate with a bound exited $?"; }
+grep -Eq "^ADACOMP_THRESHOLD_LOSSY = [0-9a-z]+$" "$dir/b.conf" || fail "no lossy threshold with a bound"
+grep -q "^# Error bound: ADACOMP_REL_ERROR_BOUND=1e-4," "$dir/b.conf" || fail "the bound is not named"
+grep -Eq "^ADACOMP_(REL_)?ERROR_BOUND" "$dir/b.conf" && fail "the conf sets the error bound"
+[ "$(grep -c "^#   quant_.* at ADACOMP_REL_ERROR_BOUND=1e-4$" "$dir/b.conf")" -eq 2 ] ||
+  fail "lossy codecs not timed at the bound"
 # The library must accept what the calibrator wrote.
-ADACOMP_CONFIG=$dir/a.conf ADACOMP_VERBOSE=1 "$@" "$build/demo/adacomp-demo" 0.1 2 \
-  >"$dir/demo.out" 2>&1 || { cat "$dir/demo.out"; fail "library rejected the calibrated conf"; }
+for conf in a b; do
+  ADACOMP_CONFIG=$dir/$conf.conf ADACOMP_VERBOSE=1 "$@" "$build/demo/adacomp-demo" 0.1 2 \
+    >"$dir/demo.out" 2>&1 || { cat "$dir/demo.out"; fail "library rejected the calibrated $conf.conf"; }
+done
 
 ADACOMP_REL_ERROR_BOUND=1e-4 "$@" "$build/bench/adacomp-bench" --max 128K --budget 0.005 \
   --csv "$dir/b.csv" >"$dir/bench.out" || { cat "$dir/bench.out"; fail "bench exited $?"; }

@@ -246,6 +246,7 @@ cluster_main() {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -uo pipefail
+  source "$cluster_root/tools/help.sh"
   cluster_main "$@"
   exit $?
 fi

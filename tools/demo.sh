@@ -11,6 +11,7 @@
 # existing build instead of installing and building. Every figure is
 # checked: a run that fails or moves no bytes stops the demo (exit 1).
 set -euo pipefail
+source "$(dirname "$0")/help.sh"
 mb=8 iters=10 halo_bytes=4M halo_steps=12
 if [ "${1-}" = --short ]; then
   mb=1 iters=3 halo_bytes=256K halo_steps=4

@@ -251,6 +251,11 @@ def write(path, lines):
 
 
 def main():
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        sys.stdout.write(__doc__)
+        sys.exit(0)
+    if len(sys.argv) != 3:
+        sys.exit("usage: gen_entries.py mpi_calls.txt OUT")
     table, out = sys.argv[1], sys.argv[2]
     calls = parse(table)
     forms = [(call, name, large, mpi4) for call in calls for name, large, mpi4 in call.forms()]

@@ -4,24 +4,28 @@
 # Each build's library and tools carry its MPI in their names
 # (libadacomp-openmpi.so, adacomp-mpich, ...); the first flavour named also
 # gets the plain names (adacomp, adacomp-calibrate, libadacomp.so,
-# adacomp.pc, find_package(AdaComp) without a component). Build trees:
-# build/<flavour> (BUILD_ROOT to change).
+# adacomp.pc, find_package(AdaComp) without a component). Builds only what
+# it installs (the library, launcher, calibrator and codecs tool), in trees
+# configured without tests: BUILD_ROOT/<flavour> (default build/install). A
+# tree the test suite built (BUILD_ROOT=build, as CI does) keeps its tests.
 set -euo pipefail
+source "$(dirname "$0")/help.sh"
+root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:?usage: tools/install.sh PREFIX [openmpi|mpich ...]}
 shift
 flavors=("${@:-openmpi}")
 [ $# -gt 0 ] || flavors=(openmpi mpich)
-root=$(cd "$(dirname "$0")/.." && pwd)
-build_root=${BUILD_ROOT:-$root/build}
+build_root=${BUILD_ROOT:-$root/build/install}
 # The default flavour last, so its plain names are the ones left in place.
 default=${flavors[0]}
 order=("${flavors[@]:1}" "$default")
 for flavor in "${order[@]}"; do
   build=$build_root/$flavor
-  "$root/tools/build.sh" "$flavor" "$build" >/dev/null
   names=OFF
   [ "$flavor" = "$default" ] && names=ON
-  cmake -S "$root" -B "$build" -DADACOMP_DEFAULT_NAMES=$names >/dev/null
+  testing=$(sed -n 's/^BUILD_TESTING:BOOL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+  "$root/tools/build.sh" "$flavor" "$build" -DBUILD_TESTING="${testing:-OFF}" \
+    -DADACOMP_DEFAULT_NAMES=$names --target adacomp_installed >/dev/null
   cmake --install "$build" --prefix "$prefix" >/dev/null
   echo "adacomp: installed the $flavor build in $prefix (default names: $names)"
 done

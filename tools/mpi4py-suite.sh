@@ -37,6 +37,7 @@
 # MPI4PY_SUITE_EXCLUDE (test-name patterns for main.py -x on 2 ranks; the
 # default is the MPICH list above, empty for Open MPI).
 set -uo pipefail
+source "$(dirname "$0")/help.sh"
 flavor=${1:?usage: tools/mpi4py-suite.sh openmpi|mpich [BUILD_DIR] [WORK_DIR]}
 case $flavor in
   openmpi|mpich) ;;

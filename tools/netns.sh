@@ -1,3 +1,4 @@
+#!/bin/bash
 # Emulated slow network, sourced by the demo, the benchmarks and
 # tools/cluster.sh (which builds several nodes from the same pieces).
 #   netns_up NAME RATE   creates namespace NAME whose loopback is shaped to
@@ -33,3 +34,10 @@ mpirun_in_ns() {
     ip netns exec "$ns" env MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp mpirun.mpich -np "$np" "$@"
   fi
 }
+
+# Run rather than sourced, it only answers --help.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  source "$(dirname "$0")/help.sh"
+  echo "tools/netns.sh is sourced, not run (tools/netns.sh --help)" >&2
+  exit 2
+fi

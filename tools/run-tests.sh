@@ -11,6 +11,7 @@
 # FUZZ_SECONDS (default 60) sets the fuzzing budget, 0 skips it;
 # MPI4PY_SUITE=0 skips the mpi4py suite; SANITIZE=0 skips the sanitizer build.
 set -uo pipefail
+source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" || exit 1
 status=0
@@ -63,12 +64,15 @@ if [ "${SANITIZE:-1}" != 0 ]; then
 fi
 # Both builds installed side by side in one prefix (tools/install.sh): each
 # works there, the plain names belong to Open MPI, MPICH is found by its
-# component and pkg-config name.
+# component and pkg-config name; their modules load under Lmod and
+# Environment Modules (tests/modules_check.sh).
 echo "=== side-by-side install (openmpi + mpich in one prefix)"
 prefix=$(mktemp -d /tmp/adacomp-prefix.XXXXXX)
-if "$root/tools/install.sh" "$prefix" openmpi mpich &&
+# The test suite's trees: install.sh builds nothing more in them.
+if BUILD_ROOT=$root/build "$root/tools/install.sh" "$prefix" openmpi mpich &&
    "$root/tests/install_check.sh" openmpi "$prefix" "$root/build/openmpi" &&
    "$root/tests/install_check.sh" mpich "$prefix" "$root/build/mpich" &&
+   "$root/tests/modules_check.sh" "$prefix" &&
    "$prefix/bin/adacomp" --version | grep -q "Open MPI"; then
   passed=$((passed + 1))
 else

@@ -15,6 +15,7 @@
 #   abort_on_error=1, halt_on_error=1
 # UBSAN_OPTIONS: print_stacktrace=1:halt_on_error=1
 set -uo pipefail
+source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/asan-openmpi}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
@@ -38,7 +39,7 @@ log="$build/ctest.log"
 # ranks); the collectives' whole matrix over node layouts and the emulated
 # cluster run the same code, only longer.
 (cd "$build" && ctest --output-on-failure -j1 -LE cluster \
-   -E 'np[3-8]|_raw_|recv_leak|calibrate|launcher|fortran|invalid_config|config_sources|mismatched|sender_settings|fatal|collectives_nodes|lossy_nodes|1_2_3|leaders|demo|install') \
+   -E 'np[3-8]|_raw_|recv_leak|calibrate|launcher|fortran|invalid_config|config_sources|mismatched|sender_settings|fatal|collectives_nodes|lossy_nodes|1_2_3|leaders|demo|install|tools_help') \
   2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if grep -Eq 'ERROR: AddressSanitizer|runtime error:' "$log"; then

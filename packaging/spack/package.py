@@ -19,8 +19,8 @@ class Adacomp(CMakePackage):
     maintainers("adacomp")
     license("BSD-3-Clause")
 
+    # No release is tagged yet: the branch is the one version there is.
     version("main", branch="main")
-    version("0.1.0", tag="v0.1.0")
 
     variant(
         "default_names",

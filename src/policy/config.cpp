@@ -1,67 +1,18 @@
 #include "policy/config.h"
 
-#include <dlfcn.h>
-#include <limits.h>
-#include <stdlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <utility>
 #include <functional>
-#include <map>
 #include <sstream>
 #include <vector>
 
-#include <sys/stat.h>
-
-extern char** environ;
+#include "policy/config_sources.h"
 
 namespace adacomp {
 namespace {
-
-using Settings = std::map<std::string, std::string>;
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-// Reads KEY=VALUE lines into *out; false with *error on a malformed line or
-// when a file that must exist cannot be opened. *found: it existed.
-bool read_file(const std::string& path, bool must_exist, Settings* out, bool* found,
-               std::string* error) {
-  // A directory opens as an empty stream: it is no configuration.
-  struct stat info;
-  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    *error = "ADACOMP_CONFIG: '" + path + "' is a directory";
-    return false;
-  }
-  std::ifstream in(path);
-  *found = static_cast<bool>(in);
-  if (!in) {
-    if (must_exist)
-      *error = "ADACOMP_CONFIG: cannot open '" + path + "': " + std::strerror(errno);
-    return !must_exist;
-  }
-  std::string line;
-  for (int lineno = 1; std::getline(in, line); ++lineno) {
-    line = trim(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
-    size_t eq = line.find('=');
-    if (eq == std::string::npos) {
-      *error = path + ":" + std::to_string(lineno) + ": expected KEY=VALUE";
-      return false;
-    }
-    (*out)[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
-  }
-  return true;
-}
 
 // Digits first: strtoull would accept blanks and a sign ("-1" is 2^64 - 1).
 bool parse_bytes(const std::string& v, size_t* out) {
@@ -205,6 +156,8 @@ const Setting kSettings[] = {
        return parse_positive(v, &c.rel_error_bound) && c.rel_error_bound > 0 &&
               c.rel_error_bound < 1;
      }},
+    {"ADACOMP_MPI", "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
+     [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
     {"ADACOMP_ZSTD_LEVEL", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
     {"ADACOMP_THREADS", "an integer from 1 to 64 (threads coding one message)",
@@ -275,13 +228,6 @@ const Setting* find_setting(const std::string& key) {
   return nullptr;
 }
 
-// Set by module systems for every package ({name}_ROOT, _DIR, _HOME), or
-// read by the library itself: not settings, never an error.
-bool ignored_variable(const std::string& key) {
-  return key == "ADACOMP_CONFIG" || key == "ADACOMP_ROOT" || key == "ADACOMP_DIR" ||
-         key == "ADACOMP_HOME";
-}
-
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -311,19 +257,6 @@ std::string unknown_key(const std::string& what, const std::string& key) {
   return msg + " (every setting: man adacomp.conf)";
 }
 
-// PREFIX/etc/adacomp.conf, found from where this library is installed.
-std::string site_config_path() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void*>(&site_config_path), &info) || !info.dli_fname) return "";
-  std::string lib = info.dli_fname;
-  size_t slash = lib.rfind('/');
-  if (slash == std::string::npos) return "";
-  std::string path = lib.substr(0, slash + 1) + ADACOMP_SITE_CONFIG_FROM_LIB;
-  // Named canonically in the banner (the launcher preloads bin/../lib/...).
-  char real[PATH_MAX];
-  return realpath(path.c_str(), real) ? real : path;
-}
-
 // One source's keys, for the banner: "ADACOMP_CONFIG a.conf: ADACOMP_MODE ...".
 std::string describe(const std::string& source, const Settings& s) {
   std::string out = source + ":";
@@ -346,51 +279,22 @@ const char* mode_name(Mode m) {
 
 bool load_config(Config* out, std::string* error) {
   Config c;
+  std::vector<Source> sources;
+  if (!read_sources(&sources, error)) return false;
+  // Every key known (a misspelt one is an error, not a setting silently
+  // ignored); later sources override earlier ones key by key.
   Settings s;
-  std::vector<std::string> sources;
-  // Files in order, later ones overriding earlier ones key by key: the
-  // site's, then ADACOMP_CONFIG (which must exist) or ./adacomp.conf.
-  const char* file_env = std::getenv("ADACOMP_CONFIG");
-  struct File {
-    std::string label, path;
-    bool must_exist;
-  };
-  const File files[] = {{"site ", site_config_path(), false},
-                        {file_env ? "ADACOMP_CONFIG " : "", file_env ? file_env : "adacomp.conf",
-                         file_env != nullptr}};
-  for (const File& file : files) {
-    if (file.path.empty()) continue;
-    Settings f;
-    bool found = false;
-    if (!read_file(file.path, file.must_exist, &f, &found, error)) return false;
-    if (!found) continue;
-    for (const auto& kv : f)
+  for (const Source& source : sources) {
+    for (const auto& kv : source.settings)
       if (!find_setting(kv.first)) {
-        *error = file.path + ": " + unknown_key("setting", kv.first);
+        *error = source.path.empty() ? unknown_key("environment variable", kv.first)
+                                     : source.path + ": " + unknown_key("setting", kv.first);
         return false;
       }
-    for (const auto& kv : f) s[kv.first] = kv.second;
-    sources.push_back(describe(file.label + file.path, f));
+    for (const auto& kv : source.settings) s[kv.first] = kv.second;
+    c.source += (c.source.empty() ? "" : "; ") + describe(source.label, source.settings);
   }
-
-  // Environment overrides the files key by key; a misspelt ADACOMP_ variable
-  // is an error rather than a setting silently ignored.
-  Settings env;
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "ADACOMP_", 8) != 0) continue;
-    const char* eq = std::strchr(*e, '=');
-    std::string key(*e, eq ? eq - *e : std::strlen(*e));
-    if (ignored_variable(key)) continue;
-    if (!find_setting(key)) {
-      *error = unknown_key("environment variable", key);
-      return false;
-    }
-    env[key] = trim(eq ? eq + 1 : "");
-  }
-  for (const auto& kv : env) s[kv.first] = kv.second;
-  if (!env.empty()) sources.push_back(describe("environment", env));
-  c.source = sources.empty() ? "defaults" : "";
-  for (const std::string& src : sources) c.source += (c.source.empty() ? "" : "; ") + src;
+  if (sources.empty()) c.source = "defaults";
 
   for (const auto& [key, value] : s) {
     const Setting* setting = find_setting(key);
@@ -408,9 +312,20 @@ bool load_config(Config* out, std::string* error) {
              "ADACOMP_REL_ERROR_BOUND";
     return false;
   }
+  // A bound the user believes applies, and a mode that never applies one.
+  if (c.mode == Mode::lossless && c.lossy_enabled()) {
+    const std::string bound =
+        c.abs_error_bound > 0 ? "ADACOMP_ERROR_BOUND" : "ADACOMP_REL_ERROR_BOUND";
+    *error = "ADACOMP_MODE=lossless and " + bound + " are both set: the lossless mode never " +
+             "uses an error bound; unset " + bound + ", or set ADACOMP_MODE=adaptive or lossy";
+    return false;
+  }
   // Tiers are ordered: raising T1 alone also raises the tiers above it.
+  // Without a bound there is no lossy tier, and T2 places nothing (a
+  // calibration without one writes none).
   if (c.threshold_lossy < c.threshold_lossless) c.threshold_lossy = c.threshold_lossless;
-  if (c.threshold_pipeline < c.threshold_lossy) c.threshold_pipeline = c.threshold_lossy;
+  const size_t below_pipeline = c.lossy_enabled() ? c.threshold_lossy : c.threshold_lossless;
+  if (c.threshold_pipeline < below_pipeline) c.threshold_pipeline = below_pipeline;
   *out = c;
   return true;
 }

@@ -1,8 +1,8 @@
-// Run-time configuration: read once at MPI_Init from the site file
-// (PREFIX/etc/adacomp.conf, next to the installed library), then a key=value
-// file (ADACOMP_CONFIG, default ./adacomp.conf, as written by
-// adacomp-calibrate), then ADACOMP_* environment variables, later ones
-// overriding earlier ones key by key. Every value is validated; nothing
+// Run-time configuration: read once at MPI_Init from the site files
+// (PREFIX/etc/adacomp.conf, then adacomp-<mpi>.conf), then a key=value file
+// (ADACOMP_CONFIG, default ./adacomp.conf, as written by adacomp-calibrate),
+// then ADACOMP_* environment variables, later ones overriding earlier ones
+// key by key (policy/config_sources.h). Every value is validated; nothing
 // falls back silently.
 #pragma once
 

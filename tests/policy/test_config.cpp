@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/config.h"
+#include "policy/config_sources.h"
 #include "unit.h"
 
 extern char** environ;
@@ -85,6 +86,11 @@ void defaults_and_values() {
   EXPECT(c.threshold_lossy == 8u << 20 && c.threshold_pipeline == 8u << 20);
   EXPECT(load("", {"ADACOMP_THRESHOLD_LOSSLESS=never"}, &c, &error) &&
          c.threshold_lossless == kNever);
+  // T2 places the lossy tier only: without a bound it does not raise T3.
+  EXPECT(load("", {"ADACOMP_THRESHOLD_PIPELINE=256K"}, &c, &error) &&
+         c.threshold_pipeline == 256u << 10);
+  EXPECT(load("", {"ADACOMP_THRESHOLD_PIPELINE=256K", "ADACOMP_ERROR_BOUND=1e-3"}, &c, &error) &&
+         c.threshold_pipeline == 1u << 20);
   EXPECT(load("", {"ADACOMP_ROOT=/opt/adacomp"}, &c, &error));  // module systems' variables
 }
 
@@ -101,6 +107,21 @@ void files() {
   EXPECT(fails_with("ADACOMP_MODE=raw\nnonsense\n", {}, {g_file + ":2", "KEY=VALUE"}));
   EXPECT(fails_with("ADACOMP_MODES=raw\n", {}, {g_file, "ADACOMP_MODES", "ADACOMP_MODE?"}));
   EXPECT(fails_with("ADACOMP_MODE=fast\n", {}, {"ADACOMP_MODE='fast' is invalid", "raw|lossless"}));
+  // A file or environment for another MPI is refused, naming it and both
+  // MPIs; the one for this build's MPI is read.
+  int accepted = 0;
+  for (const char* mpi : {"openmpi", "mpich"}) {
+    if (load(std::string("ADACOMP_MPI = ") + mpi + "\n", {}, &c, &error)) {
+      ++accepted;
+      continue;
+    }
+    EXPECT(fails_with(std::string("ADACOMP_MPI = ") + mpi + "\n", {},
+                      {g_file + " holds settings for", "Open MPI", "MPICH",
+                       std::string("use the ") + mpi_display_name(mpi) + " build"}));
+    EXPECT(fails_with("", {std::string("ADACOMP_MPI=") + mpi}, {"the environment holds"}));
+  }
+  EXPECT(accepted == 1);
+  EXPECT(fails_with("ADACOMP_MPI = lam\n", {}, {"ADACOMP_MPI='lam' is invalid", "openmpi|mpich"}));
   clear_environment();
   setenv("ADACOMP_CONFIG", "/nonexistent/adacomp.conf", 1);
   EXPECT(!load_config(&c, &error) && error.find("cannot open") != std::string::npos);
@@ -148,6 +169,10 @@ void errors() {
   EXPECT(fails_with("", {"ADACOMP_MODE=lossy"}, {"ADACOMP_MODE=lossy needs an error bound"}));
   EXPECT(fails_with("", {"ADACOMP_ERROR_BOUND=1", "ADACOMP_REL_ERROR_BOUND=0.1"},
                     {"both set"}));
+  // A bound with a mode that never uses one: both variables named.
+  for (const char* bound : {"ADACOMP_ERROR_BOUND", "ADACOMP_REL_ERROR_BOUND"})
+    EXPECT(fails_with("ADACOMP_MODE = lossless\n", {std::string(bound) + "=1e-4"},
+                      {std::string("ADACOMP_MODE=lossless and ") + bound + " are both set"}));
 }
 
 void fingerprint() {

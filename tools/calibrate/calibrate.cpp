@@ -48,6 +48,12 @@ const char kHelp[] =
     "every measurement to --csv (default: next to --out, .csv). Put ranks on two\n"
     "different nodes: a calibration on one host measures shared memory, not the network.\n"
     "\n"
+    "Lossy tiers are measured only with an error bound, taken from the environment as\n"
+    "the library takes it: ADACOMP_ERROR_BOUND (absolute) or ADACOMP_REL_ERROR_BOUND\n"
+    "(relative to the value range), exported to every rank. The output names the bound\n"
+    "but does not set it (lossy compression stays each job's choice). Without one, no\n"
+    "lossy tier, threshold or codec is measured or written.\n"
+    "\n"
     "  --data FILE        raw doubles to measure on (default: a built-in heat field)\n"
     "  --min/--max BYTES  size range (K/M/G suffixes; default 1K..64M)\n"
     "  --budget S         seconds per measurement (default 0.3)\n"
@@ -298,44 +304,43 @@ int main(int argc, char** argv) {
     }
   }
   // Tier t covers sizes [start[t], start[t+1]) of each op; the configuration
-  // takes each tier's earliest start over the ops.
+  // takes each tier's earliest start over the ops. Without a bound there is
+  // no lossy tier to place: it is never chosen, and no threshold is written.
   size_t best_i[3] = {ns, ns, ns};
   auto label = [&](size_t i) { return i < ns ? size_label(sizes[i]) : std::string("never"); };
   auto threshold_text = [&](size_t i) { return i < ns ? std::to_string(sizes[i]) : std::string("never"); };
   std::string per_op;
   for (int o = 0; o < kNumOps; ++o) {
-    if (!have_bound) rel[o][2] = rel[o][1];
+    if (!have_bound) rel[o][2].assign(ns, INFINITY);
     size_t starts[3];
     best_starts(rel[o], ns, starts);
     for (int t = 0; t < 3; ++t) best_i[t] = std::min(best_i[t], starts[t]);
     per_op += "#   " + std::string(coll_name(kOps[o])) + ": lossless from " + label(starts[0]) +
-              ", lossy from " + label(starts[1]) + ", pipelined from " + label(starts[2]) + "\n";
+              (have_bound ? ", lossy from " + label(starts[1]) : "") + ", pipelined from " +
+              label(starts[2]) + "\n";
   }
   best_i[1] = std::max(best_i[1], best_i[0]);
   best_i[2] = std::max(best_i[2], best_i[1]);
-  std::string bound_used = "none: lossy tiers measured as lossless";
+  std::string bound_used;
   for (const char* var : {"ADACOMP_ERROR_BOUND", "ADACOMP_REL_ERROR_BOUND"})
     if (const char* v = std::getenv(var)) bound_used = std::string(var) + "=" + v;
 
+  // The codecs the auto settings choose among for floats (the runtime model
+  // times them on the real calls; docs/codecs.md), for reading only; the
+  // lossy ones at the bound the tiers were measured with.
+  const std::vector<double> field = sample_field(1 << 19, rank, data_file);
+  const double field_bound = configured_bound(field, MPI_COMM_WORLD);
   if (rank == 0) {
-    std::vector<double> field = sample_field(1 << 19, 0, data_file);
-    double range = 0;
-    {
-      auto [lo, hi] = std::minmax_element(field.begin(), field.end());
-      range = *hi - *lo;
-    }
-    // The candidates of the auto codec settings for floats (the runtime
-    // model times them on the real calls; docs/codecs.md): for reading only.
     std::string speeds;
     for (adacomp::CodecId id : {adacomp::CodecId::bitplane, adacomp::CodecId::quant_zstd,
                                 adacomp::CodecId::quant_fast}) {
-      const bool lossy = adacomp::find_codec(id)->lossy;
+      const adacomp::Codec* codec = adacomp::find_codec(id);
+      if (codec->lossy && !have_bound) continue;
       double c, d, r;
-      codec_speed(id, field, lossy ? 1e-4 * range : 0, &c, &d, &r);
-      char line[128];
-      std::snprintf(line, sizeof line, "#   %-10s %.0f / %.0f, %.2fx%s\n",
-                    adacomp::find_codec(id)->name, c, d, r,
-                    lossy ? " at relative bound 1e-4" : "");
+      codec_speed(id, field, codec->lossy ? field_bound : 0, &c, &d, &r);
+      char line[160];
+      std::snprintf(line, sizeof line, "#   %-10s %.0f / %.0f, %.2fx%s%s\n", codec->name, c, d, r,
+                    codec->lossy ? " at " : "", codec->lossy ? bound_used.c_str() : "");
       speeds += line;
     }
     FILE* out = std::fopen(out_path.c_str(), "w");
@@ -343,26 +348,29 @@ int main(int argc, char** argv) {
     std::time_t now = std::time(nullptr);
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    // ADACOMP_MPI: a build for the other MPI refuses this file (man adacomp.conf).
     std::fprintf(out,
-                 "# Written by adacomp-calibrate %s (%s) on %s: %d ranks on %d node(s), data %s, %s.\n"
+                 "# Written by adacomp-calibrate %s (%s) on %s: %d ranks on %d node(s), data %s.\n"
                  "# Hosts: %s%s\n"
-                 "# Error bound used: %s\n"
+                 "# Error bound: %s\n"
                  "# Environment variables override these settings.\n"
+                 "ADACOMP_MPI = %s\n"
                  "ADACOMP_MODE = %s\n"
-                 "ADACOMP_THRESHOLD_LOSSLESS = %s\n"
-                 "ADACOMP_THRESHOLD_LOSSY = %s\n"
-                 "ADACOMP_THRESHOLD_PIPELINE = %s\n"
-                 "# Where each operation alone would start each tier:\n%s",
+                 "ADACOMP_THRESHOLD_LOSSLESS = %s\n",
                  ADACOMP_VERSION, ADACOMP_MPI_BUILT_FOR, when, size,
                  *std::max_element(node.begin(), node.end()) + 1,
-                 data_file.empty() ? "built-in heat field" : data_file.c_str(),
-                 have_bound ? "lossy tiers measured with the configured bound"
-                            : "no error bound set, so lossy tiers measured as lossless",
-                 hosts.list.c_str(),
+                 data_file.empty() ? "built-in heat field" : data_file.c_str(), hosts.list.c_str(),
                  hosts.distinct == 1 ? " -- ONE HOST: shared memory, not the network" : "",
-                 bound_used.c_str(), best_i[2] < ns ? "pipelined" : "adaptive",
-                 threshold_text(best_i[0]).c_str(), threshold_text(best_i[1]).c_str(),
-                 threshold_text(best_i[2]).c_str(), per_op.c_str());
+                 have_bound ? (bound_used + ", lossy tiers measured with it (not set here: "
+                                            "lossy compression stays each job's choice)").c_str()
+                            : "none (ADACOMP_ERROR_BOUND and ADACOMP_REL_ERROR_BOUND unset), "
+                              "so no lossy tier was measured",
+                 ADACOMP_MPI_FLAVOR, best_i[2] < ns ? "pipelined" : "adaptive",
+                 threshold_text(best_i[0]).c_str());
+    if (have_bound)
+      std::fprintf(out, "ADACOMP_THRESHOLD_LOSSY = %s\n", threshold_text(best_i[1]).c_str());
+    std::fprintf(out, "ADACOMP_THRESHOLD_PIPELINE = %s\n# Where each operation alone would start "
+                 "each tier:\n%s", threshold_text(best_i[2]).c_str(), per_op.c_str());
     if (inter_b >= 0)
       std::fprintf(out, "ADACOMP_LINK_BANDWIDTH = %.6g\nADACOMP_LINK_LATENCY = %.6g\n",
                    inter.bandwidth, inter.latency);
@@ -374,11 +382,10 @@ int main(int argc, char** argv) {
                  "# Every measurement: %s\n",
                  speeds.c_str(), csv_path.c_str());
     std::fclose(out);
-    std::fprintf(stderr,
-                 "[calibrate] thresholds: lossless from %s, lossy from %s, pipelined from %s; "
-                 "wrote %s and %s\n",
-                 label(best_i[0]).c_str(), label(best_i[1]).c_str(), label(best_i[2]).c_str(),
-                 out_path.c_str(), csv_path.c_str());
+    std::fprintf(stderr, "[calibrate] thresholds: lossless from %s%s, pipelined from %s; "
+                 "wrote %s and %s\n", label(best_i[0]).c_str(),
+                 have_bound ? (", lossy from " + label(best_i[1])).c_str() : "",
+                 label(best_i[2]).c_str(), out_path.c_str(), csv_path.c_str());
   }
   if (csv) std::fclose(csv);
   MPI_Finalize();
