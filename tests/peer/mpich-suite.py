@@ -232,9 +232,11 @@ def run_one(mpi, test, setting, np, logdir):
     text = out.decode(errors="replace")
     no_errors = re.search(r"^\s*No [Ee]rrors\s*$", text, re.M) is not None
     rc = proc.returncode
-    if timed_out:
+    if timed_out and test.result_test not in ("TestStatus", "TestErrFatal"):
         verdict = "timeout"
     elif test.result_test in ("TestStatus", "TestErrFatal"):
+        # These expect the job to end in failure; runtests has mpiexec end
+        # it at timeLimit, as the timeout here does.
         verdict = "pass" if rc != 0 else "fail"
     elif test.result_test == "TestStatusNoErrors":
         verdict = "pass" if rc != 0 and no_errors else "fail"
