@@ -11,7 +11,12 @@ int make_framing_type(const void* header, const void* buf, MPI_Count count, MPI_
                       MPI_Datatype* out) {
   constexpr MPI_Count kChunk = MPI_Count{1} << 30;  // elements per block at most
   MPI_Aint extent = 0, lb = 0;
+  MPI_Count size = 0;
   int rc = PMPI_Type_get_extent(type, &lb, &extent);
+  if (rc == MPI_SUCCESS) rc = PMPI_Type_size_x(type, &size);
+  // No data (a type of size 0, perhaps at MPI_BOTTOM): the header alone, so
+  // that MPI does not take the user's null address for a buffer.
+  if (size == 0) count = 0;
   MPI_Datatype chunk = MPI_DATATYPE_NULL;
   if (rc == MPI_SUCCESS && count >= kChunk)
     rc = PMPI_Type_contiguous(static_cast<int>(kChunk), type, &chunk);

@@ -65,7 +65,12 @@ CommState* find_comm_state(MPI_Comm comm) {
 CommState* comm_state(MPI_Comm comm) {
   if (CommState* s = find_comm_state(comm)) return s;
   auto* s = new CommState;
-  if (PMPI_Comm_dup(comm, &s->coll.comm) != MPI_SUCCESS) {
+  // Split, not dup: a duplicate would copy the application's attributes,
+  // running their copy callbacks now and their delete callbacks when ours
+  // is freed (MPICH's attr tests count them).
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  if (PMPI_Comm_split(comm, 0, rank, &s->coll.comm) != MPI_SUCCESS) {
     delete s;
     return nullptr;
   }

@@ -10,6 +10,41 @@
 #include "wire/frame.h"
 
 namespace adacomp {
+namespace {
+
+// (buf, count, type) as MPI_Pack and MPI_Unpack take it. MPICH refuses a
+// null address there, which is what MPI_BOTTOM is (absolute-address types):
+// a type displaced by minus a real address, used at that address, reaches
+// the same bytes.
+class AtAddress {
+ public:
+  AtAddress(const void* buf, int count, MPI_Datatype type)
+      : buf(const_cast<void*>(buf)), count(count), type(type) {
+    if (buf) return;
+    static char base;
+    MPI_Aint disp = 0;
+    PMPI_Get_address(&base, &disp);
+    disp = -disp;
+    PMPI_Type_create_struct(1, &count, &disp, &type, &shifted_);
+    PMPI_Type_commit(&shifted_);
+    this->buf = &base;
+    this->count = 1;
+    this->type = shifted_;
+  }
+  ~AtAddress() {
+    if (shifted_ != MPI_DATATYPE_NULL) PMPI_Type_free(&shifted_);
+  }
+  AtAddress(const AtAddress&) = delete;
+  AtAddress& operator=(const AtAddress&) = delete;
+  void* buf;
+  int count;
+  MPI_Datatype type;
+
+ private:
+  MPI_Datatype shifted_ = MPI_DATATYPE_NULL;
+};
+
+}  // namespace
 
 uint8_t* stage_in(uint8_t* room, const void* buf, MPI_Count count, MPI_Datatype type,
                   const TypeInfo& ti, size_t bytes, bool pack, MPI_Comm comm, int* pack_rc) {
@@ -17,8 +52,8 @@ uint8_t* stage_in(uint8_t* room, const void* buf, MPI_Count count, MPI_Datatype 
   if (pack) {
     // A staged message is at most one frame's payload: its count fits an int.
     int pos = 0;
-    const int rc = PMPI_Pack(buf, static_cast<int>(count), type, room, static_cast<int>(bytes),
-                             &pos, comm);
+    const AtAddress in(buf, static_cast<int>(count), type);
+    const int rc = PMPI_Pack(in.buf, in.count, in.type, room, static_cast<int>(bytes), &pos, comm);
     if (pack_rc) *pack_rc = rc;
   }
   return room;
@@ -37,7 +72,10 @@ void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
   const int whole = static_cast<int>(bytes / ti.size);
   const size_t rest = bytes - static_cast<size_t>(whole) * ti.size;
   int pos = 0;
-  PMPI_Unpack(data, static_cast<int>(bytes - rest), &pos, buf, whole, type, comm);
+  {
+    const AtAddress out(buf, whole, type);
+    PMPI_Unpack(data, static_cast<int>(bytes - rest), &pos, out.buf, out.count, out.type, comm);
+  }
   if (!rest) return;
   // MPI_Unpack takes whole elements only (Open MPI refuses less), so the
   // partial element is packed from the buffer as it is, its first bytes
@@ -49,11 +87,12 @@ void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
   int room = 0;
   PMPI_Pack_size(1, type, comm, &room);
   std::vector<uint8_t> element(static_cast<size_t>(room));
+  const AtAddress at(last, 1, type);
   pos = 0;
-  PMPI_Pack(last, 1, type, element.data(), room, &pos, comm);
+  PMPI_Pack(at.buf, at.count, at.type, element.data(), room, &pos, comm);
   std::memcpy(element.data(), data + bytes - rest, rest);
   pos = 0;
-  PMPI_Unpack(element.data(), room, &pos, last, 1, type, comm);
+  PMPI_Unpack(element.data(), room, &pos, at.buf, at.count, at.type, comm);
 }
 
 Coder lossless_coder(ElemKind kind, int arm) {

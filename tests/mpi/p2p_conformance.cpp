@@ -9,7 +9,12 @@
 //             with an empty status;
 //   error     single-completion calls leave status.MPI_ERROR alone;
 //   bsend     a persistent buffered send to oneself completes before its
-//             receive is posted.
+//             receive is posted;
+//   bottom    MPI_BOTTOM with absolute-address types, and a type of size 0
+//             at a null address, both ways;
+//   attr      a communicator constructor runs the application's attribute
+//             copy callbacks once, as MPI does (the library's own
+//             communicators copy none).
 // Ranks pair up (rank ^ 1); an odd last rank, or one rank alone, talks to
 // itself. Run with the library forced to code, and with node maps.
 #include <mpi.h>
@@ -271,10 +276,84 @@ void persistent_bsend_to_self(int n) {
   MPI_Buffer_detach(&detached, &detached_bytes);
 }
 
+// ---- MPI_BOTTOM and empty types --------------------------------------------
+
+void bottom_and_empty(int n) {
+  std::vector<int> out(n), in(2 * static_cast<size_t>(n), -1);
+  for (int i = 0; i < n; ++i) out[i] = rank_ * 100000 + i;
+  // Every other int of `in`, by absolute address: received at MPI_BOTTOM.
+  MPI_Datatype every_other, absolute;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &every_other);
+  MPI_Aint where = 0;
+  MPI_Get_address(in.data(), &where);
+  int one = 1;
+  MPI_Type_create_struct(1, &one, &where, &every_other, &absolute);
+  MPI_Type_commit(&absolute);
+  MPI_Request r;
+  MPI_Isend(out.data(), n, MPI_INT, peer_, 90, MPI_COMM_WORLD, &r);
+  MPI_Recv(MPI_BOTTOM, 1, absolute, peer_, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += in[2 * i] != peer_ * 100000 + i || in[2 * i + 1] != -1;
+  CHECK(wrong == 0, "receive of %d ints at MPI_BOTTOM: %d wrong", n, wrong);
+  // The same type sends from MPI_BOTTOM.
+  std::vector<int> back(n, -1);
+  MPI_Isend(MPI_BOTTOM, 1, absolute, peer_, 91, MPI_COMM_WORLD, &r);
+  MPI_Recv(back.data(), n, MPI_INT, peer_, 91, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += back[i] != rank_ * 100000 + i;
+  CHECK(wrong == 0, "send of %d ints from MPI_BOTTOM: %d wrong", n, wrong);
+  MPI_Type_free(&absolute);
+  MPI_Type_free(&every_other);
+  // A type of size 0 (blocks of length 0) at a null address.
+  int zeros[2] = {0, 0}, displs[2] = {0, 4};
+  MPI_Datatype empty;
+  MPI_Type_indexed(2, zeros, displs, MPI_INT, &empty);
+  MPI_Type_commit(&empty);
+  MPI_Status st;
+  MPI_Isend(nullptr, 1, empty, peer_, 92, MPI_COMM_WORLD, &r);
+  MPI_Recv(nullptr, 1, empty, peer_, 92, MPI_COMM_WORLD, &st);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  int count = -1;
+  MPI_Get_count(&st, MPI_INT, &count);
+  CHECK(count == 0, "a type of size 0 at a null address: count %d", count);
+  MPI_Type_free(&empty);
+}
+
+// ---- attribute callbacks ------------------------------------------------------
+
+int copy_counting(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  ++*static_cast<int*>(in);
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int delete_counting(MPI_Comm, int, void* value, void*) {
+  --*static_cast<int*>(value);
+  return MPI_SUCCESS;
+}
+
+void attribute_callbacks() {
+  int copies = 1, key = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(copy_counting, delete_counting, &key, nullptr);
+  MPI_Comm base;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, rank_, &base);  // split: no attribute of world's
+  MPI_Comm_set_attr(base, key, &copies);
+  MPI_Comm dup;
+  MPI_Comm_dup(base, &dup);
+  CHECK(copies == 2, "MPI_Comm_dup ran the copy callback %d times, not once", copies - 1);
+  MPI_Comm_free(&dup);
+  CHECK(copies == 1, "MPI_Comm_free of the duplicate: %d", copies);
+  MPI_Comm_free(&base);
+  CHECK(copies == 0, "MPI_Comm_free of the original: %d", copies);
+  MPI_Comm_free_keyval(&key);
+}
+
 }  // namespace
 
-// Arguments name the parts to run (partial inactive error bsend; all when
-// none), so that each bug class can be shown failing on its own.
+// Arguments name the parts to run (partial inactive error bsend bottom
+// attr; all when none), so that each bug class can be shown failing on its own.
 int main(int argc, char** argv) {
   start_test(&argc, &argv, &rank_, &size_);
   peer_ = (rank_ ^ 1) < size_ ? rank_ ^ 1 : rank_;
@@ -297,6 +376,9 @@ int main(int argc, char** argv) {
     for (int n : {3, 9000}) error_field_untouched(n);
   if (wanted("bsend"))
     for (int n : {4, 100000}) persistent_bsend_to_self(n);
+  if (wanted("bottom"))
+    for (int n : {3, 20001}) bottom_and_empty(n);
+  if (wanted("attr")) attribute_callbacks();
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) std::printf("p2p_conformance: %d checks on rank 0, %d failed in all\n", g_checks, failures);
