@@ -114,7 +114,7 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
 // so that its channel's later frames fail rather than wait for it.
 void skip_channel_frame(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
                         const uint8_t* body, size_t available, const char* op) {
-  if (!(h.flags & kFrameInterstep)) return;
+  if (!st || !(h.flags & kFrameInterstep)) return;
   ChannelRecord rec;
   size_t record = 0;
   if (!read_channel_record(body, available, &rec, &record)) {
@@ -172,13 +172,13 @@ int truncated(MPI_Comm app, MPI_Status* s, size_t n) {
 
 }  // namespace
 
-int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>& staging,
+int finish_recv(P2PComm* st, MPI_Comm app, const uint8_t* header,
+                const std::vector<uint8_t>& staging,
                 void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
                 bool cut, const char* op) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;
-  P2PComm* st = p2p_of(app);
   const bool staged = !staging.empty();
   if (staged) header = staging.data();
   // The whole frame, header included; may exceed an int.
@@ -187,19 +187,24 @@ int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>&
   // A cut frame's header says more than arrived, so its lengths are not
   // checked against what arrived.
   FrameHeader h;
-  if (!st || got < static_cast<MPI_Count>(kFrameHeaderBytes) ||
+  // `st` is null when the application freed the communicator while the
+  // receive was pending (MPI keeps it until then): only a channel frame
+  // needs it.
+  if (got < static_cast<MPI_Count>(kFrameHeaderBytes) ||
       !read_frame_header(header, kFrameHeaderBytes + kMaxFramePayload, &h)) {
-    if (!st || !cut)
+    if (!cut)
       return raise_failure(app, size_failure(nullptr, static_cast<size_t>(got)), op,
                            got < static_cast<MPI_Count>(kFrameHeaderBytes) ? kBadSize
                                                                            : kBadHeader);
     // Nothing usable arrived (MPICH delivers no data): whichever channel
     // the frame was on, its later frames must not wait for it.
-    {
-      std::lock_guard<std::mutex> g(st->mu);
-      st->receiving.lose_source(s->MPI_SOURCE);
+    if (st) {
+      {
+        std::lock_guard<std::mutex> g(st->mu);
+        st->receiving.lose_source(s->MPI_SOURCE);
+      }
+      tell_sender(app, s->MPI_SOURCE, 0);
     }
-    tell_sender(app, s->MPI_SOURCE, 0);
     return report(app, MPI_ERR_TRUNCATE);
   }
   const size_t arrived = static_cast<size_t>(got) - kFrameHeaderBytes;

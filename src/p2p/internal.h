@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -41,7 +42,7 @@ struct Stashed {
 };
 
 // Point-to-point's part of a communicator's state (runtime/comm_state.h).
-struct P2PComm {
+struct P2PComm : std::enable_shared_from_this<P2PComm> {
   MPI_Comm comm = MPI_COMM_NULL;  // the private duplicate (CommState::p2p)
   const Locality* loc = nullptr;  // the communicator's, learned once
   // Messages between ranks of one node go straight through PMPI on the
@@ -104,6 +105,9 @@ struct Pending {
   // the user's buffer).
   MPI_Request twin = MPI_REQUEST_NULL;
   bool twin_active = false;  // posted (or started) and not yet settled
+  // A receive's communicator part, kept while the receive is pending: the
+  // application may free the communicator meanwhile.
+  std::shared_ptr<P2PComm> part;
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
   void* buf = nullptr;
@@ -240,7 +244,8 @@ constexpr int kNotYourTurn = -1;
 // types), or the whole frame is in `staging` (non-empty: other types).
 // `cut` says MPI reported the frame truncated (longer than the posted
 // buffer). `op` names the call the user made, for its errors.
-int finish_recv(MPI_Comm app, const uint8_t* header, const std::vector<uint8_t>& staging,
+int finish_recv(P2PComm* st, MPI_Comm app, const uint8_t* header,
+                const std::vector<uint8_t>& staging,
                 void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
                 bool cut, const char* op);
 // Delivers a whole frame taken off the wire earlier (probe, matched probe).

@@ -55,7 +55,8 @@ int do_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Co
   int rc = PMPI_Recv(l.base, l.count, l.type, source, tag, st->comm, s);
   if (l.derived) PMPI_Type_free(&l.type);
   if (rc != MPI_SUCCESS && !truncation(rc)) return report(comm, rc);
-  return finish_recv(comm, header, staging, buf, count, type, s, true, rc != MPI_SUCCESS, "Recv");
+  return finish_recv(st, comm, header, staging, buf, count, type, s, true, rc != MPI_SUCCESS,
+                     "Recv");
 }
 
 // Completes the twin, which has matched or been cancelled (promptly either
@@ -107,6 +108,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   p->count = count;
   p->peer = source;
   p->tag = tag;
+  p->part = st->shared_from_this();
   if (is_named(type)) {
     p->type = type;
   } else {

@@ -24,9 +24,11 @@ struct Group {
 // Why a forward-declared type with the deleter stored beside the pointer:
 // runtime must neither include p2p's headers nor link to its code, yet the
 // state's one delete callback has to free p2p's part too; the deleter is the
-// function p2p installed along with the part.
+// function p2p installed along with the part. Shared: a receive still
+// pending when the application frees the communicator (MPI keeps the
+// communicator until it completes) keeps the part too.
 struct P2PComm;
-using P2PCommPtr = std::unique_ptr<P2PComm, void (*)(P2PComm*)>;
+using P2PCommPtr = std::shared_ptr<P2PComm>;
 
 struct CommState {
   Group coll;    // private duplicate: the library's collective traffic only
@@ -38,7 +40,7 @@ struct CommState {
   // Private duplicate for point-to-point traffic (application tags, so never
   // shared with `coll`), with p2p's part; both null where p2p is off.
   Group p2p;
-  P2PCommPtr p2p_part{nullptr, nullptr};
+  P2PCommPtr p2p_part;
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
   // Nonblocking collectives started on this communicator: each one's tags

@@ -12,6 +12,8 @@
 //             receive is posted;
 //   bottom    MPI_BOTTOM with absolute-address types, and a type of size 0
 //             at a null address, both ways;
+//   freed     a receive pending when its communicator is freed completes
+//             (MPI keeps the communicator until then);
 //   attr      a communicator constructor runs the application's attribute
 //             copy callbacks once, as MPI does (the library's own
 //             communicators copy none).
@@ -321,6 +323,28 @@ void bottom_and_empty(int n) {
   MPI_Type_free(&empty);
 }
 
+// ---- a communicator freed with a receive pending ------------------------------
+
+void receive_on_freed_comm(int n) {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  std::vector<int> out(n, rank_ + 7), in(n, -1);
+  MPI_Request r;
+  MPI_Irecv(in.data(), n, MPI_INT, peer_, 0, comm, &r);
+  MPI_Request s;
+  MPI_Isend(out.data(), n, MPI_INT, peer_, 0, comm, &s);
+  MPI_Comm_free(&comm);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Status st = marked_status();
+  MPI_Wait(&r, &st);
+  MPI_Wait(&s, MPI_STATUS_IGNORE);
+  int count = -1;
+  MPI_Get_count(&st, MPI_INT, &count);
+  const int last = n ? in[n - 1] : peer_ + 7;
+  CHECK(count == n && last == peer_ + 7,
+        "receive of %d ints on a freed communicator: count %d, last %d", n, count, last);
+}
+
 // ---- attribute callbacks ------------------------------------------------------
 
 int copy_counting(MPI_Comm, int, void*, void* in, void* out, int* flag) {
@@ -353,7 +377,7 @@ void attribute_callbacks() {
 }  // namespace
 
 // Arguments name the parts to run (partial inactive error bsend bottom
-// attr; all when none), so that each bug class can be shown failing on its own.
+// freed attr; all when none), so that each bug class can be shown failing on its own.
 int main(int argc, char** argv) {
   start_test(&argc, &argv, &rank_, &size_);
   peer_ = (rank_ ^ 1) < size_ ? rank_ ^ 1 : rank_;
@@ -378,6 +402,8 @@ int main(int argc, char** argv) {
     for (int n : {4, 100000}) persistent_bsend_to_self(n);
   if (wanted("bottom"))
     for (int n : {3, 20001}) bottom_and_empty(n);
+  if (wanted("freed"))
+    for (int n : {0, 5, 40000}) receive_on_freed_comm(n);
   if (wanted("attr")) attribute_callbacks();
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
