@@ -2,7 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
-#include <vector>
+#include <mutex>
 
 #include "policy/tier.h"
 #include "runtime/runtime.h"
@@ -44,6 +44,28 @@ class AtAddress {
   MPI_Datatype shifted_ = MPI_DATATYPE_NULL;
 };
 
+// A partial element: which of its basic elements the first `rest` bytes
+// fill, MPI alone knows, and it may write no other byte of the buffer (MPI
+// writes only what arrived; the rest of the element may lie past the user's
+// memory). MPI_Unpack takes whole elements only, so the bytes travel as
+// MPI_PACKED to this process, received with the element's type: MPI lands a
+// partial element exactly as a receive does. One at a time: the private
+// communicator's messages must not cross between threads.
+void unpack_partial(const uint8_t* data, int rest, void* at, MPI_Datatype type) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> g(mu);
+  static const MPI_Comm self = [] {
+    MPI_Comm c = MPI_COMM_NULL;
+    PMPI_Comm_dup(MPI_COMM_SELF, &c);
+    return c;
+  }();
+  const AtAddress out(at, 1, type);
+  MPI_Request r;
+  PMPI_Irecv(out.buf, out.count, out.type, 0, 0, self, &r);
+  PMPI_Send(data, rest, MPI_PACKED, 0, 0, self);
+  PMPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
 }  // namespace
 
 uint8_t* stage_in(uint8_t* room, const void* buf, MPI_Count count, MPI_Datatype type,
@@ -77,22 +99,10 @@ void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
     PMPI_Unpack(data, static_cast<int>(bytes - rest), &pos, out.buf, out.count, out.type, comm);
   }
   if (!rest) return;
-  // MPI_Unpack takes whole elements only (Open MPI refuses less), so the
-  // partial element is packed from the buffer as it is, its first bytes
-  // replaced by the message's, and unpacked whole: its other basic elements
-  // get their own values back.
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_get_extent(type, &lb, &extent);
-  void* last = static_cast<uint8_t*>(buf) + static_cast<MPI_Aint>(whole) * extent;
-  int room = 0;
-  PMPI_Pack_size(1, type, comm, &room);
-  std::vector<uint8_t> element(static_cast<size_t>(room));
-  const AtAddress at(last, 1, type);
-  pos = 0;
-  PMPI_Pack(at.buf, at.count, at.type, element.data(), room, &pos, comm);
-  std::memcpy(element.data(), data + bytes - rest, rest);
-  pos = 0;
-  PMPI_Unpack(element.data(), room, &pos, at.buf, at.count, at.type, comm);
+  unpack_partial(data + bytes - rest, static_cast<int>(rest),
+                 static_cast<uint8_t*>(buf) + static_cast<MPI_Aint>(whole) * extent, type);
 }
 
 Coder lossless_coder(ElemKind kind, int arm) {

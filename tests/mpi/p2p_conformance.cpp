@@ -21,6 +21,9 @@
 // itself. Run with the library forced to code, and with node maps.
 #include <mpi.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -140,6 +143,37 @@ void partial_elements(int n, Form f) {
   for (size_t i = 0; i < in.size(); ++i) wrong += !written[i] && in[i] != -7;
   CHECK(wrong == 0, "%s of %d ints into pair elements: %d ints wrong", name_of(f), n, wrong);
   MPI_Type_free(&pair);
+}
+
+// A message shorter than one element of a receive type whose extent runs
+// past the user's memory (MPICH's datatype/lots_of_types): only the bytes
+// that arrive may be touched. The buffer ends where an inaccessible page
+// begins.
+void partial_element_at_memory_end() {
+  const long page = sysconf(_SC_PAGESIZE);
+  auto* base = static_cast<uint8_t*>(
+      mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  mprotect(base + page, page, PROT_NONE);
+  int* buf = reinterpret_cast<int*>(base + page) - 4;
+  for (int i = 0; i < 4; ++i) buf[i] = -1;
+  int blocks[8], displs[8];
+  for (int j = 0; j < 8; ++j) blocks[j] = 4, displs[j] = 8 * j;  // 32 ints over 240 bytes
+  MPI_Datatype wide;
+  MPI_Type_indexed(8, blocks, displs, MPI_INT, &wide);
+  MPI_Type_commit(&wide);
+  const int out[4] = {rank_, 2, 3, 4};
+  MPI_Request r;
+  MPI_Irecv(buf, 1, wide, peer_, 95, MPI_COMM_WORLD, &r);
+  MPI_Send(out, 4, MPI_INT, peer_, 95, MPI_COMM_WORLD);
+  MPI_Status st;
+  MPI_Wait(&r, &st);
+  int elements = 0;
+  MPI_Get_elements(&st, wide, &elements);
+  CHECK(elements == 4 && buf[0] == peer_ && buf[3] == 4,
+        "4 ints into one wide element at the end of memory: %d elements, %d %d", elements,
+        buf[0], buf[3]);
+  MPI_Type_free(&wide);
+  munmap(base, 2 * page);
 }
 
 // ---- inactive and null requests ------------------------------------------
@@ -393,6 +427,7 @@ int main(int argc, char** argv) {
         partial_elements(n, f);
       MPI_Barrier(MPI_COMM_WORLD);
     }
+    partial_element_at_memory_end();
   }
   if (wanted("inactive"))
     for (int n : {1, 5000}) inactive_requests(n);
