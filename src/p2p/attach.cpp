@@ -13,8 +13,6 @@ namespace {
 
 std::atomic<bool> g_on{false};
 
-void free_part(P2PComm* part) { delete part; }
-
 int attached(int rc, MPI_Comm* newcomm) {
   if (rc == MPI_SUCCESS) p2p_attach(*newcomm);
   return rc;
@@ -87,7 +85,7 @@ void p2p_attach(MPI_Comm comm) {
   part->loc = &s->loc;
   part->split = !kSmpi &&  // internal.h
       s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
-  s->p2p_part = P2PCommPtr(part, free_part);
+  s->p2p_part = P2PCommPtr(part);
 }
 
 // ---- communicator constructors: PMPI, then the new communicator's part ----

@@ -173,9 +173,8 @@ int truncated(MPI_Comm app, MPI_Status* s, size_t n) {
 }  // namespace
 
 int finish_recv(P2PComm* st, MPI_Comm app, const uint8_t* header,
-                const std::vector<uint8_t>& staging,
-                void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
-                bool cut, const char* op) {
+                const std::vector<uint8_t>& staging, void* buf, int count, MPI_Datatype type,
+                MPI_Status* s, bool may_wait, bool cut, const char* op) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;

@@ -105,8 +105,9 @@ struct Pending {
   // the user's buffer).
   MPI_Request twin = MPI_REQUEST_NULL;
   bool twin_active = false;  // posted (or started) and not yet settled
-  // A receive's communicator part, kept while the receive is pending: the
-  // application may free the communicator meanwhile.
+  // The communicator's part, for a receive or a buffered persistent send:
+  // kept with the request, since the application may free the communicator
+  // meanwhile.
   std::shared_ptr<P2PComm> part;
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
@@ -243,11 +244,12 @@ constexpr int kNotYourTurn = -1;
 // header is in `header` and the payload in the user's buffer (contiguous
 // types), or the whole frame is in `staging` (non-empty: other types).
 // `cut` says MPI reported the frame truncated (longer than the posted
-// buffer). `op` names the call the user made, for its errors.
+// buffer). `op` names the call the user made, for its errors. `st` is the
+// communicator's part the receive was posted with (only channel frames need
+// it).
 int finish_recv(P2PComm* st, MPI_Comm app, const uint8_t* header,
-                const std::vector<uint8_t>& staging,
-                void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
-                bool cut, const char* op);
+                const std::vector<uint8_t>& staging, void* buf, int count, MPI_Datatype type,
+                MPI_Status* s, bool may_wait, bool cut, const char* op);
 // Delivers a whole frame taken off the wire earlier (probe, matched probe).
 int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
             const char* op);

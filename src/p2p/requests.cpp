@@ -127,8 +127,7 @@ void drive_receives(MPI_Comm app, const char* op) {
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
       int rc = finish_recv(p->part.get(), p->app, p->header, p->staging, p->buf, p->count,
-                           p->type, &s, false,
-                           false, op);
+                           p->type, &s, false, false, op);
       if (rc == kNotYourTurn) continue;
       p->status = s;
       p->finish_rc = rc;

@@ -314,6 +314,7 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
   if (rc != MPI_SUCCESS) return report(comm, rc);
   auto* p = new Pending;
   p->persistent = p->buffered = true;
+  p->part = st->shared_from_this();
   p->app = comm;
   p->buf = const_cast<void*>(buf);
   p->count = count;
@@ -329,7 +330,7 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
 }
 
 int start_buffered(Pending* p) {
-  P2PComm* st = p2p_of(p->app);
+  P2PComm* st = p->part.get();
   if (!st->direct(p->peer))
     return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, st);
   MPI_Request r;

@@ -38,6 +38,8 @@ void args_init() {
     PMPI_Comm_set_errhandler(g_self, MPI_ERRORS_RETURN);
 }
 
+MPI_Comm private_self() { return g_self; }
+
 void args_finalize() {
   if (g_self != MPI_COMM_NULL) PMPI_Comm_free(&g_self);
 }

@@ -21,6 +21,11 @@ enum class Peer { dest, source, none };
 // datatype MPI refuses (not committed), MPI_ERR_RANK, MPI_ERR_TAG.
 int arg_error(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int peer, Peer role, int tag);
 
+// A private duplicate of MPI_COMM_SELF (errors return), made at MPI_Init:
+// the argument checks send to MPI_PROC_NULL on it, and the partial element
+// of a staged receive travels on it (runtime/transfer.cpp).
+MPI_Comm private_self();
+
 // At MPI_Init / MPI_Finalize.
 void args_init();
 void args_finalize();

@@ -21,12 +21,12 @@ struct Group {
 };
 
 // Point-to-point's part of the state, defined in src/p2p (a layer above).
-// Why a forward-declared type with the deleter stored beside the pointer:
-// runtime must neither include p2p's headers nor link to its code, yet the
-// state's one delete callback has to free p2p's part too; the deleter is the
-// function p2p installed along with the part. Shared: a receive still
-// pending when the application frees the communicator (MPI keeps the
-// communicator until it completes) keeps the part too.
+// Why a forward-declared type in a shared_ptr: runtime must neither include
+// p2p's headers nor link to its code, yet the state's one delete callback has
+// to free p2p's part too; the shared_ptr carries the deleter p2p made along
+// with the part. Shared: a receive still pending when the application frees
+// the communicator (MPI keeps the communicator until it completes) keeps
+// the part too.
 struct P2PComm;
 using P2PCommPtr = std::shared_ptr<P2PComm>;
 

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "codec/bytes.h"
+#include "policy/model.h"
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/eager_limit.h"
-#include "policy/model.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"
 #include "runtime/mpi_library.h"

@@ -1,10 +1,10 @@
 #include "runtime/transfer.h"
 
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 
 #include "policy/tier.h"
+#include "runtime/args.h"
 #include "runtime/runtime.h"
 #include "runtime/threads.h"
 #include "wire/frame.h"
@@ -54,15 +54,10 @@ class AtAddress {
 void unpack_partial(const uint8_t* data, int rest, void* at, MPI_Datatype type) {
   static std::mutex mu;
   std::lock_guard<std::mutex> g(mu);
-  static const MPI_Comm self = [] {
-    MPI_Comm c = MPI_COMM_NULL;
-    PMPI_Comm_dup(MPI_COMM_SELF, &c);
-    return c;
-  }();
   const AtAddress out(at, 1, type);
   MPI_Request r;
-  PMPI_Irecv(out.buf, out.count, out.type, 0, 0, self, &r);
-  PMPI_Send(data, rest, MPI_PACKED, 0, 0, self);
+  PMPI_Irecv(out.buf, out.count, out.type, 0, 0, private_self(), &r);
+  PMPI_Send(data, rest, MPI_PACKED, 0, 0, private_self());
   PMPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
