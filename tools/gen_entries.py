@@ -36,6 +36,11 @@ MESSAGE_OUT = {"Mprobe", "Improbe"}
 
 class Param:
     def __init__(self, text, where):
+        self.varargs = text.strip() == "..."  # MPI_Pcontrol's: passed on to nobody
+        if self.varargs:
+            self.const, self.base, self.stars, self.name, self.arr, self.poly = (
+                False, "...", "", "", False, False)
+            return
         m = re.match(r"(const\s+)?(\w+)\s*(\**)\s*(\w+)(\[\])?$", " ".join(text.split()))
         if not m:
             raise SystemExit(f"{where}: cannot read parameter '{text}'")
@@ -43,6 +48,8 @@ class Param:
         self.const, self.arr, self.poly = bool(const), bool(arr), self.base in POLY
 
     def decl(self, large):
+        if self.varargs:
+            return "..."
         base = POLY[self.base][large] if self.poly else self.base
         return f"{'const ' if self.const else ''}{base}{self.stars} {self.name}{'[]' if self.arr else ''}"
 
@@ -56,6 +63,8 @@ class Call:
             raise SystemExit(f"{where}: unknown flag(s) {sorted(self.flags - FLAGS)}")
         self.params = [Param(p, where) for p in params.split(",")] if params.strip() else []
         self.twin = any(p.poly for p in self.params)  # has an MPI_<Name>_c
+        if any(p.varargs for p in self.params) and "c_only" not in self.flags:
+            raise SystemExit(f"{where}: '...' needs c_only (no Fortran form)")
         if "large" in self.flags and not self.twin:
             raise SystemExit(f"{where}: 'large' without a COUNT parameter")
         if self.twin and "large" not in self.flags and any(p.poly and p.arr for p in self.params):
@@ -112,7 +121,7 @@ def polled(call, args):
 
 
 def c_entry(call, name, large):
-    args = ", ".join(p.name for p in call.params)
+    args = ", ".join(p.name for p in call.params if not p.varargs)
     pmpi = f"PMPI_{name}({args})"
     impl = call.name.lower()
     out = [f'extern "C" ADACOMP_EXPORT int MPI_{name}('
@@ -121,7 +130,8 @@ def c_entry(call, name, large):
     buffers = [p.name for p in call.params if p.base == "void"]
     if buffers and not call.has("own_handle"):
         out.append(f"  if ({' || '.join(f'adacomp::on_device({b})' for b in buffers)}) return {pmpi};")
-    out.append(f"  adacomp::CallClock clock(adacomp::call_{name});")
+    # The caller's address: the call site of the report (runtime/sites.h).
+    out.append(f"  adacomp::CallClock clock(adacomp::call_{name}, __builtin_return_address(0));")
     if call.has("polled") and not large:
         out.append(f"  const int rc = {polled(call, args)}")
     if large and not call.has("large"):  # narrowing twin

@@ -12,6 +12,11 @@ CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Gro
                                CallForm form)
     : group(g), plan(p), app_(app), op_(op), form_(form), stats_(stats_for(op)),
       coder_{p.codec, p.params}, start_(PMPI_Wtime()) {
+  // MPI_Pcontrol(0): the same path, its frames stored (runtime.h coding_on).
+  if (!coding_on()) {
+    coder_.codec = find_codec(CodecId::stored);
+    return;
+  }
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.chunks > 1) stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);

@@ -46,6 +46,9 @@ class CompressedCall {
   // Checks the status of a payload decoded outside decode(), remembering
   // the codec's reason on failure.
   bool check_decoded(long status) { return errors_.codec(status); }
+  // The operation's counters, for coding done outside encode() and decode()
+  // (the reduction on codes times its quantisation and code payloads there).
+  OpStats& stats() { return stats_; }
 
   // Point-to-point on the private communicator, counted in the statistics.
   void isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer,

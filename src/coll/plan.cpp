@@ -35,6 +35,23 @@ bool one_node_pass(const GateVerdict& v) {
   return v.adaptive && node_local_raw() && !job_spans_nodes();
 }
 
+// The gate said raw: switched off, or below the thresholds (the report's
+// verdict). Returns false, the declined gate's answer.
+bool passes_raw() {
+  const bool off = config().mode == Mode::raw || tier_override() == Override::raw;
+  note_pass(off ? PassReason::switched_off : PassReason::below_threshold);
+  return false;
+}
+
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::flat: return "flat";
+    case Layout::rails: return "rails";
+    case Layout::leaders: return "leaders";
+  }
+  return "?";
+}
+
 // Bytes that move as one unit and are cut into the pipeline's chunks: a
 // ring moves the P blocks of the vector, a tree the whole message.
 size_t moving_unit(OpKind operation, const Plan& plan) {
@@ -55,7 +72,10 @@ enum class Arms {
 bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Arms arms,
             Plan* plan) {
   const Config& cfg = config();
-  if (adaptive && nonblocking) return false;
+  if (adaptive && nonblocking) {
+    note_pass(PassReason::nonblocking_off);  // compressed in the forced modes only
+    return false;
+  }
   plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
   if (!plan->state) return false;
   CommState& s = *plan->state;
@@ -73,7 +93,10 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     Candidates timed = codecs;
     if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
     arm = s.model.at(plan->model).next(timed);
-    if (arm == 0) return false;
+    if (arm == 0) {
+      note_pass(PassReason::model_no_gain);
+      return false;
+    }
   }
   plan->arm = arm;
   plan->codec = &codecs.arm(arm);
@@ -95,7 +118,8 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
   const GateVerdict v =
       gate(config(), tier_override(), plan->bytes, elem_kind(type), GateScope::collective);
-  if (v.tier.tier == Tier::raw || one_node_pass(v)) return false;
+  if (v.tier.tier == Tier::raw) return passes_raw();
+  if (one_node_pass(v)) return false;
   // An uncommitted derived datatype (runtime/args.h).
   if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   plan->type = type_info(type);
@@ -123,7 +147,10 @@ bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type
 
 bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                       Plan* plan) {
-  if (!config().nonblocking) return false;
+  if (!config().nonblocking) {
+    note_pass(PassReason::nonblocking_off);
+    return false;
+  }
   return plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan);
 }
 
@@ -136,7 +163,8 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
   const GateVerdict v =
       gate(config(), tier_override(), gated, ElemKind::bytes, GateScope::transfer);
-  if (v.tier.tier == Tier::raw || one_node_pass(v) || intercommunicator(comm)) return false;
+  if (v.tier.tier == Tier::raw) return passes_raw();
+  if (one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.tier;
   // Each transfer codes with its own kind's candidate of the arm
@@ -162,6 +190,10 @@ void record_time(CommState* state, int slot, double seconds) {
   double slowest[kArms];
   PMPI_Allreduce(model.best(), slowest, kArms, MPI_DOUBLE, MPI_MAX, state->coll.comm);
   model.agree(slowest);
+  const int won = model.settled();
+  const OpKind op = static_cast<OpKind>(slot / RuntimeModel::kSizeClasses);
+  note_settled(op, RuntimeModel::class_bytes(slot), won ? model.codecs().arm(won).name : "raw",
+               won ? layout_name(layout_of(*state, config().hierarchy)) : "pass-through");
   if (config().verbose < 2 || state->coll.rank != 0) return;
   // Rank 0's codec names: a Bcast's other ranks may have coded other kinds.
   std::string arms;
@@ -171,10 +203,8 @@ void record_time(CommState* state, int slot, double seconds) {
                   a ? model.codecs().arm(a).name : "raw", slowest[a]);
     arms += t;
   }
-  const int won = model.settled();
   std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",
-               call_name(static_cast<OpKind>(slot / RuntimeModel::kSizeClasses), CallForm::blocking)
-                   .c_str(),
+               call_name(op, CallForm::blocking).c_str(),
                RuntimeModel::class_bytes(slot), won ? model.codecs().arm(won).name : "raw",
                arms.c_str());
 }

@@ -50,7 +50,9 @@ void codes_local_view(const Plan& plan, const void* input, size_t count,
   const bool bad = qgrid::finite_range(plan.type.kind, input, count, &lo, &hi);
   view[0] = -lo;  // MAX-reduced: the lowest lo
   view[1] = hi;
-  view[2] = bad ? 1.0 : 0.0;
+  // MPI_Pcontrol(0) on any rank: no grid, so every rank takes the ring of
+  // frames, which the ranks switched off send stored (runtime.h coding_on).
+  view[2] = bad || !coding_on() ? 1.0 : 0.0;
 }
 
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
@@ -120,6 +122,7 @@ size_t CodesRing::offset(int b, int c) const {
 size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].count, k_, c); }
 
 void CodesRing::add(const uint8_t* payload, size_t bytes, int b, int c) {
+  ScopedTimer t(call_.stats().ns_decompress);
   call_.check_decoded(qgrid::add(payload, bytes, exp_, codes_ + offset(b, c), count(b, c)));
 }
 
@@ -131,7 +134,10 @@ bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
 
 bool CodesRing::advance(bool wait) {
   if (phase_ == Phase::quantize) {
-    if (p_ >= 2) qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
+    if (p_ >= 2) {
+      ScopedTimer t(call_.stats().ns_compress);
+      qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
+    }
     else if (input_ != acc_) std::memcpy(acc_, input_, n_ * call_.plan.type.size);
     phase_ = p_ >= 2 ? Phase::reduce_scatter : Phase::done;
   }
@@ -152,8 +158,11 @@ bool CodesRing::reduce_scatter_step(bool wait) {
     for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left, tag_, &reqs_[c]);
     next_ = 0;
     for (int c = 0; c < k_; ++c) {
-      const size_t n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, entropy_,
-                                     send_ + cap_ * c);
+      size_t n;
+      {
+        ScopedTimer t(call_.stats().ns_compress);
+        n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, entropy_, send_ + cap_ * c);
+      }
       call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
       call_.progress();
       while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
@@ -182,18 +191,22 @@ bool CodesRing::allgather_step(bool wait) {
   if (!posted_) {
     for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
     for (int c = 0; c < k_; ++c) {
-      if (step_ == 0)
+      if (step_ == 0) {
+        ScopedTimer t(call_.stats().ns_compress);
         sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
                                               entropy_, slot(mine, c));
+      }
       call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
                   &reqs_[k_ + c]);
       if (step_ == 0) call_.progress();
     }
     posted_ = true;
     // While the first payloads travel: this rank's own block, from its codes.
-    if (step_ == 0)
+    if (step_ == 0) {
+      ScopedTimer t(call_.stats().ns_decompress);
       qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[mine].offset,
                          blocks_[mine].count, exp_, acc_ + blocks_[mine].offset * elem);
+    }
     // (Only read while it is forwarded: MPI lets a send buffer be read.)
     if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
@@ -212,9 +225,12 @@ bool CodesRing::allgather_step(bool wait) {
 void CodesRing::decode_block(int b) {
   const size_t elem = call_.plan.type.size;
   for (int c = 0; c < k_; ++c) {
-    call_.check_decoded(qgrid::decode_values(slot(b, c), sizes_[b * k_ + c], exp_,
-                                             call_.plan.type.kind, acc_ + offset(b, c) * elem,
-                                             count(b, c)));
+    {
+      ScopedTimer t(call_.stats().ns_decompress);
+      call_.check_decoded(qgrid::decode_values(slot(b, c), sizes_[b * k_ + c], exp_,
+                                               call_.plan.type.kind, acc_ + offset(b, c) * elem,
+                                               count(b, c)));
+    }
     call_.progress();
   }
 }

@@ -38,4 +38,9 @@ int finalize() {
   return PMPI_Finalize();
 }
 
+CallResult pcontrol(int level) {
+  set_coding_level(level);
+  return kDeclined;
+}
+
 }  // namespace adacomp

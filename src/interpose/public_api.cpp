@@ -17,16 +17,18 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
   using adacomp::OpKind;
   for (int i = 0; i < static_cast<int>(OpKind::kCount); ++i) {
     if (std::strcmp(op, adacomp::op_name(static_cast<OpKind>(i))) != 0) continue;
-    const adacomp::OpStats& s = adacomp::stats_for(static_cast<OpKind>(i));
-    out->calls = s.calls;
-    out->compressed_calls = s.compressed_calls;
-    out->bytes_in = s.bytes_in;
-    out->bytes_wire = s.bytes_wire;
-    out->seconds_compress = s.ns_compress * 1e-9;
-    out->seconds_decompress = s.ns_decompress * 1e-9;
-    out->lossy_calls = s.lossy_calls;
-    out->pipelined_calls = s.pipelined_calls;
-    out->xor_calls = s.xor_calls;
+    const OpKind kind = static_cast<OpKind>(i);
+    // Summed over the MPI_Pcontrol regions.
+    auto total = [&](adacomp::OpCounter c) { return adacomp::op_total(kind, c); };
+    out->calls = total(adacomp::counter_calls);
+    out->compressed_calls = total(adacomp::counter_compressed_calls);
+    out->bytes_in = total(adacomp::counter_bytes_in);
+    out->bytes_wire = total(adacomp::counter_bytes_wire);
+    out->seconds_compress = total(adacomp::counter_ns_compress) * 1e-9;
+    out->seconds_decompress = total(adacomp::counter_ns_decompress) * 1e-9;
+    out->lossy_calls = total(adacomp::counter_lossy_calls);
+    out->pipelined_calls = total(adacomp::counter_pipelined_calls);
+    out->xor_calls = total(adacomp::counter_xor_calls);
     return 0;
   }
   return -1;

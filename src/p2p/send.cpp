@@ -42,14 +42,29 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
                     int tag, P2PComm* st, std::vector<uint8_t>* heap, uint8_t** frame,
                     size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
   const size_t bytes = bytes_of(count, type);
-  if (count <= 0 || bytes < kMinCodedPayload) return false;
+  if (count <= 0) return false;
+  if (!coding_on()) {
+    note_pass(PassReason::switched_off);
+    return false;
+  }
+  if (bytes < kMinCodedPayload) {
+    note_pass(PassReason::below_threshold);
+    return false;
+  }
   const ElemKind kind = elem_kind(type);
   const Config& cfg = config();
   const GateVerdict v = gate(cfg, tier_override(), bytes, kind, GateScope::transfer);
-  if (v.tier.tier == Tier::raw) return false;
+  if (v.tier.tier == Tier::raw) {
+    const bool off = cfg.mode == Mode::raw || tier_override() == Override::raw;
+    note_pass(off ? PassReason::switched_off : PassReason::below_threshold);
+    return false;
+  }
   const int arm = coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count,
                              v.adaptive);
-  if (arm == 0) return false;
+  if (arm == 0) {
+    note_pass(PassReason::model_no_gain);
+    return false;
+  }
   int rc = MPI_SUCCESS;
   const uint8_t* data = stage(buf, count, type, type_info(type), bytes, true, comm, &rc);
   if (rc != MPI_SUCCESS) return false;

@@ -95,12 +95,13 @@ bool parse_node_map(const std::string& text, std::vector<int>* blocks) {
 // and how it is applied.
 struct Setting {
   const char* key;
+  const char* default_text;  // the report's value of a setting nobody set
   const char* accepts;
   std::function<bool(const std::string&, Config&)> apply;
 };
 
 const Setting kSettings[] = {
-    {"ADACOMP_MODE", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
+    {"ADACOMP_MODE", "adaptive", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
      [](const std::string& v, Config& c) {
        return parse_choice(v, {{"raw", Mode::raw}, {"0", Mode::raw}, {"lossless", Mode::lossless},
                                {"1", Mode::lossless}, {"lossy", Mode::lossy}, {"2", Mode::lossy},
@@ -108,25 +109,25 @@ const Setting kSettings[] = {
                                {"pipelined", Mode::pipelined}, {"4", Mode::pipelined}},
                            &c.mode);
      }},
-    {"ADACOMP_THRESHOLD_LOSSLESS", "a byte count with optional K, M or G suffix, or never",
+    {"ADACOMP_THRESHOLD_LOSSLESS", "64K", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossless); }},
-    {"ADACOMP_THRESHOLD_LOSSY", "a byte count with optional K, M or G suffix, or never",
+    {"ADACOMP_THRESHOLD_LOSSY", "1M", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossy); }},
-    {"ADACOMP_THRESHOLD_PIPELINE", "a byte count with optional K, M or G suffix, or never",
+    {"ADACOMP_THRESHOLD_PIPELINE", "4M", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_pipeline); }},
-    {"ADACOMP_PIPELINE_CHUNKS", "an integer from 1 to 1024",
+    {"ADACOMP_PIPELINE_CHUNKS", "4", "an integer from 1 to 1024",
      [](const std::string& v, Config& c) {
        c.pipeline_eager = false;  // a count replaces the default chunk size
        c.pipeline_chunk_bytes = 0;
        return parse_int(v, 1, 1024, &c.pipeline_chunks);
      }},
-    {"ADACOMP_PIPELINE_CHUNK_BYTES", "eager, or a byte count of at least 4K (K, M or G suffix)",
+    {"ADACOMP_PIPELINE_CHUNK_BYTES", "eager", "eager, or a byte count of at least 4K (K, M or G suffix)",
      [](const std::string& v, Config& c) {
        c.pipeline_eager = v == "eager";
        if (c.pipeline_eager) return true;
        return parse_bytes(v, &c.pipeline_chunk_bytes) && c.pipeline_chunk_bytes >= 4096;
      }},
-    {"ADACOMP_LOSSLESS_CODEC", "auto|fpc|bitplane|blosc|zstd|lz4",
+    {"ADACOMP_LOSSLESS_CODEC", "auto", "auto|fpc|bitplane|blosc|zstd|lz4",
      [](const std::string& v, Config& c) {
        c.lossless_auto = v == "auto";
        if (c.lossless_auto) return true;
@@ -135,7 +136,7 @@ const Setting kSettings[] = {
        c.lossless_codec = codec->id;
        return true;
      }},
-    {"ADACOMP_LOSSY_CODEC", "auto|quant|quant_fast|quant_zstd|zfp|truncate|to_f32",
+    {"ADACOMP_LOSSY_CODEC", "auto", "auto|quant|quant_fast|quant_zstd|zfp|truncate|to_f32",
      [](const std::string& v, Config& c) {
        using C = CodecId;
        c.lossy_auto = v == "auto";
@@ -145,70 +146,72 @@ const Setting kSettings[] = {
                                {"truncate", C::truncate}, {"to_f32", C::to_f32}},
                            &c.lossy_codec);
      }},
-    {"ADACOMP_REDUCE_ON_CODES", "on|off",
+    {"ADACOMP_REDUCE_ON_CODES", "on", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.reduce_on_codes); }},
-    {"ADACOMP_ERROR_BOUND", "a positive absolute error bound, e.g. 1e-4",
+    {"ADACOMP_ERROR_BOUND", "none (lossless only)", "a positive absolute error bound, e.g. 1e-4",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.abs_error_bound) && c.abs_error_bound > 0;
      }},
-    {"ADACOMP_REL_ERROR_BOUND", "a bound relative to the value range, in (0, 1)",
+    {"ADACOMP_REL_ERROR_BOUND", "none (lossless only)", "a bound relative to the value range, in (0, 1)",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.rel_error_bound) && c.rel_error_bound > 0 &&
               c.rel_error_bound < 1;
      }},
-    {"ADACOMP_MPI", "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
+    {"ADACOMP_MPI", "this build's", "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
      [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
-    {"ADACOMP_ZSTD_LEVEL", "an integer from -7 to 22",
+    {"ADACOMP_ZSTD_LEVEL", "1", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
-    {"ADACOMP_THREADS", "an integer from 1 to 64 (threads coding one message)",
+    {"ADACOMP_THREADS", "1", "an integer from 1 to 64 (threads coding one message)",
      [](const std::string& v, Config& c) { return parse_int(v, 1, 64, &c.threads); }},
-    {"ADACOMP_MODEL", "on|off",
+    {"ADACOMP_MODEL", "on", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.model); }},
-    {"ADACOMP_LINK_BANDWIDTH", "bytes per second (written by adacomp-calibrate)",
+    {"ADACOMP_LINK_BANDWIDTH", "measured at MPI_Init", "bytes per second (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.bandwidth_Bps); }},
-    {"ADACOMP_LINK_LATENCY", "seconds (written by adacomp-calibrate)",
+    {"ADACOMP_LINK_LATENCY", "measured at MPI_Init", "seconds (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.latency_s); }},
-    {"ADACOMP_INTRA_BANDWIDTH", "bytes per second inside a node (written by adacomp-calibrate)",
+    {"ADACOMP_INTRA_BANDWIDTH", "unknown", "bytes per second inside a node (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.bandwidth_Bps); }},
-    {"ADACOMP_INTRA_LATENCY", "seconds inside a node (written by adacomp-calibrate)",
+    {"ADACOMP_INTRA_LATENCY", "unknown", "seconds inside a node (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.latency_s); }},
-    {"ADACOMP_HIERARCHY", "auto|rails|leaders|flat",
+    {"ADACOMP_HIERARCHY", "auto", "auto|rails|leaders|flat",
      [](const std::string& v, Config& c) {
        using H = Hierarchy;
        return parse_choice(v, {{"auto", H::automatic}, {"rails", H::rails},
                                {"leaders", H::leaders}, {"flat", H::flat}},
                            &c.hierarchy);
      }},
-    {"ADACOMP_P2P_ROUTE", "auto|direct|framed",
+    {"ADACOMP_P2P_ROUTE", "auto", "auto|direct|framed",
      [](const std::string& v, Config& c) {
        using R = P2PRoute;
        return parse_choice(v, {{"auto", R::automatic}, {"direct", R::direct}, {"framed", R::framed}},
                            &c.p2p_route);
      }},
-    {"ADACOMP_NODE_MAP", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
+    {"ADACOMP_NODE_MAP", "MPI's shared-memory split", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
      [](const std::string& v, Config& c) { return parse_node_map(v, &c.node_map); }},
-    {"ADACOMP_INTERSTEP", "on|off",
+    {"ADACOMP_INTERSTEP", "on", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
-    {"ADACOMP_INTERSTEP_MEMORY", "a byte count with optional K, M or G suffix",
+    {"ADACOMP_INTERSTEP_MEMORY", "64M", "a byte count with optional K, M or G suffix",
      [](const std::string& v, Config& c) { return parse_bytes(v, &c.interstep_memory); }},
-    {"ADACOMP_NONBLOCKING", "on|off",
+    {"ADACOMP_NONBLOCKING", "off", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.nonblocking); }},
-    {"ADACOMP_PROGRESS", "poll|thread",
+    {"ADACOMP_PROGRESS", "poll", "poll|thread",
      [](const std::string& v, Config& c) {
        return parse_choice(v, {{"poll", false}, {"thread", true}}, &c.progress_thread);
      }},
-    {"ADACOMP_INIT_TIMEOUT", "seconds, more than 0",
+    {"ADACOMP_INIT_TIMEOUT", "60", "seconds, more than 0",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.init_timeout_s) && c.init_timeout_s > 0;
      }},
-    {"ADACOMP_VERBOSE", "0, 1 or 2",
+    {"ADACOMP_VERBOSE", "0", "0, 1 or 2",
      [](const std::string& v, Config& c) { return parse_int(v, 0, 2, &c.verbose); }},
-    {"ADACOMP_REPORT", "a file path",
+    {"ADACOMP_REPORT", "none", "a file path",
      [](const std::string& v, Config& c) {
        c.report_path = v;
        return !v.empty();
      }},
-    {"ADACOMP_FAULT", "corrupt-frames|none",
+    {"ADACOMP_REPORT_SITE_DEPTH", "1", "an integer from 1 to 8 (stack frames per call site)",
+     [](const std::string& v, Config& c) { return parse_int(v, 1, kMaxSiteDepth, &c.report_site_depth); }},
+    {"ADACOMP_FAULT", "none", "corrupt-frames|none",
      [](const std::string& v, Config& c) {
        c.fault_corrupt_frames = v == "corrupt-frames";
        return v == "corrupt-frames" || v == "none";
@@ -284,6 +287,7 @@ bool load_config(Config* out, std::string* error) {
   // Every key known (a misspelt one is an error, not a setting silently
   // ignored); later sources override earlier ones key by key.
   Settings s;
+  std::map<std::string, std::string> origin;  // canonical key: environment or file path
   for (const Source& source : sources) {
     for (const auto& kv : source.settings)
       if (!find_setting(kv.first)) {
@@ -291,7 +295,10 @@ bool load_config(Config* out, std::string* error) {
                                      : source.path + ": " + unknown_key("setting", kv.first);
         return false;
       }
-    for (const auto& kv : source.settings) s[kv.first] = kv.second;
+    for (const auto& kv : source.settings) {
+      s[kv.first] = kv.second;
+      origin[find_setting(kv.first)->key] = source.path.empty() ? "environment" : source.path;
+    }
     c.source += (c.source.empty() ? "" : "; ") + describe(source.label, source.settings);
   }
   if (sources.empty()) c.source = "defaults";
@@ -302,6 +309,18 @@ bool load_config(Config* out, std::string* error) {
       *error = key + "='" + value + "' is invalid; accepts " + setting->accepts;
       return false;
     }
+  }
+  for (const Setting& setting : kSettings) {
+    const auto from = origin.find(setting.key);
+    if (from == origin.end()) {
+      c.settings.push_back({setting.key, setting.default_text, "default"});
+      continue;
+    }
+    // The value as given, under whichever name (a former one included).
+    std::string value;
+    for (const auto& [key, v] : s)
+      if (find_setting(key) == &setting) value = v;
+    c.settings.push_back({setting.key, value, from->second});
   }
   if (c.abs_error_bound > 0 && c.rel_error_bound > 0) {
     *error = "ADACOMP_ERROR_BOUND and ADACOMP_REL_ERROR_BOUND are both set; set one";

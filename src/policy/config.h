@@ -45,6 +45,15 @@ enum class Hierarchy : int { automatic, rails, leaders, flat };
 //   framed:    always framed
 enum class P2PRoute : int { automatic, direct, framed };
 
+// Call sites of the report: at most this many stack frames each.
+constexpr int kMaxSiteDepth = 8;
+
+// One setting as the report shows it: its value and where it came from
+// ("environment", a configuration file's path, or "default").
+struct SettingValue {
+  std::string key, value, source;
+};
+
 struct Config {
   Mode mode = Mode::adaptive;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
@@ -103,6 +112,8 @@ struct Config {
   int verbose = 0;
   double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
   std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
+  int report_site_depth = 1;  // stack frames per call site in the report
+  std::vector<SettingValue> settings;  // every setting, in table order
   std::string source;       // each source read and its keys, for the banner
   // Test-only fault injection: corrupt outgoing frames so that the error
   // path can be exercised end to end. Not part of the agreed configuration.

@@ -4,7 +4,8 @@ namespace adacomp {
 namespace {
 
 constexpr int kOps = static_cast<int>(OpKind::kCount);
-OpStats g_stats[kOps];
+OpStats g_stats[kRegions][kOps];
+std::atomic<int> g_region{1};
 
 // In the order of enum OpKind: report key, and the name after "MPI_".
 struct OpNames {
@@ -46,6 +47,15 @@ std::string call_name(OpKind op, CallForm form) {
   return n.display;
 }
 
-OpStats& stats_for(OpKind op) { return g_stats[static_cast<int>(op)]; }
+void set_stats_region(int region) { g_region.store(region, std::memory_order_relaxed); }
+OpStats& stats_for(OpKind op) {
+  return g_stats[g_region.load(std::memory_order_relaxed)][static_cast<int>(op)];
+}
+const OpStats& stats_in(int region, OpKind op) { return g_stats[region][static_cast<int>(op)]; }
+uint64_t op_total(OpKind op, OpCounter c) {
+  uint64_t sum = 0;
+  for (int r = 0; r < kRegions; ++r) sum += stats_in(r, op).value(c);
+  return sum;
+}
 
 }  // namespace adacomp

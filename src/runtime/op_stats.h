@@ -69,10 +69,27 @@ struct OpStats {
   uint64_t value(OpCounter c) const;
 };
 
+// MPI_Pcontrol regions: the counters are kept per coding level, 0 (coding
+// switched off) and 1 (on; MPI_Pcontrol levels above 1 count as 1).
+constexpr int kRegions = 2;
+// The region the counters of new calls go to (set by MPI_Pcontrol).
+void set_stats_region(int region);
+// The current region's counters of `op`.
 OpStats& stats_for(OpKind op);
+const OpStats& stats_in(int region, OpKind op);
+// A counter of `op` summed over the regions.
+uint64_t op_total(OpKind op, OpCounter c);
 
-// Times a scope and adds the elapsed nanoseconds to a shared counter and,
-// optionally, to a local one.
+// What this thread's coding did so far: the report's call sites take the
+// difference over each call (runtime/sites.h).
+struct ThreadTally {
+  uint64_t raw = 0, wire = 0;  // payload bytes coded, and their frame bytes sent
+  uint64_t codec_ns = 0;       // coding and decoding
+};
+inline thread_local ThreadTally t_tally;
+
+// Times a codec's scope and adds the elapsed nanoseconds to a shared counter,
+// this thread's tally and, optionally, a local counter.
 class ScopedTimer {
  public:
   explicit ScopedTimer(std::atomic<uint64_t>& sink, uint64_t* local = nullptr)
@@ -82,6 +99,7 @@ class ScopedTimer {
                                         std::chrono::steady_clock::now() - start_)
                                         .count());
     sink_.fetch_add(ns, std::memory_order_relaxed);
+    t_tally.codec_ns += ns;
     if (local_) *local_ += ns;
   }
   ScopedTimer(const ScopedTimer&) = delete;

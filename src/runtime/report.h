@@ -8,16 +8,22 @@
 #include <vector>
 
 #include "runtime/op_stats.h"
+#include "runtime/sites.h"
+#include "runtime/stats.h"
 
 namespace adacomp {
 
-constexpr int kReportSchema = 1;
+constexpr int kReportSchema = 2;
 
 // Expands %p (pid), %j (job id from the scheduler's variables, else
-// "nojob"), %h (host name) and %% in `pattern`, then checks that the
-// directory is writable: false with the reason (errno text) otherwise.
-// Called on rank 0, the rank that writes.
+// "nojob"), %h (host name) and %% in `pattern`; a pattern naming a
+// directory (existing, or ending in '/') gets a file name of its own in it,
+// mpiP/Darshan-style: PROGRAM.JOBID.PID.YYYYMMDD-HHMMSS.adacomp.json. Then
+// checks that the file can be written: false with the reason otherwise.
+// Called on rank 0 at MPI_Init (its pid; the rank that writes).
 bool expand_report_path(const std::string& pattern, std::string* path, std::string* error);
+// The scheduler's job id (SLURM_JOB_ID, ...), or "".
+std::string job_id();
 
 // Records the start of the run (MPI_Init) for the report's header.
 void report_begin();
@@ -55,13 +61,61 @@ struct CallRow {
   std::vector<SizeRow> sizes;
 };
 
+// One rank's figures (saved: NaN without a link figure).
+struct RankRow {
+  double wall = 0, mpi = 0, calls = 0, bytes = 0, wire = 0, saved = 0;
+};
+constexpr int kRankFields = 6;
+
+// One MPI_Pcontrol level's operations.
+struct Region {
+  int level;
+  std::vector<OpRow> ops;
+};
+
+// The settled codec and path of one operation and size class.
+struct Settled {
+  OpKind op;
+  size_t class_bytes;
+  std::string codec, path;
+};
+
+// The link the saved-time estimates use: calibrated, else measured at
+// MPI_Init, else none (bandwidth 0).
+struct LinkFigures {
+  double bandwidth_Bps = 0, latency_s = 0;
+  const char* source = "none";  // "calibrated", "measured" or "none"
+};
+LinkFigures report_link();
+// Wire time saved by sending `wire` bytes for `raw`, less `codec_ns` of
+// coding: NaN without a link figure.
+double saved_seconds(const LinkFigures& link, uint64_t raw, uint64_t wire, uint64_t codec_ns);
+
 struct ReportData {
   int ranks = 0;
   std::vector<std::string> hosts;  // per rank
   RankRange wall_seconds, mpi_seconds;
-  std::vector<OpRow> ops;
+  std::vector<OpRow> ops;  // summed over the regions
+  std::vector<Region> regions;  // those with calls
   std::vector<CallRow> calls;
+  std::vector<RankRow> rank_rows;
+  std::vector<SiteRow> sites;
+  std::vector<Settled> settled;
+  uint64_t passes[kPassReasons] = {};
+  LinkFigures link;
 };
+
+// The report's first answer: did AdaComp help, and what next.
+struct Verdict {
+  double saved_s = 0;  // per rank, mean; NaN when unknown
+  double mpi_s = 0, wall_s = 0;  // per rank, mean
+  const char* reason = "coded";  // coded, one_host, below_threshold, model_no_gain, nonblocking_off, switched_off
+  std::string text, next_step;
+};
+Verdict judge(const ReportData& d);
+
+// The text at MPI_Finalize (ADACOMP_VERBOSE; per-rank rows at 2).
+void print_report(const ReportData& d, int verbose);
 
 // Writes the report; false with the reason when the file cannot be written.
 bool write_report(const std::string& path, const ReportData& data, std::string* error);

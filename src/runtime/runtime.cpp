@@ -31,6 +31,7 @@ std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_interstep_override{-1};
+std::atomic<bool> g_coding_on{true};
 int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost = MPI_ERR_OTHER;
 
 // Stops every rank the same way: after a collective agreement, each rank
@@ -148,6 +149,12 @@ bool interstep_enabled() {
   return o < 0 ? g_config.interstep : o != 0;
 }
 void set_interstep_override(int on) { g_interstep_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
+
+bool coding_on() { return g_coding_on.load(std::memory_order_relaxed); }
+void set_coding_level(int level) {
+  g_coding_on.store(level != 0, std::memory_order_relaxed);
+  set_stats_region(level != 0 ? 1 : 0);
+}
 
 // Before any handle is used: with the other MPI's library underneath, every
 // handle this build knows is wrong. Each rank stops alike; the launcher's

@@ -38,6 +38,15 @@ void set_tier_override(Override o);
 bool interstep_enabled();
 void set_interstep_override(int on);
 
+// MPI_Pcontrol: level 0 switches coding off, any other level on again;
+// the statistics of each level are kept apart (runtime/op_stats.h regions).
+// Local to a rank, and safe when ranks differ: a collective's path never
+// depends on it, only the codec of the frames it sends (stored when off),
+// which every frame names; the reduction on codes agrees on it with its
+// grid (coll/ring_codes.cpp); a point-to-point sender alone decides.
+bool coding_on();
+void set_coding_level(int level);
+
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.
 void runtime_start();

@@ -34,19 +34,25 @@ struct CallTimes {
   std::atomic<bool> on{false};
   std::atomic<uint64_t> calls[kCallCount] = {};
   std::atomic<uint64_t> ns[kCallCount] = {};
+  std::atomic<uint64_t> bytes[kCallCount] = {};  // payloads of the calls with one
   // By size class, for calls with one payload (count and datatype).
   std::atomic<uint64_t> sized_calls[kCallCount][kSizeClasses] = {};
   std::atomic<uint64_t> sized_ns[kCallCount][kSizeClasses] = {};
 };
 extern CallTimes g_call_times;
 inline void set_call_timing(bool on) { g_call_times.on.store(on, std::memory_order_relaxed); }
-// Adds one call of `ns`; bytes < 0: no single payload size.
-void record_call(CallId id, uint64_t ns, long long bytes);
+// Adds one call of `ns` made from `site` (the entry point's return
+// address), whose coding added `coded` to the thread's tally; bytes < 0: no
+// single payload size.
+void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded);
 
 class CallClock {
  public:
-  explicit CallClock(CallId id) : id_(id), on_(g_call_times.on.load(std::memory_order_relaxed)) {
-    if (on_) start_ = std::chrono::steady_clock::now();
+  CallClock(CallId id, void* site)
+      : id_(id), site_(site), on_(g_call_times.on.load(std::memory_order_relaxed)) {
+    if (!on_) return;
+    tally_ = t_tally;
+    start_ = std::chrono::steady_clock::now();
   }
   // bytes() gives the call's payload size or -1; asked only when timing,
   // and only after the call succeeded, so its arguments are known valid.
@@ -55,16 +61,36 @@ class CallClock {
     if (!on_) return;
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - start_).count();
-    record_call(id_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1);
+    const ThreadTally coded{t_tally.raw - tally_.raw, t_tally.wire - tally_.wire,
+                            t_tally.codec_ns - tally_.codec_ns};
+    record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded);
   }
   CallClock(const CallClock&) = delete;
   CallClock& operator=(const CallClock&) = delete;
 
  private:
   CallId id_;
+  void* site_;
   bool on_;
+  ThreadTally tally_;
   std::chrono::steady_clock::time_point start_;
 };
+
+// Why calls passed through uncoded: the report's verdict names the most
+// frequent when nothing was coded. Counted only while calls are timed.
+enum class PassReason : int {
+  below_threshold,  // smaller than the tier thresholds
+  model_no_gain,    // the runtime model chose the plain path
+  nonblocking_off,  // a nonblocking collective not compressed (ADACOMP_NONBLOCKING)
+  switched_off,     // ADACOMP_MODE=raw, the override, or MPI_Pcontrol(0)
+  kCount
+};
+constexpr int kPassReasons = static_cast<int>(PassReason::kCount);
+void note_pass(PassReason why);
+
+// What the adaptive model settled on for an operation and size class (the
+// report's "settled"): "raw" and "pass-through", or a codec and the layout.
+void note_settled(OpKind op, size_t class_bytes, const char* codec, const char* path);
 
 // Collective over world at MPI_Finalize: reduces every rank's counters (sum,
 // min, max) to rank 0, which prints the table when verbose and writes the

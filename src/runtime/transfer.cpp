@@ -103,7 +103,8 @@ void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
 Coder lossless_coder(ElemKind kind, int arm) {
   const Config& cfg = config();
   Coder c;
-  c.codec = &candidates(cfg, Tier::lossless, kind).arm(arm);
+  c.codec = coding_on() ? &candidates(cfg, Tier::lossless, kind).arm(arm)
+                        : find_codec(CodecId::stored);
   c.params.kind = kind;
   c.params.zstd_level = cfg.zstd_level;
   return c;

@@ -76,6 +76,8 @@ size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* fr
 inline void count_frame(OpStats& stats, size_t raw, size_t wire) {
   stats.bytes_in.fetch_add(raw, std::memory_order_relaxed);
   stats.bytes_wire.fetch_add(wire, std::memory_order_relaxed);
+  t_tally.raw += raw;
+  t_tally.wire += wire;
 }
 
 // Runs `body`, which decodes a frame and returns kCodecOk or the codec's
