@@ -2,7 +2,7 @@
 # usage: report_check.sh MPIEXEC_AND_FLAGS... -- LAUNCHER DEMO
 # Runs the demo through the `adacomp` launcher (LD_PRELOAD mode, lossless forced:
 # on one node the default policy codes nothing) and checks
-# the JSON report (schema 1, docs/report.md): the header, allreduce
+# the JSON report (schema 2, docs/report.md): the header, allreduce
 # compressed with fewer bytes on the wire than in, per-rank ranges, time in
 # the intercepted calls and its size histogram, %p/%j/%h expanded; then adacomp-report's summary and
 # plot of it; and that an unwritable report path stops the job at MPI_Init.
@@ -19,7 +19,7 @@ report=$(ls "$dir"/run-4242-"$(hostname)"-[0-9]*.json) || { ls "$dir"; echo "FAI
 python3 - "$report" "$*" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["schema"] == 1, r.get("schema")
+assert r["schema"] == 2, r.get("schema")
 run = r["run"]
 for key in ("version", "mpi_built_for", "mpi_library", "command", "job_id", "ranks", "hosts",
             "start", "end", "wall_seconds", "mpi_seconds"):
@@ -30,7 +30,9 @@ assert "adacomp-demo" in run["command"], run["command"]
 assert run["mpi_built_for"].split()[0] in run["mpi_library"], run
 w, m = run["wall_seconds"], run["mpi_seconds"]
 assert 0 < w["min"] <= w["mean"] <= w["max"] and 0 < m["min"] <= m["max"] <= w["max"], (w, m)
-assert "ADACOMP_THRESHOLD_LOSSLESS" in r["settings"]["sources"], r["settings"]
+assert {"key": "ADACOMP_THRESHOLD_LOSSLESS", "value": "4K", "source": "environment"} in r["settings"], r["settings"]
+assert "ADACOMP_THRESHOLD_LOSSLESS" in r["settings_sources"], r["settings_sources"]
+assert r["verdict"]["reason"] == "coded", r["verdict"]
 a = r["operations"]["allreduce"]
 assert a["calls"] == 2 * 4, a          # 2 ranks x (warm-up + 3 timed)
 assert a["compressed_calls"] == a["calls"], a
