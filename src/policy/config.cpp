@@ -121,7 +121,8 @@ const Setting kSettings[] = {
        c.pipeline_chunk_bytes = 0;
        return parse_int(v, 1, 1024, &c.pipeline_chunks);
      }},
-    {"ADACOMP_PIPELINE_CHUNK_BYTES", "eager", "eager, or a byte count of at least 4K (K, M or G suffix)",
+    {"ADACOMP_PIPELINE_CHUNK_BYTES", "eager",
+     "eager, or a byte count of at least 4K (K, M or G suffix)",
      [](const std::string& v, Config& c) {
        c.pipeline_eager = v == "eager";
        if (c.pipeline_eager) return true;
@@ -152,12 +153,14 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.abs_error_bound) && c.abs_error_bound > 0;
      }},
-    {"ADACOMP_REL_ERROR_BOUND", "none (lossless only)", "a bound relative to the value range, in (0, 1)",
+    {"ADACOMP_REL_ERROR_BOUND", "none (lossless only)",
+     "a bound relative to the value range, in (0, 1)",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.rel_error_bound) && c.rel_error_bound > 0 &&
               c.rel_error_bound < 1;
      }},
-    {"ADACOMP_MPI", "this build's", "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
+    {"ADACOMP_MPI", "this build's",
+     "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
      [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
     {"ADACOMP_ZSTD_LEVEL", "1", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
@@ -165,11 +168,13 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_int(v, 1, 64, &c.threads); }},
     {"ADACOMP_MODEL", "on", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.model); }},
-    {"ADACOMP_LINK_BANDWIDTH", "measured at MPI_Init", "bytes per second (written by adacomp-calibrate)",
+    {"ADACOMP_LINK_BANDWIDTH", "measured at MPI_Init",
+     "bytes per second (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.bandwidth_Bps); }},
     {"ADACOMP_LINK_LATENCY", "measured at MPI_Init", "seconds (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.link.latency_s); }},
-    {"ADACOMP_INTRA_BANDWIDTH", "unknown", "bytes per second inside a node (written by adacomp-calibrate)",
+    {"ADACOMP_INTRA_BANDWIDTH", "unknown",
+     "bytes per second inside a node (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.bandwidth_Bps); }},
     {"ADACOMP_INTRA_LATENCY", "unknown", "seconds inside a node (written by adacomp-calibrate)",
      [](const std::string& v, Config& c) { return parse_positive(v, &c.intra.latency_s); }},
@@ -186,7 +191,8 @@ const Setting kSettings[] = {
        return parse_choice(v, {{"auto", R::automatic}, {"direct", R::direct}, {"framed", R::framed}},
                            &c.p2p_route);
      }},
-    {"ADACOMP_NODE_MAP", "MPI's shared-memory split", "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
+    {"ADACOMP_NODE_MAP", "MPI's shared-memory split",
+     "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
      [](const std::string& v, Config& c) { return parse_node_map(v, &c.node_map); }},
     {"ADACOMP_INTERSTEP", "on", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.interstep); }},
@@ -210,7 +216,9 @@ const Setting kSettings[] = {
        return !v.empty();
      }},
     {"ADACOMP_REPORT_SITE_DEPTH", "1", "an integer from 1 to 8 (stack frames per call site)",
-     [](const std::string& v, Config& c) { return parse_int(v, 1, kMaxSiteDepth, &c.report_site_depth); }},
+     [](const std::string& v, Config& c) {
+       return parse_int(v, 1, kMaxSiteDepth, &c.report_site_depth);
+     }},
     {"ADACOMP_FAULT", "none", "corrupt-frames|none",
      [](const std::string& v, Config& c) {
        c.fault_corrupt_frames = v == "corrupt-frames";

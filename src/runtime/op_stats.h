@@ -82,11 +82,12 @@ uint64_t op_total(OpKind op, OpCounter c);
 
 // What this thread's coding did so far: the report's call sites take the
 // difference over each call (runtime/sites.h).
+// (No initialisers: a call clock that is off leaves its copy unset.)
 struct ThreadTally {
-  uint64_t raw = 0, wire = 0;  // payload bytes coded, and their frame bytes sent
-  uint64_t codec_ns = 0;       // coding and decoding
+  uint64_t raw, wire;  // payload bytes coded, and their frame bytes sent
+  uint64_t codec_ns;   // coding and decoding
 };
-inline thread_local ThreadTally t_tally;
+inline thread_local ThreadTally t_tally{};
 
 // Times a codec's scope and adds the elapsed nanoseconds to a shared counter,
 // this thread's tally and, optionally, a local counter.

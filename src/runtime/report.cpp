@@ -85,9 +85,7 @@ std::string op_fields(const OpRow& r, const LinkFigures& link) {
       std::snprintf(cell, sizeof cell, "\"%s\": %.9f, ", k.key, r.counters[c] * 1e-9);
     fields += cell;
   }
-  return fields + "\"saved_s\": " +
-         number(saved_seconds(link, r.counters[counter_bytes_in], r.counters[counter_bytes_wire],
-                              r.counters[counter_ns_compress] + r.counters[counter_ns_decompress]));
+  return fields + "\"saved_s\": " + number(saved_seconds(link, r));
 }
 
 // What the model settled on for `op`, by size class.
@@ -202,6 +200,11 @@ double saved_seconds(const LinkFigures& link, uint64_t raw, uint64_t wire, uint6
   if (!(link.bandwidth_Bps > 0)) return NAN;
   return (static_cast<double>(raw) - static_cast<double>(wire)) / link.bandwidth_Bps -
          codec_ns * 1e-9;
+}
+
+double saved_seconds(const LinkFigures& link, const OpRow& op) {
+  return saved_seconds(link, op.counters[counter_bytes_in], op.counters[counter_bytes_wire],
+                       op.counters[counter_ns_compress] + op.counters[counter_ns_decompress]);
 }
 
 void report_begin() {

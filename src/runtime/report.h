@@ -90,6 +90,8 @@ LinkFigures report_link();
 // Wire time saved by sending `wire` bytes for `raw`, less `codec_ns` of
 // coding: NaN without a link figure.
 double saved_seconds(const LinkFigures& link, uint64_t raw, uint64_t wire, uint64_t codec_ns);
+// The same for one operation's counters.
+double saved_seconds(const LinkFigures& link, const OpRow& op);
 
 struct ReportData {
   int ranks = 0;
@@ -109,7 +111,8 @@ struct ReportData {
 struct Verdict {
   double saved_s = 0;  // per rank, mean; NaN when unknown
   double mpi_s = 0, wall_s = 0;  // per rank, mean
-  const char* reason = "coded";  // coded, one_host, below_threshold, model_no_gain, nonblocking_off, switched_off
+  // coded, one_host, below_threshold, model_no_gain, nonblocking_off, switched_off
+  const char* reason = "coded";
   std::string text, next_step;
 };
 Verdict judge(const ReportData& d);

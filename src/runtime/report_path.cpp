@@ -48,7 +48,8 @@ bool writable(const std::string& path, std::string* error) {
   if (exists && !S_ISREG(st.st_mode))
     errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
   else
-    fd = exists ? open(path.c_str(), O_WRONLY) : open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    fd = exists ? open(path.c_str(), O_WRONLY)
+                : open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) {
     *error = "ADACOMP_REPORT: cannot write '" + path + "': " + std::strerror(errno);
     return false;

@@ -74,9 +74,7 @@ void coded_verdict(const ReportData& d, uint64_t coded, uint64_t raw, uint64_t w
   const OpRow* worst = nullptr;
   double worst_saved = 0;
   for (const OpRow& op : d.ops) {
-    const double s = saved_seconds(d.link, op.counters[counter_bytes_in],
-                                   op.counters[counter_bytes_wire],
-                                   op.counters[counter_ns_compress] + op.counters[counter_ns_decompress]);
+    const double s = saved_seconds(d.link, op);
     if (s < worst_saved) worst = &op, worst_saved = s;
   }
   v->next_step = std::string(worst ? worst->key : "coding") +
@@ -189,9 +187,7 @@ void print_report(const ReportData& d, int verbose) {
         std::snprintf(cell, sizeof cell, "%*.4f", f.width, r.counters[c] * 1e-9);
       add(&row, cell);
     }
-    const double saved = saved_seconds(d.link, r.counters[counter_bytes_in],
-                                       r.counters[counter_bytes_wire],
-                                       r.counters[counter_ns_compress] + r.counters[counter_ns_decompress]);
+    const double saved = saved_seconds(d.link, r);
     add(&row, std::isnan(saved) ? "         ?" : format("%10.4f", saved).c_str());
     std::fprintf(stderr, "%s\n", row.c_str());
     for (const Settled& s : d.settled)
@@ -212,7 +208,8 @@ void print_report(const ReportData& d, int verbose) {
                  (unsigned long long)s.bytes, (unsigned long long)s.wire, s.site.c_str());
   }
   if (verbose < 2) return;
-  std::fprintf(stderr, "adacomp: per rank: rank host wall_s mpi_s calls bytes wire_bytes saved_s\n");
+  std::fprintf(stderr,
+               "adacomp: per rank: rank host wall_s mpi_s calls bytes wire_bytes saved_s\n");
   for (size_t r = 0; r < d.rank_rows.size(); ++r) {
     const RankRow& x = d.rank_rows[r];
     std::fprintf(stderr, "  %4zu %-16s %9.4f %9.4f %9.0f %14.0f %14.0f %s\n", r, d.hosts[r].c_str(),

@@ -74,7 +74,8 @@ std::vector<std::pair<std::string, std::string>> addr2line(const std::string& fi
                                                             const std::vector<uintptr_t>& addrs) {
   std::string quoted = "'";
   for (char c : file) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  std::string cmd = "addr2line -f -C -e " + quoted + "'";
+  // Without the preload that loaded this library (and MPI) into the job.
+  std::string cmd = "LD_PRELOAD= addr2line -f -C -e " + quoted + "'";
   for (uintptr_t a : addrs) cmd += " " + hex(a);
   cmd += " 2>/dev/null";
   std::vector<std::pair<std::string, std::string>> out;
@@ -115,7 +116,8 @@ std::map<void*, std::string> resolve(const std::vector<void*>& addresses) {
     const std::string file = module_file(info);
     const uintptr_t offset = pc - reinterpret_cast<uintptr_t>(info.dli_fbase);
     by_file[file].push_back({a, relocatable(file) ? offset : pc, base_name(file),
-                             info.dli_sname ? info.dli_sname : "", base_name(file) + "+" + hex(offset)});
+                             info.dli_sname ? info.dli_sname : "",
+                             base_name(file) + "+" + hex(offset)});
   }
   for (auto& [file, places] : by_file) {
     std::vector<uintptr_t> lookups;
@@ -232,7 +234,8 @@ std::vector<SiteRow> gather_sites(MPI_Comm world) {
   merge(std::string(all.data(), total), &merged);
   std::vector<SiteRow> rows;
   for (auto& [key, row] : merged) rows.push_back(row);
-  std::sort(rows.begin(), rows.end(), [](const SiteRow& a, const SiteRow& b) { return a.ns > b.ns; });
+  std::sort(rows.begin(), rows.end(),
+            [](const SiteRow& a, const SiteRow& b) { return a.ns > b.ns; });
   return rows;
 }
 
