@@ -10,7 +10,7 @@ of intercepted calls (its format is described at its top):
 
 A C entry point first advances the nonblocking collectives outstanding
 (coll/schedule.h), passes a call with a buffer in device memory to PMPI, times
-the call, runs the implementation and, when it declines, PMPI with the same
+the call (and notes its return address: the report's call site), runs the implementation and, when it declines, PMPI with the same
 arguments; a `polled` call runs adacomp::polled::<name> instead while
 collectives are outstanding (interpose/completion.h). A Fortran one maps each C parameter by type and name: handles go
 through the f2c/c2f functions (message handles through the library's own
