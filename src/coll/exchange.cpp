@@ -107,7 +107,8 @@ int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
 Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag)
     : app_(app), plan_(plan), group_(plan.state->coll), op_(op), form_(form),
       stats_(stats_for(op)), tag_(tag), start_(PMPI_Wtime()) {
-  stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  // MPI_Pcontrol(0): the frames go stored (transfer.h lossless_coder).
+  if (coding_on()) stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool Exchange::coded(const Xfer& x, size_t bytes) const {
