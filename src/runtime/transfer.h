@@ -43,7 +43,8 @@ struct Coder {
 };
 // The lossless coding of elements of `kind` (data movement and
 // point-to-point always; a collective whose lossy plan has no usable bound)
-// with candidate `arm` (policy/tier.h Candidates::arm).
+// with candidate `arm` (policy/tier.h Candidates::arm); stored while
+// MPI_Pcontrol(0) has switched coding off (runtime.h coding_on).
 Coder lossless_coder(ElemKind kind, int arm = 1);
 
 // ADACOMP_FAULT=corrupt-frames: the one place a frame is damaged on purpose.
