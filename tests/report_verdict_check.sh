@@ -137,6 +137,7 @@ check pcontrol '
 reg = {g["level"]: {o["op"]: o for o in g["ops"]} for g in r["regions"]}
 assert set(reg) == {0, 1}, reg.keys()
 assert reg[0]["allreduce"]["calls"] == 16 and reg[0]["allreduce"]["compressed_calls"] == 0, reg[0]
+assert reg[0]["allreduce"]["bytes_in"] == reg[0]["allreduce"]["bytes_wire"] == 0, reg[0]
 assert reg[0]["send"]["calls"] == 16 and reg[0]["send"]["compressed_calls"] == 0, reg[0]
 assert reg[1]["allreduce"]["compressed_calls"] == 32 and reg[1]["send"]["compressed_calls"] == 32, reg[1]
 assert ops["allreduce"]["calls"] >= 48, ops["allreduce"]

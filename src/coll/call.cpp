@@ -15,6 +15,7 @@ CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Gro
   // MPI_Pcontrol(0): the same path, its frames stored (runtime.h coding_on).
   if (!coding_on()) {
     coder_.codec = find_codec(CodecId::stored);
+    coding_ = false;
     return;
   }
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
@@ -39,7 +40,7 @@ bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
 
 void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes,
                            int peer, int tag, MPI_Request* req) {
-  count_frame(stats_, raw_bytes, frame_bytes);
+  if (coding_) count_frame(stats_, raw_bytes, frame_bytes);
   errors_.mpi(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm,
                    req));
 }

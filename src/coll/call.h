@@ -82,6 +82,9 @@ class CompressedCall {
   CallForm form_;
   OpStats& stats_;
   Coder coder_;
+  // False inside MPI_Pcontrol(0): frames go stored, and uncounted (the
+  // counters are those of coded calls).
+  bool coding_ = true;
   TransferErrors errors_;
   double start_;  // MPI_Wtime at construction, for the runtime model
 };

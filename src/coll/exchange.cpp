@@ -106,9 +106,9 @@ int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
 
 Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag)
     : app_(app), plan_(plan), group_(plan.state->coll), op_(op), form_(form),
-      stats_(stats_for(op)), tag_(tag), start_(PMPI_Wtime()) {
+      stats_(stats_for(op)), coding_(coding_on()), tag_(tag), start_(PMPI_Wtime()) {
   // MPI_Pcontrol(0): the frames go stored (transfer.h lossless_coder).
-  if (coding_on()) stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  if (coding_) stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool Exchange::coded(const Xfer& x, size_t bytes) const {
@@ -143,7 +143,7 @@ void Exchange::post() {
       sframes_[i].resize(frame_capacity(bytes));
       const size_t n = encode_payload(lossless_coder(ti.kind, plan_.arm), data, bytes,
                                       sframes_[i].data(), stats_);
-      count_frame(stats_, bytes, n);
+      if (coding_) count_frame(stats_, bytes, n);
       errors_.mpi(PMPI_Isend(sframes_[i].data(), static_cast<int>(n), MPI_BYTE, x.peer, tag_,
                              group_.comm, &r));
     } else {

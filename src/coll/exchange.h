@@ -131,6 +131,7 @@ class Exchange : public Schedule {
   OpKind op_;
   CallForm form_;
   OpStats& stats_;
+  const bool coding_;  // false inside MPI_Pcontrol(0): frames stored, uncounted
   const int tag_;
   std::vector<Xfer> sends_, recvs_;
   std::vector<char> kept_;
