@@ -49,9 +49,12 @@ void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
   double t = 0;
   for (;;) {
     t = median(one_way(comm, peer, first, buf, bytes, kSamples));
-    // The first end (rank 0 of the pair) decides, so both leave the loop together.
-    PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, comm);
-    if (t >= kLongEnough || bytes >= kMaxProbeBytes) break;
+    // Long enough, and well above the latency (which a loaded host can
+    // inflate past a short transfer's time). The first end (rank 0 of the
+    // pair) decides, so both leave the loop together.
+    int done = (t >= kLongEnough && t > 2 * *latency) || bytes >= kMaxProbeBytes;
+    PMPI_Bcast(&done, 1, MPI_INT, 0, comm);
+    if (done) break;
     bytes *= 2;
   }
   *bandwidth = t > *latency ? static_cast<double>(bytes) / (t - *latency) : 0;
