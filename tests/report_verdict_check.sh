@@ -81,6 +81,9 @@ name=$(cd "$dir/reports" && ls) || fail "no report in the directory"
 [[ $name =~ ^test_report_sites\.77\.[0-9]+\.[0-9]{8}-[0-9]{6}\.adacomp\.json$ ]] ||
   fail "report name in a directory: '$name'"
 mv "$dir/reports/$name" "$dir/gain.json"
+# An existing directory named without the final '/' is a directory too.
+ADACOMP_REPORT="$dir/reports" "${mpiexec[@]}" "$program" plain >/dev/null 2>&1 || fail "directory run"
+ls "$dir/reports"/test_report_sites.*.adacomp.json >/dev/null || fail "no report in '$dir/reports'"
 check gain '
 assert v["reason"] == "coded" and v["saved_s"] > 0 and 0 < v["share_of_run"], v
 assert v["text"].startswith("AdaComp saved ") and " s in MPI per rank (" in v["text"], v
@@ -152,8 +155,9 @@ assert "mixed: ok" in out, out
 '
 
 # Unwritable report paths stop the job at MPI_Init, with the reason.
+touch "$dir/file"
 for bad in "/nonexistent/dir/:cannot write into directory '/nonexistent/dir/': No such file or directory" \
-           "/etc/hostname/r.json:cannot write '/etc/hostname/r.json': Not a directory"; do
+           "$dir/file/r.json:cannot write '$dir/file/r.json': Not a directory"; do
   path=${bad%%:*} reason=${bad#*:}
   out=$(ADACOMP_REPORT=$path "${mpiexec[@]}" "$program" plain 2>&1) &&
     { echo "$out"; fail "unwritable report path '$path' accepted"; }
