@@ -56,8 +56,11 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
             Plan* plan) {
   const Config& cfg = config();
   if (adaptive && nonblocking) return false;
+  // A nonblocking call cannot make the private communicator (comm_state) and
+  // passes through where there is none; every rank's state has one or none
+  // alike, as every rank made it in the same collective.
   plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
-  if (!plan->state) return false;
+  if (!plan->state || plan->state->coll.comm == MPI_COMM_NULL) return false;
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
   if (nonblocking && plan->layout != Layout::flat) return false;
