@@ -86,7 +86,7 @@ void p2p_attach(MPI_Comm comm) {
   auto* part = new P2PComm;
   part->comm = s->p2p.comm;
   part->loc = &s->loc;
-  part->split = !kSmpi &&  // internal.h
+  part->split = !kSmpi && !kCancelMayLoseMessages &&  // internal.h
       s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
   s->p2p_part = P2PCommPtr(part);
 }
