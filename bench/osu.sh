@@ -7,7 +7,7 @@
 # checks its data. Writes, under OUT_DIR (default docs/bench/osu):
 #   raw/<mpi>-<link>.tsv  every run's lines (replaced when that MPI and link run again)
 #   summary.tsv, summary.md  medians over runs and default/plain per size
-# and docs/bench/osu-<link>.png (bench/osu_plot.py).
+# and PLOTS/osu-<link>.png (bench/osu_plot.py; PLOTS defaults to docs/bench).
 #   bench/osu.sh [OUT_DIR]
 # Subsets through the environment (defaults in brackets):
 #   MPIS     [openmpi mpich]
@@ -81,5 +81,6 @@ for flavor in $mpis; do
   done
 done
 /usr/bin/python3 "$root/bench/osu_summary.py" "$out"/raw/*.tsv --tsv "$out/summary.tsv" --md "$out/summary.md"
-/usr/bin/python3 "$root/bench/osu_plot.py" "$out/summary.tsv" --out "$root/docs/bench"
-echo "osu.sh: $out/summary.md, plots in docs/bench/osu-<link>.png"
+plots=${PLOTS:-$root/docs/bench}
+/usr/bin/python3 "$root/bench/osu_plot.py" "$out/summary.tsv" --out "$plots"
+echo "osu.sh: $out/summary.md, plots in $plots/osu-<link>.png"
