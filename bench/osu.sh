@@ -18,10 +18,12 @@
 #   SIZES    [4064,4128,65504,65568]          besides the powers of two:
 #            around Open MPI's shared-memory (4 KB) and TCP (64 KB) eager limits
 #   MAX      [4M]; OSU_ARGS: more adacomp-osu options (e.g. --sample-time 0.01)
-# More ranks than cores (2x2 on a 2-core machine): the ranks poll with
-# sched_yield (--yield, and Open MPI's mpi_yield_when_idle) so that a
-# waiting rank gives its core to a working one; MPICH's waits yield by
-# themselves (MPIR_CVAR_POLLS_BEFORE_YIELD). Run it on an idle machine.
+# More ranks than cores (2x2 on a 2-core machine): every wait of the tests
+# that keep all ranks busy polls with sched_yield (--yield), so that a
+# waiting rank gives its core to a working one; Open MPI's own waits yield
+# too (mpi_yield_when_idle). MPICH 4.0 over UCX has no such setting (its
+# MPIR_CVAR_POLLS_BEFORE_YIELD is ch3's): its blocking calls spin. The
+# ranks a test leaves out sleep. Run it on an idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-$root/docs/bench/osu}" && cd "${1:-$root/docs/bench/osu}" && pwd)

@@ -157,8 +157,9 @@ static void stream(Run* r, int iters) {
                   MPI_COMM_WORLD, &req[k]);
     }
     wait_all(r->window, req, st);
-    if (sender) {
-      MPI_Recv(&ack, 1, MPI_INT, peer, kTagAck, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (sender) {  /* not MPI_Recv: under --yield every wait here yields */
+      MPI_Irecv(&ack, 1, MPI_INT, peer, kTagAck, MPI_COMM_WORLD, &req[0]);
+      wait_all(1, req, st);
     } else {
       for (int k = 0; k < r->window; ++k)
         verify(r, r->recv + (size_t)k * r->bytes, &st[k], peer, (uint64_t)i * r->window + k);
