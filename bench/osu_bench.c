@@ -193,6 +193,7 @@ static void bidirectional(Run* r, int iters) {
 static void wildcard(Run* r, int iters) {
   int sends = r->per_peer * (r->n - 1);
   MPI_Request req[sends];
+  MPI_Status st[sends];
   uint64_t next[r->n]; /* check runs: sequence number expected from each rank */
   memset(next, 0, sizeof next);
   for (int i = 0; i < iters; ++i) {
@@ -202,14 +203,13 @@ static void wildcard(Run* r, int iters) {
                   MPI_BYTE, (r->rank + d) % r->n, kTagWild, MPI_COMM_WORLD, &req[k]);
     for (int k = 0; k < sends; ++k) {
       MPI_Request recv;
-      MPI_Status st;
       int done = 0;
       MPI_Irecv(r->recv, (int)r->bytes, MPI_BYTE, MPI_ANY_SOURCE, kTagWild, MPI_COMM_WORLD, &recv);
-      while (MPI_Test(&recv, &done, &st), !done)
+      while (MPI_Test(&recv, &done, &st[0]), !done)
         if (opt.yield) sched_yield();
-      if (r->check) verify(r, r->recv, &st, st.MPI_SOURCE, next[st.MPI_SOURCE]++);
+      if (r->check) verify(r, r->recv, &st[0], st[0].MPI_SOURCE, next[st[0].MPI_SOURCE]++);
     }
-    wait_all(sends, req, MPI_STATUSES_IGNORE);
+    wait_all(sends, req, st);
   }
 }
 
@@ -284,21 +284,26 @@ static void run_test(Run* r, const Test* t) {
   for (int s = 0; s < r->slots; ++s) fill(send_slot(r, s), r->bytes, r->rank, s);
   memset(r->recv, 0, (size_t)r->window * r->bytes);
   r->check = 0;
-  /* Warm-up, then grow the count until a sample is long enough to time;
-   * the fastest rate seen sets the count, so that one stall of a loaded
-   * machine does not leave a short sample. */
+  /* Warm-up, then grow the count (4x a step at most) towards what the
+   * fastest rate seen so far says a sample needs, until two measurements
+   * agree that the count is reached: one stall of a loaded machine slows
+   * the growth but cannot end it. */
   measure(r, t, 1);
   const int most = 1 << 28;
-  int iters = 1;
+  int iters = 1, reached = 0;
   double per_iter = 1e9;
-  for (;;) {
+  for (int step = 0; step < 40; ++step) {
     double seconds = measure(r, t, iters);
     if (seconds / iters < per_iter) per_iter = seconds / iters;
-    if (seconds >= opt.sample_time / 4 || iters >= most / 4) break;
-    iters *= 4;
+    double wanted = opt.sample_time / per_iter;
+    int next = wanted < 1 ? 1 : wanted < most ? (int)wanted : most;
+    if (next > iters) {
+      iters = next < 4 * iters ? next : 4 * iters;
+      reached = 0;
+    } else if (reached++) {
+      break;
+    }
   }
-  double wanted = opt.sample_time / per_iter;
-  iters = wanted < 1 ? 1 : wanted < most ? (int)wanted : most;
   double values[opt.samples];
   for (int s = 0; s < opt.samples; ++s) values[s] = metric(r, t, iters, measure(r, t, iters));
   qsort(values, opt.samples, sizeof(double), compare);

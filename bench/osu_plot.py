@@ -53,7 +53,7 @@ def main():
             ax.set_title(f"{mpi}, link {link}")
             ax.grid(True, alpha=0.3)
         axes[0][0].set_ylabel("default / plain (above 1: library faster)")
-        axes[0][-1].legend(fontsize=7, ncol=2)
+        axes[0][-1].legend(fontsize=7, ncol=2, handlelength=3)
         fig.tight_layout()
         path = os.path.join(a.out, f"osu-{link}.png")
         fig.savefig(path, dpi=110)
