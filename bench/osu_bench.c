@@ -111,6 +111,10 @@ static void verify(const Run* r, const void* buf, const MPI_Status* st, int send
           "got source %d, %d bytes, first wrong word at byte %zd\n",
           r->test, r->bytes, r->rank, (unsigned long long)seq, sender, st->MPI_SOURCE, count,
           bad == r->bytes ? (ssize_t)-1 : (ssize_t)bad);
+  /* Time for the launcher to forward the line before the abort kills its
+   * forwarding (MPICH's hydra lost it once in about 30 runs). */
+  struct timespec pause = {0, 200000000};
+  nanosleep(&pause, NULL);
   MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
