@@ -18,6 +18,9 @@
 #   SIZES    [4064,4128,65504,65568]          besides the powers of two:
 #            around Open MPI's shared-memory (4 KB) and TCP (64 KB) eager limits
 #   MAX      [4M]; OSU_ARGS: more adacomp-osu options (e.g. --sample-time 0.01)
+#   TIMEOUT  [300] seconds a run may take; a failed run is logged under
+#            OUT_DIR/failures/, tried once more, listed in summary.md, and
+#            makes the script exit 1 at the end
 # More ranks than cores (2x2 on a 2-core machine): every wait of the tests
 # that keep all ranks busy polls with sched_yield (--yield), so that a
 # waiting rank gives its core to a working one; Open MPI's own waits yield
@@ -44,6 +47,9 @@ cd "$work"
 export CLUSTER_PREFIX=osu-$$
 trap 'cd /; "$root/tools/cluster.sh" down; rm -rf "$work"' EXIT
 mkdir -p "$out/raw"
+failures=$work/failures
+: >"$failures"
+timeout=${TIMEOUT:-300}
 for flavor in $mpis; do
   build=$root/build/$flavor
   if [ ! -x "$build/bench/adacomp-osu" ] || [ ! -x "$build/adacomp" ]; then
@@ -67,15 +73,23 @@ for flavor in $mpis; do
         for side in $sides; do
           program=("$build/bench/adacomp-osu")
           [ "$side" = default ] && program=("$build/adacomp" "${program[@]}")
-          start=$SECONDS
-          if ! "$root/tools/cluster.sh" run "$flavor" "$layout" "${envs[@]}" --timeout 1800 -- \
-               "${program[@]}" "${args[@]}" "${polling[@]}" >run.out 2>run.err; then
-            cat run.out run.err >&2
-            echo "osu.sh: $flavor $link $layout $side (run $rep) failed" >&2
-            exit 1
-          fi
-          grep -v '^#' run.out | sed "s/^/$flavor\t$link\t$layout\t$rep\t$side\t/" >>"$raw"
-          echo "$flavor $link $layout run $rep/$reps $side: $((SECONDS - start)) s"
+          # A failed run (a hang past TIMEOUT, a data mismatch) is logged
+          # and tried once more; its lines are not kept.
+          for try in 1 2; do
+            start=$SECONDS name="$flavor $link $layout run $rep/$reps $side"
+            "$root/tools/cluster.sh" run "$flavor" "$layout" "${envs[@]}" --timeout "$timeout" -- \
+              "${program[@]}" "${args[@]}" "${polling[@]}" >run.out 2>run.err && status=0 || status=$?
+            if [ "$status" = 0 ]; then
+              grep -P '^\w+\t\d' run.out | sed "s/^/$flavor\t$link\t$layout\t$rep\t$side\t/" >>"$raw"
+              echo "$name: $((SECONDS - start)) s"
+              break
+            fi
+            log=$out/failures/$flavor-$link-$layout-$rep-$side-$try.log
+            mkdir -p "$out/failures" && cat run.out run.err >"$log"
+            echo "$name (try $try): exit $status after $((SECONDS - start)) s, last result:" \
+                 "$(grep -P '^\w+\t\d' run.out | tail -1 | tr '\t' ' '); $log" | tee -a "$failures" >&2
+            "$root/tools/cluster.sh" up 2 "$link"  # anew: no rank of that job left running
+          done
         done
       done
     done
@@ -86,3 +100,8 @@ done
 plots=${PLOTS:-$root/docs/bench}
 /usr/bin/python3 "$root/bench/osu_plot.py" "$out/summary.tsv" --out "$plots"
 echo "osu.sh: $out/summary.md, plots in $plots/osu-<link>.png"
+if [ -s "$failures" ]; then
+  { echo; echo "## Failed runs (not in the tables)"; echo; sed 's/^/- /' "$failures"; } >>"$out/summary.md"
+  echo "osu.sh: $(wc -l <"$failures") failed run(s), listed in $out/summary.md" >&2
+  exit 1
+fi
