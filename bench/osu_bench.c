@@ -211,7 +211,8 @@ static void wildcard(Run* r, int iters) {
       MPI_Irecv(r->recv, (int)r->bytes, MPI_BYTE, MPI_ANY_SOURCE, kTagWild, MPI_COMM_WORLD, &recv);
       while (MPI_Test(&recv, &done, &st[0]), !done)
         if (opt.yield) sched_yield();
-      if (r->check) verify(r, r->recv, &st[0], st[0].MPI_SOURCE, next[st[0].MPI_SOURCE]++);
+      int src = st[0].MPI_SOURCE, known = src >= 0 && src < r->n && src != r->rank;
+      if (r->check) verify(r, r->recv, &st[0], known ? src : -1, known ? next[src]++ : 0);
     }
     wait_all(sends, req, st);
   }
