@@ -98,6 +98,7 @@ for flavor in $mpis; do
 done
 /usr/bin/python3 "$root/bench/osu_summary.py" "$out"/raw/*.tsv --tsv "$out/summary.tsv" --md "$out/summary.md"
 plots=${PLOTS:-$root/docs/bench}
+mkdir -p "$plots"
 /usr/bin/python3 "$root/bench/osu_plot.py" "$out/summary.tsv" --out "$plots"
 echo "osu.sh: $out/summary.md, plots in $plots/osu-<link>.png"
 if [ -s "$failures" ]; then
