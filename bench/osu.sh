@@ -30,6 +30,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-$root/docs/bench/osu}" && cd "${1:-$root/docs/bench/osu}" && pwd)
+plots=$(mkdir -p "${PLOTS:-$root/docs/bench}" && cd "${PLOTS:-$root/docs/bench}" && pwd)
 mpis=${MPIS:-openmpi mpich}
 links=${LINKS:-unshaped 25gbit 10gbit 1gbit}
 layouts=${LAYOUTS:-2x1 2x2}
@@ -97,8 +98,6 @@ for flavor in $mpis; do
   done
 done
 /usr/bin/python3 "$root/bench/osu_summary.py" "$out"/raw/*.tsv --tsv "$out/summary.tsv" --md "$out/summary.md"
-plots=${PLOTS:-$root/docs/bench}
-mkdir -p "$plots"
 /usr/bin/python3 "$root/bench/osu_plot.py" "$out/summary.tsv" --out "$plots"
 echo "osu.sh: $out/summary.md, plots in $plots/osu-<link>.png"
 if [ -s "$failures" ]; then
