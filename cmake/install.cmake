@@ -12,6 +12,9 @@ install(FILES include/adacomp.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/adacomp${ADACOMP_SUFFIX}
         ${CMAKE_SOURCE_DIR}/tools/adacomp-report
         DESTINATION ${CMAKE_INSTALL_BINDIR})
+# adacomp-report's modules, where the script looks for them (bin/../share/adacomp/python).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/tools/adacomp_report DESTINATION ${CMAKE_INSTALL_DATADIR}/adacomp/python
+        FILES_MATCHING PATTERN "*.py")
 set(_programs adacomp-calibrate adacomp-codecs)
 install(TARGETS ${_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # What an install copies, built alone by tools/install.sh: not the tests,

@@ -95,7 +95,7 @@ grep -q "settings from site $site: ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS; site
 "$bin/adacomp-report" --plot "$dir/plots" "$dir/run.json" >"$dir/report.out" ||
   { cat "$dir/report.out"; fail "adacomp-report"; }
 grep -Eq "^allreduce +[0-9]+ +[1-9]" "$dir/report.out" || { cat "$dir/report.out"; fail "report summary"; }
-[ -s "$dir/plots/report.png" ] || fail "no plot"
+[ -s "$dir/plots/run.png" ] || fail "no plot"
 printf 'ADACOMP_MPI = %s\n' "$other" >"$site"
 rm "$site_mpi"
 launch && fail "a site file for the other MPI was not refused"
