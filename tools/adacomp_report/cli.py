@@ -34,7 +34,7 @@ A file that cannot be read (missing, truncated, not a report, a newer
 schema) is named on stderr and skipped; the others are processed.
 Exit status: 0 when at least one report was read (compare: both), 1 when
 none could be, 2 for a usage error. Plots and HTML need matplotlib.
-The JSON schema: docs/report.md (share/doc/adacomp/report.md when installed).
+The JSON schema: docs/report.md (share/doc/adacomp/docs/report.md when installed).
 """
 
 

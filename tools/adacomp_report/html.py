@@ -118,4 +118,4 @@ def write(path, reports):
                 % (_e(title), STYLE, _e(title)))
         f.write("\n".join(section(r) for r in reports))
         f.write('\n<p class="note">Written by adacomp-report; the fields are described in '
-                "docs/report.md (share/doc/adacomp/report.md).</p>\n</body></html>\n")
+                "docs/report.md (share/doc/adacomp/docs/report.md).</p>\n</body></html>\n")
