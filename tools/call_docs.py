@@ -22,6 +22,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from gen_entries import parse  # noqa: E402
 
@@ -129,6 +130,9 @@ def contradictions(path):
 
 
 def main(argv):
+    if len(argv) > 1 and argv[1] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0
     if len(argv) < 2 or argv[1] not in ("check", "write"):
         sys.stderr.write(__doc__.split("\n\n")[-1] + "\n")
         return 2
