@@ -116,21 +116,23 @@ def _s(v, fmt="%.4f"):
 
 
 def headline(a, b):
-    """Whether B helped, in a sentence, from the time in intercepted MPI."""
+    """Whether B helped, in a sentence: the time in intercepted MPI, and the
+    calls whose time changed most either way."""
     ma, mb_ = a.mean("mpi_seconds"), b.mean("mpi_seconds")
     if not ma or mb_ is None:
         return "The reports have no MPI time (schema 0): compare the operations below."
     change = "less" if mb_ < ma else "more"
     line = ("B spent %.2fx A's time in intercepted MPI (%.4f s against %.4f s per rank on "
             "average): %.4f s %s." % (mb_ / ma, mb_, ma, abs(ma - mb_), change))
-    ops = [r for r in operation_rows(a, b) if r["time_a"] and r["time_b"] is not None]
-    if ops:
-        best = min(ops, key=lambda r: r["time_b"] / r["time_a"])
-        worst = max(ops, key=lambda r: r["time_b"] / r["time_a"])
-        line += " Largest change: %s (%s)" % (best["name"], ratio(best["time_b"], best["time_a"]))
-        if worst is not best and worst["time_b"] > worst["time_a"]:
-            line += "; slower: %s (%s)" % (worst["name"], ratio(worst["time_b"], worst["time_a"]))
-        line += "."
+    rows = [r for r in call_rows(a, b) if r["time_a"] and r["time_b"] is not None]
+    gain = max(rows, key=lambda r: r["time_a"] - r["time_b"], default=None)
+    loss = max(rows, key=lambda r: r["time_b"] - r["time_a"], default=None)
+    parts = ["%s %s (%.4f s, %s)" % (what, r["name"], abs(r["time_a"] - r["time_b"]),
+                                      ratio(r["time_b"], r["time_a"]))
+             for what, r, sign in (("largest gain:", gain, 1), ("largest loss:", loss, -1))
+             if r and sign * (r["time_a"] - r["time_b"]) > 0]
+    if parts:
+        line += " Summed over ranks, " + "; ".join(parts) + "."
     return line
 
 

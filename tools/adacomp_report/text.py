@@ -1,6 +1,6 @@
 """The text summary of one report: the verdict first, then the run, where
 the time went, what was compressed, and what to change."""
-from .model import mb, size_class
+from .model import call_operation, mb, size_class
 
 SITES_SHOWN = 15
 
@@ -17,7 +17,8 @@ def verdict_lines(r):
         if v.get("next_step"):
             out.append("Next step: %s" % v["next_step"])
         return out
-    wire = sum(o.get("bytes_wire", 0) for o in r.operations.values())
+    sent = [o for n, o in r.operations.items() if n != "recv"]  # a message counts once
+    wire = sum(o.get("bytes_wire", 0) for o in sent)
     if not wire:
         if r.setting("ADACOMP_MODE", "mode") == "raw":
             return ["AdaComp passed everything through: ADACOMP_MODE=raw (a reference run)."]
@@ -26,11 +27,11 @@ def verdict_lines(r):
                     "everything through by design (shared memory beats any codec)."]
         return ["AdaComp compressed nothing in this run: see the operations below."]
     codec = sum(r.codec_seconds(o) for o in r.operations.values())
-    saved = [r.saved_seconds(o) for o in r.operations.values() if o.get("compressed_calls")]
+    saved = [r.saved_seconds(o) for o in sent if o.get("compressed_calls")]
     if any(s is None for s in saved):
         return ["AdaComp compressed %s into %s; codec time %.3f s, wire time saved unknown "
                 "(no link figure in this report)."
-                % (mb(sum(o.get("bytes_in", 0) for o in r.operations.values())), mb(wire), codec)]
+                % (mb(sum(o.get("bytes_in", 0) for o in sent)), mb(wire), codec)]
     net = sum(saved) - codec
     return ["AdaComp saved an estimated %.3f s of wire time for %.3f s of codec time "
             "(summed over ranks): net %s %.3f s." % (sum(saved), codec,
@@ -106,6 +107,14 @@ def time_section(r, out, advice):
                     1e6 * z["seconds"] / z["calls"] if z["calls"] else 0))
 
 
+def small(r, operation):
+    """Whether every call of an operation was below 64 KB (the default
+    ADACOMP_THRESHOLD_LOSSLESS), from the size histograms: nothing to advise."""
+    sizes = [z["bytes_from"] for n, c in r.mpi_calls.items() if call_operation(n) == operation
+             for z in c.get("sizes") or []]
+    return bool(sizes) and max(sizes) < 65536
+
+
 def operations_section(r, out, advice):
     out.append("")
     out.append("Compression by operation (summed over ranks):")
@@ -113,16 +122,23 @@ def operations_section(r, out, advice):
         "operation", "calls", "compr.", "bytes in", "bytes wire", "ratio", "codec s", "saved s"))
     tot = {"in": 0, "wire": 0, "codec": 0.0, "saved": 0.0, "saved_known": True}
     settled = []
+    # A point-to-point message is counted once, on its send side: the
+    # receive row's bytes and saved time are the same message's.
+    recv_codec = r.codec_seconds(r.operations.get("recv", {}))
     for name, o in sorted(r.operations.items(), key=lambda kv: -kv[1].get("bytes_in", 0)):
         bi, bw = o.get("bytes_in", 0), o.get("bytes_wire", 0)
         codec = r.codec_seconds(o)
-        saved = r.saved_seconds(o)
+        saved = 0.0 if name == "recv" else r.saved_seconds(o)
         out.append("%-21s %9d %9d %12s %12s %7s %9.4f %9s" % (
             name, o["calls"], o.get("compressed_calls", 0), mb(bi), mb(bw),
-            "%.2f" % (bi / bw) if bw else "-", codec, "%.4f" % saved if saved is not None else "?"))
-        tot["in"] += bi
-        tot["wire"] += bw
+            "%.2f" % (bi / bw) if bw else "-", codec,
+            "(send)" if name == "recv" else "%.4f" % saved if saved is not None else "?"))
         tot["codec"] += codec
+        if name != "recv":
+            tot["in"] += bi
+            tot["wire"] += bw
+        if name == "send":
+            codec += recv_codec  # what coding these messages cost at both ends
         for s in o.get("settled") or []:
             settled.append("  %-19s %-17s %-12s %s" % (name, size_class(s.get("size_class")),
                                                      s.get("codec", "?"), s.get("path", "?")))
@@ -130,13 +146,13 @@ def operations_section(r, out, advice):
             tot["saved_known"] = False
         else:
             tot["saved"] += saved
-        if not r.verdict and o.get("compressed_calls") == 0:
+        if not r.verdict and o.get("compressed_calls") == 0 and not small(r, name):
             advice.append("%s: %d calls, none compressed (below ADACOMP_THRESHOLD_LOSSLESS, "
                           "one node, or the model found it does not pay)" % (name, o["calls"]))
         elif bw and bi / bw < 1.1:
             advice.append("%s: ratio %.2f: the data barely compresses; try adacomp-codecs on a "
                           "sample, or raise ADACOMP_THRESHOLD_LOSSLESS" % (name, bi / bw))
-        if saved is not None and o.get("compressed_calls") and codec > saved:
+        if name != "recv" and saved is not None and o.get("compressed_calls") and codec > saved:
             advice.append("%s: codec time %.3f s exceeds the wire time it saved (%.3f s): "
                           "raise ADACOMP_THRESHOLD_LOSSLESS or recalibrate" % (name, codec, saved))
     if not r.operations:
