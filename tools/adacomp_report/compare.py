@@ -1,7 +1,7 @@
 """Two reports side by side (A, then B): per operation, MPI call, call site
 and region, time and bytes on the wire with the ratio B/A, and the totals.
 The rows are also what --csv writes."""
-from .model import call_operation, mb, ratio
+from .model import mb, on_wire, ratio
 
 
 def _sum(values):
@@ -79,8 +79,8 @@ def site_rows(a, b):
     key = lambda s: (str(s.get("call", "?")), str(s.get("site", "?")))
     sa, sb = {key(s): s for s in a.sites}, {key(s): s for s in b.sites}
     rows = []
-    for k in sorted(set(sa) | set(sb),
-                    key=lambda k: -max(sa.get(k, {}).get("time_s", 0), sb.get(k, {}).get("time_s", 0))):
+    busiest = lambda k: -max(sa.get(k, {}).get("time_s", 0), sb.get(k, {}).get("time_s", 0))
+    for k in sorted(set(sa) | set(sb), key=busiest):
         x, y = sa.get(k, {}), sb.get(k, {})
         rows.append({"table": "site", "name": "%s at %s" % k, "calls_a": x.get("calls", 0),
                      "calls_b": y.get("calls", 0), "time_a": x.get("time_s"),
@@ -99,10 +99,7 @@ def region_rows(a, b):
                      "calls_a": x.get("calls", 0), "calls_b": y.get("calls", 0),
                      "compressed_a": x.get("compressed_calls", 0),
                      "compressed_b": y.get("compressed_calls", 0),
-                     "wire_a": x.get("bytes") - x.get("bytes_in", 0) + x.get("bytes_wire", 0)
-                     if "bytes" in x else None,
-                     "wire_b": y.get("bytes") - y.get("bytes_in", 0) + y.get("bytes_wire", 0)
-                     if "bytes" in y else None,
+                     "wire_a": on_wire(x, x.get("bytes")), "wire_b": on_wire(y, y.get("bytes")),
                      "time_a": x.get("time_s"), "time_b": y.get("time_s")})
     return rows
 

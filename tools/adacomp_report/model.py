@@ -52,6 +52,14 @@ def _named(items, what):
     raise ReportError("%s is neither an object nor a list" % what)
 
 
+def on_wire(op, payload):
+    """Bytes an operation put on the wire: its payload, less what the codecs
+    were given, plus the frames they made (None: payload unknown)."""
+    if payload is None:
+        return None
+    return payload - op.get("bytes_in", 0) + op.get("bytes_wire", 0)
+
+
 # Which operation (report key) an intercepted call's time belongs to; the
 # completion calls (Wait, Test, ...) and Sendrecv stay in the per-call table.
 def call_operation(call):
@@ -131,15 +139,7 @@ class Report:
         return None
 
     def wire(self, name):
-        """Bytes an operation put on the wire: its payload, less what the
-        codecs were given, plus the frames they made."""
-        op = self.operations.get(name)
-        payload = self.payload(name)
-        if payload is None:
-            return None
-        if not op:
-            return payload
-        return payload - op.get("bytes_in", 0) + op.get("bytes_wire", 0)
+        return on_wire(self.operations.get(name) or {}, self.payload(name))
 
     def call_seconds(self, operation):
         """Time in the calls of one operation (MPI_Allreduce, MPI_Iallreduce, ...)."""
