@@ -37,7 +37,8 @@ cat compare.txt
 for op in allreduce bcast alltoall; do
   grep -Eq "^$op +[0-9]+/[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x " compare.txt || fail "compare: no times and ratio for $op"
 done
-for line in "^  A  raw.json: 2 ranks .*mode raw" "^  B  lossless.json: 2 ranks .*mode lossless" \
+for line in "^  A  raw.json: 2 ranks .*(mode raw|ADACOMP_MODE=raw)" \
+            "^  B  lossless.json: 2 ranks .*(mode lossless|ADACOMP_MODE=lossless)" \
             "^B spent [0-9.]+x A's time in intercepted MPI" \
             "^wall \(Init..Finalize\), mean per rank, s +[0-9.]+ +[0-9.]+ +[0-9.]+x" \
             "^in intercepted MPI, mean per rank, s +[0-9.]+ +[0-9.]+ +[0-9.]+x" \
@@ -48,8 +49,8 @@ python3 - <<'PY' || exit 1
 import csv, json
 rows = list(csv.DictReader(open("compare.csv")))
 assert list(rows[0]) == ["table", "name", "calls_a", "calls_b", "compressed_a", "compressed_b",
-                         "time_a_s", "time_b_s", "time_ratio", "wire_a", "wire_b", "wire_ratio",
-                         "codec_a_s", "codec_b_s"], list(rows[0])
+                         "time_a_s", "time_b_s", "time_ratio", "moved_a", "moved_b", "moved_ratio",
+                         "frames_a", "frames_b", "codec_a_s", "codec_b_s"], list(rows[0])
 ops = {r["name"]: r for r in rows if r["table"] == "operation"}
 for op in ("allreduce", "bcast", "alltoall"):
     r = ops[op]
@@ -57,12 +58,12 @@ for op in ("allreduce", "bcast", "alltoall"):
     assert r["compressed_a"] == "0" and r["compressed_b"] == "8", r
     ratio = float(r["time_ratio"])
     assert abs(ratio - float(r["time_b_s"]) / float(r["time_a_s"])) < 1e-9 and 0.01 < ratio < 100, r
-    assert 0 < int(r["wire_b"]) < 8 * 512 * 1024, r            # coded: less than the payload
+    assert 0 < int(r["moved_b"]) < 8 * 512 * 1024, r           # coded: less than the payload
     assert float(r["codec_b_s"]) > 0 == float(r["codec_a_s"]), r
-    # With payload totals in the report (call sites, or an operation's
-    # bytes), the raw run's wire bytes are known and B puts fewer on it.
-    if r["wire_a"]:
-        assert 0 < float(r["wire_ratio"]) < 1, r
+    # With payload totals in the report (call sites, schema 2), the raw
+    # run's bytes are known too and B moved fewer.
+    if r["moved_a"]:
+        assert 0 < float(r["moved_ratio"]) < 1, r
 calls = {r["name"]: r for r in rows if r["table"] == "call"}
 assert {"Allreduce", "Bcast", "Alltoall", "Sendrecv"} <= set(calls), calls.keys()
 print("compare csv ok")
@@ -88,7 +89,7 @@ import csv
 rows = list(csv.DictReader(open("all.csv")))
 assert list(rows[0]) == ["report", "table", "name", "region", "rank", "host", "calls",
                          "compressed_calls", "time_s", "bytes", "bytes_in", "bytes_wire", "ratio",
-                         "codec_s", "saved_s"], list(rows[0])
+                         "codec_s", "saved_s", "net_s"], list(rows[0])
 got = {(r["report"], r["table"], r["name"]) for r in rows}
 for rep in ("raw.json", "lossless.json"):
     for op in ("allreduce", "bcast", "alltoall"):
@@ -116,14 +117,15 @@ page = open("job.html").read()
 imgs = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,([A-Za-z0-9+/=]+)">', page)
 assert len(imgs) == 2 and all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in imgs), len(imgs)
 assert not re.search(r'(src|href)="(?!data:)', page) and "<script" not in page and "<link" not in page
-assert "ADACOMP_MODE=raw" in page and "Compression by operation" in page
+assert "<h2>raw.json</h2>" in page and "<h2>lossless.json</h2>" in page
+assert "Compression by operation" in page
 print("html ok")
 PY
 
 # Schema 2 (fields of the library's later reports): the verdict first, then
 # the settings' values, call sites, ranks, regions and settled codecs.
 "$tool" "$here/schema2.json" >s2.txt || { cat s2.txt; fail "schema 2 summary"; }
-sed -n 2p s2.txt | grep -q "^  AdaComp saved 0.105 s of 1.8 s in MPI" || { cat s2.txt; fail "verdict not first"; }
+sed -n 2p s2.txt | grep -q "^  AdaComp saved 0.136 s of 1.8 s in MPI" || { cat s2.txt; fail "verdict not first"; }
 for line in "^  Next step: " "^    ADACOMP_THRESHOLD_LOSSLESS = 64K +\(site " "measured at MPI_Init" \
             "^Allreduce +40 +4.2000 .* residual \(stencil.c:140\)" "coefficient of variation: mpi_s 0.13" \
             "^     3 n2 " "^1 +allreduce +36 +36 " "^  allreduce +1M..<2M +bitplane +lossless"; do
@@ -131,6 +133,7 @@ for line in "^  Next step: " "^    ADACOMP_THRESHOLD_LOSSLESS = 64K +\(site " "m
 done
 "$tool" compare "$here/schema2.json" "$here/schema2.json" >s2c.txt || fail "schema 2 compare"
 grep -Eq "^allreduce +40/40 +4.2000 +4.2000 +1.00x +23.1 MB +23.1 MB +1.00x" s2c.txt &&
+  grep -Eq "^level 1 allreduce +36/36 +36/36 +18.9 MB +18.9 MB" s2c.txt &&
   grep -Eq "^Allreduce at residual \(stencil.c:140\) +40/40 " s2c.txt &&
-  grep -Eq "^level 1 allreduce +36/36 " s2c.txt || { cat s2c.txt; fail "schema 2 compare rows"; }
+  grep -q "^    defaults: MODE=adaptive" s2.txt || { cat s2c.txt s2.txt; fail "schema 2 compare rows, defaults"; }
 echo "ok: compare, batch, csv, plots, html, schema 2"

@@ -33,12 +33,16 @@ def totals(a, b):
     rows.append(("codec time, summed over ranks, s",
                  sum(a.codec_seconds(o) for o in a.operations.values()),
                  sum(b.codec_seconds(o) for o in b.operations.values()), "%.4f"))
-    # A received message was put on the wire by its send.
-    names = sorted((set(a.operations) | set(b.operations)) - {"recv"})
-    rows.append(("bytes on the wire, all operations", _sum(a.wire(n) for n in names),
+    # Where both reports can tell; a received message was moved by its send.
+    names = [n for n in sorted((set(a.operations) | set(b.operations)) - {"recv"})
+             if a.wire(n) is not None and b.wire(n) is not None]
+    rows.append(("bytes moved, operations known in both", _sum(a.wire(n) for n in names),
                  _sum(b.wire(n) for n in names), "mb"))
+    rows.append(("net time coding saved, summed over ranks, s",
+                 _sum(a.net_seconds(n, o) for n, o in a.operations.items()),
+                 _sum(b.net_seconds(n, o) for n, o in b.operations.items()), "%.4f"))
     if a.ranks or b.ranks:
-        rows.append(("bytes on the wire, summed over ranks",
+        rows.append(("coded frames, summed over ranks",
                      _sum(x.get("wire_bytes") for x in a.ranks) if a.ranks else None,
                      _sum(x.get("wire_bytes") for x in b.ranks) if b.ranks else None, "mb"))
     if a.verdict or b.verdict:
@@ -76,6 +80,7 @@ def call_rows(a, b):
 
 
 def site_rows(a, b):
+    """Per call site: time, and the frames its coded calls sent."""
     key = lambda s: (str(s.get("call", "?")), str(s.get("site", "?")))
     sa, sb = {key(s): s for s in a.sites}, {key(s): s for s in b.sites}
     rows = []
@@ -84,12 +89,13 @@ def site_rows(a, b):
         x, y = sa.get(k, {}), sb.get(k, {})
         rows.append({"table": "site", "name": "%s at %s" % k, "calls_a": x.get("calls", 0),
                      "calls_b": y.get("calls", 0), "time_a": x.get("time_s"),
-                     "time_b": y.get("time_s"), "wire_a": x.get("wire_bytes"),
-                     "wire_b": y.get("wire_bytes")})
+                     "time_b": y.get("time_s"), "frames_a": x.get("wire_bytes"),
+                     "frames_b": y.get("wire_bytes")})
     return rows
 
 
 def region_rows(a, b):
+    """Per MPI_Pcontrol level and operation: calls, coded calls, frames."""
     ra = {(lvl, n): o for lvl, ops in a.regions for n, o in ops.items()}
     rb = {(lvl, n): o for lvl, ops in b.regions for n, o in ops.items()}
     rows = []
@@ -99,8 +105,7 @@ def region_rows(a, b):
                      "calls_a": x.get("calls", 0), "calls_b": y.get("calls", 0),
                      "compressed_a": x.get("compressed_calls", 0),
                      "compressed_b": y.get("compressed_calls", 0),
-                     "wire_a": on_wire(x, x.get("bytes")), "wire_b": on_wire(y, y.get("bytes")),
-                     "time_a": x.get("time_s"), "time_b": y.get("time_s")})
+                     "frames_a": x.get("bytes_wire", 0), "frames_b": y.get("bytes_wire", 0)})
     return rows
 
 
@@ -146,10 +151,11 @@ def compare(a, b):
     for label, va, vb, fmt in totals(a, b):
         shown = (mb(va), mb(vb)) if fmt == "mb" else (_s(va, fmt), _s(vb, fmt))
         out.append("%-40s %14s %14s %8s" % (label, shown[0], shown[1], ratio(vb, va)))
-    out += ["", "Per operation (summed over ranks; time of its calls, wire: bytes sent for it, "
-            "'?' where a report cannot tell):",
+    out += ["", "Per operation (summed over ranks; time: of its calls; moved: the payload the "
+            "ranks passed, coded calls counted at their frames' size; '?': the report cannot "
+            "tell):",
             "%-21s %13s %10s %10s %7s %11s %11s %7s %9s %9s" % (
-                "operation", "calls A/B", "time A s", "time B s", "B/A", "wire A", "wire B",
+                "operation", "calls A/B", "time A s", "time B s", "B/A", "moved A", "moved B",
                 "B/A", "codec A s", "codec B s")]
     for r in operation_rows(a, b):
         out.append("%-21s %13s %10s %10s %7s %11s %11s %7s %9.4f %9.4f" % (
@@ -164,16 +170,25 @@ def compare(a, b):
             out.append("%-21s %13s %10s %10s %7s" % (
                 r["name"], "%d/%d" % (r["calls_a"], r["calls_b"]), _s(r["time_a"]),
                 _s(r["time_b"]), ratio(r["time_b"], r["time_a"])))
-    for title, rows in (("Per call site", site_rows(a, b)), ("Per region", region_rows(a, b))):
-        if not rows:
-            continue
-        out += ["", "%s (summed over ranks):" % title,
-                "%-44s %11s %10s %10s %7s %11s %11s %7s" % (
-                    "", "calls A/B", "time A s", "time B s", "B/A", "wire A", "wire B", "B/A")]
+    rows = site_rows(a, b)
+    if rows:
+        out += ["", "Per call site (summed over ranks; frames: what its coded calls sent):",
+                "%-44s %11s %10s %10s %7s %11s %11s" % (
+                    "", "calls A/B", "time A s", "time B s", "B/A", "frames A", "frames B")]
         for r in rows:
-            out.append("%-44s %11s %10s %10s %7s %11s %11s %7s" % (
+            out.append("%-44s %11s %10s %10s %7s %11s %11s" % (
                 r["name"][:44], "%d/%d" % (r["calls_a"], r["calls_b"]), _s(r["time_a"]),
-                _s(r["time_b"]), ratio(r["time_b"], r["time_a"]), mb(r.get("wire_a")),
-                mb(r.get("wire_b")), ratio(r.get("wire_b"), r.get("wire_a"))))
+                _s(r["time_b"]), ratio(r["time_b"], r["time_a"]), mb(r["frames_a"]),
+                mb(r["frames_b"])))
+    rows = region_rows(a, b)
+    if rows:
+        out += ["", "Per MPI_Pcontrol region (summed over ranks):",
+                "%-32s %11s %13s %11s %11s" % ("", "calls A/B", "coded A/B", "frames A",
+                                               "frames B")]
+        for r in rows:
+            out.append("%-32s %11s %13s %11s %11s" % (
+                r["name"][:32], "%d/%d" % (r["calls_a"], r["calls_b"]),
+                "%d/%d" % (r["compressed_a"], r["compressed_b"]), mb(r["frames_a"]),
+                mb(r["frames_b"])))
     return "\n".join(out)
 

@@ -1,13 +1,14 @@
 """CSV export: one row per operation, MPI call, call site, rank and region
 operation of every report (the `table` column says which), or, for
-`compare`, the rows of the comparison."""
+`compare`, the rows of the comparison. saved_s is the wire time coding
+saved, net_s that less the codec time."""
 import csv
 
 COLUMNS = ["report", "table", "name", "region", "rank", "host", "calls", "compressed_calls",
-           "time_s", "bytes", "bytes_in", "bytes_wire", "ratio", "codec_s", "saved_s"]
+           "time_s", "bytes", "bytes_in", "bytes_wire", "ratio", "codec_s", "saved_s", "net_s"]
 COMPARE_COLUMNS = ["table", "name", "calls_a", "calls_b", "compressed_a", "compressed_b",
-                   "time_a_s", "time_b_s", "time_ratio", "wire_a", "wire_b", "wire_ratio",
-                   "codec_a_s", "codec_b_s"]
+                   "time_a_s", "time_b_s", "time_ratio", "moved_a", "moved_b", "moved_ratio",
+                   "frames_a", "frames_b", "codec_a_s", "codec_b_s"]
 
 
 def _operation(r, name, o, table="operation", region=""):
@@ -18,7 +19,8 @@ def _operation(r, name, o, table="operation", region=""):
             "bytes": r.payload(name) if table == "operation" else o.get("bytes"),
             "bytes_in": bi, "bytes_wire": bw, "ratio": bi / bw if bw else None,
             "codec_s": r.codec_seconds(o),
-            "saved_s": r.saved_seconds(o) if table == "operation" else o.get("saved_s")}
+            "saved_s": r.gross_seconds(name, o) if table == "operation" else None,
+            "net_s": r.net_seconds(name, o) if table == "operation" else o.get("saved_s")}
 
 
 def rows(r):
@@ -28,11 +30,11 @@ def rows(r):
     out += [{"report": r.path, "table": "site", "name": "%s at %s" % (s.get("call", "?"),
                                                                       s.get("site", "?")),
              "calls": s.get("calls"), "time_s": s.get("time_s"), "bytes": s.get("bytes"),
-             "bytes_wire": s.get("wire_bytes"), "saved_s": s.get("saved_s")} for s in r.sites]
+             "bytes_wire": s.get("wire_bytes"), "net_s": s.get("saved_s")} for s in r.sites]
     out += [{"report": r.path, "table": "rank", "name": "rank %s" % x.get("rank"),
              "rank": x.get("rank"), "host": x.get("host"), "calls": x.get("calls"),
              "time_s": x.get("mpi_s"), "bytes": x.get("bytes"), "bytes_wire": x.get("wire_bytes"),
-             "saved_s": x.get("saved_s")} for x in r.ranks]
+             "net_s": x.get("saved_s")} for x in r.ranks]
     for level, ops in r.regions:
         out += [_operation(r, n, o, "region", level) for n, o in sorted(ops.items())]
     return out
@@ -54,8 +56,8 @@ def write_compare(path, records):
     named = []
     for rec in records:
         ta, tb, wa, wb = (rec.get(k) for k in ("time_a", "time_b", "wire_a", "wire_b"))
-        named.append(dict(rec, time_a_s=ta, time_b_s=tb, codec_a_s=rec.get("codec_a"),
-                          codec_b_s=rec.get("codec_b"),
+        named.append(dict(rec, time_a_s=ta, time_b_s=tb, moved_a=wa, moved_b=wb,
+                          codec_a_s=rec.get("codec_a"), codec_b_s=rec.get("codec_b"),
                           time_ratio=tb / ta if ta and tb is not None else None,
-                          wire_ratio=wb / wa if wa and wb is not None else None))
+                          moved_ratio=wb / wa if wa and wb is not None else None))
     _write(path, COMPARE_COLUMNS, named)

@@ -61,11 +61,13 @@ def section(r):
     if r.operations:
         out.append("<h3>Compression by operation (summed over ranks)</h3>")
         out.append(table(["operation", "calls", "compressed", "bytes in", "bytes on the wire",
-                          "ratio", "codec s", "saved s"],
+                          "ratio", "codec s", "wire s saved", "net s"],
                          [(n, o["calls"], o.get("compressed_calls", 0), mb(o.get("bytes_in", 0)),
                            mb(o.get("bytes_wire", 0)),
                            "%.2f" % (o["bytes_in"] / o["bytes_wire"]) if o.get("bytes_wire")
-                           else "-", "%.4f" % r.codec_seconds(o), _f(r.saved_seconds(o)))
+                           else "-", "%.4f" % r.codec_seconds(o),
+                           "(send)" if n == "recv" else _f(r.gross_seconds(n, o)),
+                           _f(r.net_seconds(n, o)))
                           for n, o in sorted(r.operations.items())]))
         settled = [(n, size_class(s.get("size_class")), s.get("codec"), s.get("path"))
                    for n, o in sorted(r.operations.items()) for s in o.get("settled") or []]
@@ -83,14 +85,14 @@ def section(r):
     if r.sites:
         out.append("<h3>Call sites</h3>")
         out.append(table(["site", "call", "calls", "time s", "bytes", "bytes on the wire",
-                          "saved s"],
+                          "net s"],
                          [(s.get("site"), s.get("call"), s.get("calls"), _f(s.get("time_s")),
                            mb(s.get("bytes")), mb(s.get("wire_bytes")), _f(s.get("saved_s")))
                           for s in sorted(r.sites, key=lambda s: -s.get("time_s", 0))], 2))
     if r.ranks:
         out.append("<h3>Per rank</h3>")
         out.append(table(["rank", "host", "wall s", "MPI s", "calls", "bytes", "bytes on the wire",
-                          "saved s"],
+                          "net s"],
                          [(x.get("rank"), x.get("host"), _f(x.get("wall_s")), _f(x.get("mpi_s")),
                            x.get("calls"), mb(x.get("bytes")), mb(x.get("wire_bytes")),
                            _f(x.get("saved_s"))) for x in r.ranks], 2))

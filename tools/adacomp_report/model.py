@@ -18,7 +18,9 @@ def human(b):
 
 
 def size_class(lo):
-    """[lo, 2 lo) as a label; class 0 is exactly 0 bytes; labels pass through."""
+    """[lo, 2 lo) as a label; class 0 is exactly 0 bytes; other labels pass through."""
+    if isinstance(lo, str) and lo.isdigit():
+        lo = int(lo)
     if not isinstance(lo, (int, float)):
         return str(lo)
     return "0" if lo == 0 else "%s..<%s" % (human(int(lo)), human(2 * int(lo)))
@@ -106,6 +108,7 @@ class Report:
             if isinstance(reg, dict):
                 self.regions.append((reg.get("level"), _named(reg.get("ops") or [], "regions.ops")))
         self.settings, self.setting_sources, self.short_settings = _settings(data.get("settings"))
+        self.setting_sources = data.get("settings_sources") or self.setting_sources
 
     # Figures summed over ranks, None when the report cannot tell.
     def mean(self, key):
@@ -115,13 +118,22 @@ class Report:
     def codec_seconds(self, op):
         return op.get("seconds_compress", 0) + op.get("seconds_decompress", 0)
 
-    def saved_seconds(self, op):
-        """The wire time an operation saved: the library's figure, else the
-        link model's (bytes not sent / bandwidth)."""
+    def gross_seconds(self, name, op):
+        """The wire time an operation's coding saved, before codec time:
+        bytes not sent / bandwidth (None without a link figure). A received
+        message's bytes count on its send side."""
+        bw = self.link.get("bandwidth_Bps") or 0
+        if bw <= 0:
+            return None
+        return 0.0 if name == "recv" else (op.get("bytes_in", 0) - op.get("bytes_wire", 0)) / bw
+
+    def net_seconds(self, name, op):
+        """Wire time saved less codec time: the library's figure (schema 2),
+        else the link model's."""
         if "saved_s" in op:
             return op["saved_s"]
-        bw = self.link.get("bandwidth_Bps") or 0
-        return (op.get("bytes_in", 0) - op.get("bytes_wire", 0)) / bw if bw > 0 else None
+        gross = self.gross_seconds(name, op)
+        return None if gross is None else gross - self.codec_seconds(op)
 
     def payload(self, name):
         """Bytes the application asked an operation to move, if known: the

@@ -53,7 +53,7 @@ def panels(r):
             ax.legend(fontsize=8)
         out.append(("bytes of the compressed calls (ratio above)", bytes_panel))
 
-        saved = [r.saved_seconds(coded[n]) for n in names]
+        saved = [r.gross_seconds(n, coded[n]) for n in names]
         if all(s is not None for s in saved):
             def time_panel(ax):
                 x = range(len(names))

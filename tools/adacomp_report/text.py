@@ -1,5 +1,7 @@
 """The text summary of one report: the verdict first, then the run, where
 the time went, what was compressed, and what to change."""
+import textwrap
+
 from .model import call_operation, mb, size_class
 
 SITES_SHOWN = 15
@@ -27,15 +29,15 @@ def verdict_lines(r):
                     "everything through by design (shared memory beats any codec)."]
         return ["AdaComp compressed nothing in this run: see the operations below."]
     codec = sum(r.codec_seconds(o) for o in r.operations.values())
-    saved = [r.saved_seconds(o) for o in sent if o.get("compressed_calls")]
-    if any(s is None for s in saved):
+    net = [r.net_seconds(n, o) for n, o in r.operations.items()
+           if o.get("compressed_calls")]
+    if any(x is None for x in net):
         return ["AdaComp compressed %s into %s; codec time %.3f s, wire time saved unknown "
                 "(no link figure in this report)."
                 % (mb(sum(o.get("bytes_in", 0) for o in sent)), mb(wire), codec)]
-    net = sum(saved) - codec
-    return ["AdaComp saved an estimated %.3f s of wire time for %.3f s of codec time "
-            "(summed over ranks): net %s %.3f s." % (sum(saved), codec,
-                                                     "gain" if net >= 0 else "LOSS", abs(net))]
+    return ["AdaComp's coding saved an estimated net %.3f s (wire time saved less %.3f s of "
+            "codec time, summed over ranks)%s." % (sum(net), codec,
+                                                   "" if sum(net) >= 0 else ": a LOSS")]
 
 
 def header(r, out):
@@ -55,9 +57,15 @@ def header(r, out):
         out.append("  job:      %s" % run["job_id"])
     out.append("  time:     %s to %s" % (run.get("start", "?"), run.get("end", "?")))
     if r.settings:
+        chosen = [s for s in r.settings if s["source"] and s["source"] != "default"]
         out.append("  settings:")
-        for s in r.settings:
-            out.append("    %s = %s   (%s)" % (s["key"], s["value"], s["source"] or "default"))
+        for s in chosen:
+            out.append("    %s = %s   (%s)" % (s["key"], s["value"], s["source"]))
+        defaults = ", ".join("%s=%s" % (s["key"].replace("ADACOMP_", ""), s["value"])
+                             for s in r.settings if s not in chosen)
+        if defaults:
+            out.extend(textwrap.wrap("defaults: " + defaults, 96, initial_indent="    ",
+                                     subsequent_indent="      "))
     else:
         out.append("  settings: %s" % (r.setting_sources or "?"))
     link = r.link
@@ -117,44 +125,47 @@ def small(r, operation):
 
 def operations_section(r, out, advice):
     out.append("")
-    out.append("Compression by operation (summed over ranks):")
-    out.append("%-21s %9s %9s %12s %12s %7s %9s %9s" % (
-        "operation", "calls", "compr.", "bytes in", "bytes wire", "ratio", "codec s", "saved s"))
-    tot = {"in": 0, "wire": 0, "codec": 0.0, "saved": 0.0, "saved_known": True}
+    out.append("Compression by operation (summed over ranks; saved: wire time, before codec "
+               "time; net: after it):")
+    out.append("%-21s %9s %9s %12s %12s %7s %9s %9s %9s" % (
+        "operation", "calls", "compr.", "bytes in", "bytes wire", "ratio", "codec s", "saved s",
+        "net s"))
+    tot = {"in": 0, "wire": 0, "codec": 0.0, "saved": 0.0, "net": 0.0, "known": True}
+    nets = {n: r.net_seconds(n, o) for n, o in r.operations.items()}
     settled = []
-    # A point-to-point message is counted once, on its send side: the
-    # receive row's bytes and saved time are the same message's.
-    recv_codec = r.codec_seconds(r.operations.get("recv", {}))
+    # A point-to-point message counts once: its bytes and the wire time they
+    # saved on the send row, its decoding time on the receive row.
     for name, o in sorted(r.operations.items(), key=lambda kv: -kv[1].get("bytes_in", 0)):
         bi, bw = o.get("bytes_in", 0), o.get("bytes_wire", 0)
-        codec = r.codec_seconds(o)
-        saved = 0.0 if name == "recv" else r.saved_seconds(o)
-        out.append("%-21s %9d %9d %12s %12s %7s %9.4f %9s" % (
+        codec, saved, net = r.codec_seconds(o), r.gross_seconds(name, o), nets[name]
+        out.append("%-21s %9d %9d %12s %12s %7s %9.4f %9s %9s" % (
             name, o["calls"], o.get("compressed_calls", 0), mb(bi), mb(bw),
             "%.2f" % (bi / bw) if bw else "-", codec,
-            "(send)" if name == "recv" else "%.4f" % saved if saved is not None else "?"))
+            "(send)" if name == "recv" else "%.4f" % saved if saved is not None else "?",
+            "%.4f" % net if net is not None else "?"))
         tot["codec"] += codec
         if name != "recv":
             tot["in"] += bi
             tot["wire"] += bw
-        if name == "send":
-            codec += recv_codec  # what coding these messages cost at both ends
-        for s in o.get("settled") or []:
-            settled.append("  %-19s %-17s %-12s %s" % (name, size_class(s.get("size_class")),
-                                                     s.get("codec", "?"), s.get("path", "?")))
-        if saved is None:
-            tot["saved_known"] = False
+        if saved is None or net is None:
+            tot["known"] = False
         else:
             tot["saved"] += saved
+            tot["net"] += net
+        for z in o.get("settled") or []:
+            settled.append("  %-19s %-17s %-12s %s" % (name, size_class(z.get("size_class")),
+                                                     z.get("codec", "?"), z.get("path", "?")))
         if not r.verdict and o.get("compressed_calls") == 0 and not small(r, name):
             advice.append("%s: %d calls, none compressed (below ADACOMP_THRESHOLD_LOSSLESS, "
                           "one node, or the model found it does not pay)" % (name, o["calls"]))
-        elif bw and bi / bw < 1.1:
+        elif bw and bi / bw < 1.1 and name != "recv":
             advice.append("%s: ratio %.2f: the data barely compresses; try adacomp-codecs on a "
                           "sample, or raise ADACOMP_THRESHOLD_LOSSLESS" % (name, bi / bw))
-        if name != "recv" and saved is not None and o.get("compressed_calls") and codec > saved:
-            advice.append("%s: codec time %.3f s exceeds the wire time it saved (%.3f s): "
-                          "raise ADACOMP_THRESHOLD_LOSSLESS or recalibrate" % (name, codec, saved))
+        if name == "send" and nets.get("recv") is not None and net is not None:
+            net += nets["recv"]  # the messages' decoding too
+        if name != "recv" and net is not None and o.get("compressed_calls") and net < 0:
+            advice.append("%s: coding cost %.3f s more than the wire time it saved: raise "
+                          "ADACOMP_THRESHOLD_LOSSLESS or recalibrate" % (name, -net))
     if not r.operations:
         out.append("  (no calls of a compressible operation)")
     if settled:
@@ -167,12 +178,11 @@ def operations_section(r, out, advice):
                    % (mb(tot["in"]), mb(tot["wire"]), tot["in"] / tot["wire"]))
     else:
         out.append("Nothing was compressed.")
-    if tot["saved_known"] and r.link.get("bandwidth_Bps"):
+    if tot["known"] and r.link.get("bandwidth_Bps"):
         out.append("Codec time %.3f s against an estimated %.3f s of wire time saved at %.4g MB/s "
                    "(summed over ranks): net %s %.3f s"
                    % (tot["codec"], tot["saved"], r.link["bandwidth_Bps"] / 1e6,
-                      "gain" if tot["saved"] >= tot["codec"] else "LOSS",
-                      abs(tot["saved"] - tot["codec"])))
+                      "gain" if tot["net"] >= 0 else "LOSS", abs(tot["net"])))
     else:
         out.append("Codec time %.3f s (summed over ranks); wire time saved unknown" % tot["codec"])
         if not r.verdict:
@@ -187,7 +197,7 @@ def sites_section(r, out):
     shown = sorted(r.sites, key=lambda s: -s.get("time_s", 0))[:SITES_SHOWN]
     out.append("Call sites by time (summed over ranks; %d of %d):" % (len(shown), len(r.sites)))
     out.append("%-16s %9s %10s %12s %12s %9s  %s" % ("call", "calls", "time s", "bytes",
-                                                    "bytes wire", "saved s", "site"))
+                                                    "bytes wire", "net s", "site"))
     for s in shown:
         saved = s.get("saved_s")
         out.append("%-16s %9d %10.4f %12s %12s %9s  %s" % (
@@ -214,7 +224,7 @@ def ranks_section(r, out, all_ranks):
         out.append("  (the 3 ranks with least and most MPI time; --ranks shows all %d)"
                    % len(r.ranks))
     out.append("%6s %-14s %9s %9s %9s %12s %12s %9s" % ("rank", "host", "wall s", "MPI s",
-                                                       "calls", "bytes", "bytes wire", "saved s"))
+                                                       "calls", "bytes", "bytes wire", "net s"))
     for x in rows:
         saved = x.get("saved_s")
         out.append("%6s %-14s %9.4f %9.4f %9d %12s %12s %9s" % (
