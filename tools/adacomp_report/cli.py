@@ -26,9 +26,10 @@ when present call sites, ranks and MPI_Pcontrol regions.
 
   compare A B   B against A (e.g. A run with ADACOMP_MODE=raw, B with the
                 default settings; or before and after a change): per
-                operation, MPI call, call site and region, time and bytes on
-                the wire side by side with the ratio B/A, and the totals;
-                --csv FILE writes the rows
+                operation and MPI call, time and bytes moved (coded calls at
+                their frames' size) side by side with the ratio B/A; per
+                call site and region what changed; the totals (time in MPI,
+                wall, codec time, net time saved); --csv FILE writes the rows
 
 A file that cannot be read (missing, truncated, not a report, a newer
 schema) is named on stderr and skipped; the others are processed.
