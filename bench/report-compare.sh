@@ -5,7 +5,7 @@
 # through the `adacomp` launcher once with ADACOMP_MODE=raw and once with the
 # default settings (plus EXTRA settings, e.g. ADACOMP_REL_ERROR_BOUND=1e-4),
 # then adacomp-report's summary of the second, `compare raw default`, and
-# the HTML summary of both.
+# its HTML page (the comparison plotted, then both runs).
 #   bench/report-compare.sh [openmpi|mpich] [LAYOUT=2x2] [RATE=1gbit] [STEPS=20] [KB=4096] [EXTRA K=V...]
 # Writes docs/bench/report-compare-<flavor>-<layout>-<rate>.{txt,html} and the
 # two JSON reports beside them (REPORT_OUT=DIR: there instead). Timings: run
@@ -42,4 +42,4 @@ report=$root/tools/adacomp-report
   echo
   "$report" compare "$out/$name-raw.json" "$out/$name-default.json"
 } | tee "$out/$name.txt"
-"$report" --html "$out/$name.html" "$out/$name-raw.json" "$out/$name-default.json"
+"$report" compare --html "$out/$name.html" "$out/$name-raw.json" "$out/$name-default.json" >/dev/null

@@ -7,7 +7,7 @@
 # batch with a truncated file, a file that is no report and a missing one
 # (named, skipped, the rest processed; exit 1 only when none is readable),
 # the CSV export's columns, plot names derived from the inputs and a report
-# with nothing to plot, the self-contained HTML summary, and the fields
+# with nothing to plot, the self-contained HTML summary (and compare's), and the fields
 # of schema 2 (verdict first, settings, sites, ranks, regions; fixture
 # tests/report/schema2.json).
 set -u
@@ -120,6 +120,18 @@ assert not re.search(r'(src|href)="(?!data:)', page) and "<script" not in page a
 assert "<h2>raw.json</h2>" in page and "<h2>lossless.json</h2>" in page
 assert "Compression by operation" in page
 print("html ok")
+PY
+
+# The comparison as a page: the plot of B against A, then both runs.
+"$tool" compare raw.json lossless.json --html compare.html >/dev/null || fail "compare --html"
+python3 - <<'PY' || exit 1
+import base64, re
+page = open("compare.html").read()
+imgs = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,([A-Za-z0-9+/=]+)">', page)
+assert len(imgs) == 3 and all(base64.b64decode(i)[:4] == b"\x89PNG" for i in imgs), len(imgs)
+assert page.index("lossless.json (B) against raw.json (A)") < page.index("<h2>raw.json</h2>")
+assert re.search(r"<td>allreduce</td><td class=\"n\">8</td><td class=\"n\">8</td>", page)
+print("compare html ok")
 PY
 
 # Schema 2 (fields of the library's later reports): the verdict first, then

@@ -10,7 +10,7 @@ VERSION = "0.1.0"
 
 SUMMARY_HELP = """\
 usage: adacomp-report [--plot DIR] [--csv FILE] [--html FILE] [--ranks] REPORT.json...
-       adacomp-report compare [--csv FILE] A.json B.json
+       adacomp-report compare [--csv FILE] [--html FILE] A.json B.json
 
 Summarises AdaComp JSON reports (written with ADACOMP_REPORT=FILE): per
 report, the verdict (did AdaComp help, and what to do next), the run and its
@@ -29,7 +29,8 @@ when present call sites, ranks and MPI_Pcontrol regions.
                 operation and MPI call, time and bytes moved (coded calls at
                 their frames' size) side by side with the ratio B/A; per
                 call site and region what changed; the totals (time in MPI,
-                wall, codec time, net time saved); --csv FILE writes the rows
+                wall, codec time, net time saved); --csv FILE writes the rows,
+                --html FILE a page with the comparison (plotted) and both runs
 
 A file that cannot be read (missing, truncated, not a report, a newer
 schema) is named on stderr and skipped; the others are processed.
@@ -94,6 +95,7 @@ def summary_main(args):
 def compare_main(args):
     p = Parser(add_help=False)
     p.add_argument("--csv", metavar="FILE")
+    p.add_argument("--html", metavar="FILE")
     p.add_argument("a")
     p.add_argument("b")
     a = p.parse_args(args)
@@ -108,6 +110,9 @@ def compare_main(args):
     if a.csv:
         csvout.write_compare(a.csv, compare.all_rows(*pair))
         print("wrote", a.csv)
+    if a.html:
+        html.write(a.html, pair, pair)
+        print("wrote", a.html)
     return 0
 
 

@@ -3,8 +3,8 @@
 import base64
 import html
 
-from . import plots
-from .model import mb, size_class
+from . import compare, plots
+from .model import mb, ratio, size_class
 from .text import verdict_lines
 
 STYLE = """body{font-family:sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222}
@@ -50,14 +50,9 @@ def section(r):
                  if bw else "not measured"))
     out.append(table(["", ""], [(k, v) for k, v in info if v not in (None, "")], 2))
     try:
-        png, why = plots.figure_png(r)
+        out.append(_image(*plots.figure_png(r), alt="plots of " + r.label))
     except plots.NoMatplotlib as e:
-        png, why = None, str(e)
-    if png:
-        out.append('<img alt="plots of %s" src="data:image/png;base64,%s">'
-                   % (_e(r.label), base64.b64encode(png).decode("ascii")))
-    else:
-        out.append('<p class="note">%s</p>' % _e(why))
+        out.append(_image(None, str(e), ""))
     if r.operations:
         out.append("<h3>Compression by operation (summed over ranks)</h3>")
         out.append(table(["operation", "calls", "compressed", "bytes in", "bytes on the wire",
@@ -112,12 +107,50 @@ def section(r):
     return "\n".join(out)
 
 
-def write(path, reports):
+def _image(png, why, alt):
+    if png:
+        return '<img alt="%s" src="data:image/png;base64,%s">' % (
+            _e(alt), base64.b64encode(png).decode("ascii"))
+    return '<p class="note">%s</p>' % _e(why)
+
+
+def comparison(a, b):
+    """B against A: the headline, the plots, the totals and the rows."""
+    out = ["<h2>%s (B) against %s (A)</h2>" % (_e(b.path), _e(a.path)),
+           '<p class="verdict">%s</p>' % _e(compare.headline(a, b))]
+    try:
+        out.append(_image(*plots.compare_png(a, b), alt="B against A"))
+    except plots.NoMatplotlib as e:
+        out.append(_image(None, str(e), ""))
+    totals = [(label, *(mb(v) if fmt == "mb" else _f(v, fmt) for v in (va, vb)), ratio(vb, va))
+              for label, va, vb, fmt in compare.totals(a, b)]
+    out.append(table(["", "A", "B", "B/A"], totals))
+    timed = lambda r: (r["name"], r["calls_a"], r["calls_b"], _f(r["time_a"]), _f(r["time_b"]),
+                       ratio(r["time_b"], r["time_a"]))
+    head = ["", "calls A", "calls B", "time A s", "time B s", "B/A"]
+    out.append("<h3>Per operation (summed over ranks; moved: payload, coded calls at their "
+               "frames' size)</h3>")
+    out.append(table(head + ["moved A", "moved B", "B/A"],
+                     [timed(r) + (mb(r["wire_a"]), mb(r["wire_b"]),
+                                  ratio(r["wire_b"], r["wire_a"]))
+                      for r in compare.operation_rows(a, b)]))
+    for title, rows in (("Per MPI call", compare.call_rows(a, b)),
+                        ("Per call site", compare.site_rows(a, b))):
+        if rows:
+            out.append("<h3>%s (summed over ranks)</h3>" % title)
+            out.append(table(head, [timed(r) for r in rows]))
+    return "\n".join(out)
+
+
+def write(path, reports, pair=None):
+    """The summary of every report; with pair (A, B), their comparison first."""
     title = "AdaComp: " + ", ".join(r.label for r in reports)
     with open(path, "w", encoding="utf-8") as f:
         f.write('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
                 "<title>%s</title><style>%s</style></head><body>\n<h1>%s</h1>\n"
                 % (_e(title), STYLE, _e(title)))
+        if pair:
+            f.write(comparison(*pair) + "\n")
         f.write("\n".join(section(r) for r in reports))
         f.write('\n<p class="note">Written by adacomp-report; the fields are described in '
                 "docs/report.md (share/doc/adacomp/docs/report.md).</p>\n</body></html>\n")

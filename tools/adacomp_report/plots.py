@@ -3,6 +3,7 @@ are drawn; a report with nothing to plot gets a message instead of a figure."""
 import io
 import os
 
+from . import compare
 from .model import size_class
 from .text import verdict_lines
 
@@ -119,29 +120,67 @@ def panels(r):
     return out
 
 
-def figure_png(r):
-    """(PNG bytes, None), or (None, why there is nothing to plot)."""
+def _png(drawn, title):
+    """The panels [(title, draw(ax))] on one figure, as PNG bytes."""
     plt = _pyplot()
-    drawn = panels(r)
-    if not drawn:
-        return None, ("nothing to plot: no intercepted call was timed and nothing was "
-                      "compressed (was ADACOMP_REPORT set for a run that made MPI calls?)")
     cols = min(3, len(drawn))
     rows = (len(drawn) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(5.5 * cols, 4.2 * rows + 0.8), squeeze=False)
     flat = [ax for row in axes for ax in row]
-    for ax, (title, draw) in zip(flat, drawn):
+    for ax, (panel_title, draw) in zip(flat, drawn):
         draw(ax)
-        ax.set_title(title, fontsize=10)
+        ax.set_title(panel_title, fontsize=10)
     for ax in flat[len(drawn):]:
         fig.delaxes(ax)
-    fig.suptitle("AdaComp: %s\n%s" % (os.path.basename(r.path), verdict_lines(r)[0][:160]),
-                 fontsize=10)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=80)
     plt.close(fig)
-    return buf.getvalue(), None
+    return buf.getvalue()
+
+
+def figure_png(r):
+    """(PNG bytes, None), or (None, why there is nothing to plot)."""
+    _pyplot()
+    drawn = panels(r)
+    if not drawn:
+        return None, ("nothing to plot: no intercepted call was timed and nothing was "
+                      "compressed (was ADACOMP_REPORT set for a run that made MPI calls?)")
+    return _png(drawn, "AdaComp: %s\n%s" % (os.path.basename(r.path),
+                                            verdict_lines(r)[0][:160])), None
+
+
+def _side_by_side(rows, key_a, key_b, scale, ylabel, labels):
+    def draw(ax):
+        x = range(len(rows))
+        ax.bar([j - 0.2 for j in x], [(r[key_a] or 0) * scale for r in rows], 0.4,
+               label=labels[0])
+        ax.bar([j + 0.2 for j in x], [(r[key_b] or 0) * scale for r in rows], 0.4,
+               label=labels[1])
+        _labels(ax, [r["name"] for r in rows])
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+    return draw
+
+
+def compare_png(a, b):
+    """(PNG bytes, None) of B against A per MPI call and operation, or (None, why not)."""
+    _pyplot()
+    calls = [r for r in compare.call_rows(a, b) if r["time_a"] or r["time_b"]][:CALLS_SHOWN]
+    moved = [r for r in compare.operation_rows(a, b)
+             if r["wire_a"] is not None and r["wire_b"] is not None and r["name"] != "recv"]
+    drawn, labels = [], ("A: " + a.label, "B: " + b.label)
+    if calls:
+        drawn.append(("time in each MPI call", _side_by_side(
+            calls, "time_a", "time_b", 1, "s, summed over ranks", labels)))
+    if moved:
+        drawn.append(("bytes moved per operation", _side_by_side(
+            moved, "wire_a", "wire_b", 1e-6, "MB, summed over ranks", labels)))
+    if not drawn:
+        return None, "nothing to plot: neither report has call times or byte counts"
+    return _png(drawn, "AdaComp: %s (B) against %s (A)" % (os.path.basename(b.path),
+                                                        os.path.basename(a.path))), None
 
 
 def file_names(reports, outdir):
