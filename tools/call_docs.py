@@ -48,8 +48,8 @@ GROUPS = [
      "(every message in a forced mode); between ranks of one node on a communicator that "
      "spans nodes, straight through MPI"),
     ("Intercepted without a payload of their own",
-     "completion, probes, communicator constructors and start-up, which serve the calls "
-     "above"),
+     "completion, probes, communicator constructors, start-up and control, which serve "
+     "the calls above"),
 ]
 
 
