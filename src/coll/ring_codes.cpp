@@ -7,10 +7,10 @@
 // P inputs quantised once each, |sum error| <= P s / 2 (+ one rounding to
 // float), budgeted by qgrid::choose_grid within the user's bound.
 //
-// Agreement: one small PMPI_Allreduce (MAX) of the finite range and a
-// non-finite flag over every rank of the communicator, so every rank makes
-// the same choice (the nonblocking Iallreduce carries the same view in its
-// own PMPI_Iallreduce and chooses with grid_from_view too). The call takes today's ring instead when any input
+// Agreement: one small MAX-reduction of the finite range and a non-finite
+// flag over every rank of the communicator, so every rank makes the same
+// choice (LossyAgreement, coll/bound.h). The call takes the decode-add-encode
+// ring instead when any input
 // holds NaN or Inf (they must come out exactly as plain arithmetic gives
 // them, which integer codes cannot carry), when no grid fits the bound or
 // the int32 code range, or when the call is not a lossy SUM on f32/f64.
@@ -18,9 +18,9 @@
 // own rounding against the exact sum is taken from the bound first.
 //
 // The ring is one state machine (CodesRing) for the blocking call, which
-// runs it to the end at once with blocking waits, and for the schedules of
-// coll/nonblocking.cpp, which advance it as messages arrive: same messages,
-// same order, same codes, so the same bits.
+// runs it to the end at once with blocking waits, and for the nonblocking
+// and persistent ones, whose schedules advance it as messages arrive: same
+// messages, same order, same codes, so the same bits.
 //
 // Wire: each ring chunk travels as one qgrid code payload (layout in
 // quant_grid.h), without a frame header: both ends know the chunk's
@@ -75,19 +75,17 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   return g;
 }
 
-CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
-                     int ring_members, int per_member) {
-  if (!codes_candidate(plan, op, count, ring_members)) return {};
-  double mine[kCodesView], all[kCodesView];
-  codes_local_view(plan, input, count, mine);
-  PMPI_Allreduce(mine, all, kCodesView, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm);
-  return grid_from_view(plan, all, ring_members, per_member);
-}
-
 // ---- the ring ---------------------------------------------------------------
 
+namespace {
+size_t payload_capacity(size_t count, int p, int k) {
+  return qgrid::max_payload(max_block_count(max_block_count(count, p), k));
+}
+}  // namespace
+
+// (Slot work: the accumulator may hold the node-aware paths' slice.)
 CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-                     const CodesGrid& grid, int tag, uint8_t* memory)
+                     const CodesGrid& grid, int tag)
     : call_(call),
       input_(input),
       acc_(acc),
@@ -99,20 +97,15 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size
       r_(call.group.rank),
       k_(call.plan.chunks),
       blocks_(even_blocks(count, p_)),
-      cap_(qgrid::max_payload(max_block_count(max_block_count(count, p_), k_))),
-      codes_(reinterpret_cast<uint32_t*>(memory)),
-      send_(memory + count * 4),
+      cap_(payload_capacity(count, p_, k_)),
+      codes_(reinterpret_cast<uint32_t*>(
+          call.memory(ScratchSlot::work, count * 4 + cap_ * k_ * (2 + static_cast<size_t>(p_))))),
+      send_(reinterpret_cast<uint8_t*>(codes_) + count * 4),
       recv_(send_ + cap_ * k_),
       frames_(recv_ + cap_ * k_),
       sizes_(static_cast<size_t>(p_) * k_),
       got_(2 * k_),
       reqs_(2 * k_) {}
-
-size_t CodesRing::memory_bytes(const CompressedCall& call, size_t count) {
-  const int p = call.group.size, k = call.plan.chunks;
-  const size_t cap = qgrid::max_payload(max_block_count(max_block_count(count, p), k));
-  return count * 4 + cap * k * (2 + static_cast<size_t>(p));
-}
 
 size_t CodesRing::offset(int b, int c) const {
   return blocks_[b].offset + block_begin(blocks_[b].count, k_, c);
@@ -121,12 +114,6 @@ size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].coun
 
 void CodesRing::add(const uint8_t* payload, size_t bytes, int b, int c) {
   call_.check_decoded(qgrid::add(payload, bytes, exp_, codes_ + offset(b, c), count(b, c)));
-}
-
-bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
-  if (!wait) return call_.test_all(n, reqs, got);
-  call_.wait_all(n, reqs, got);
-  return true;
 }
 
 bool CodesRing::advance(bool wait) {
@@ -162,10 +149,10 @@ bool CodesRing::reduce_scatter_step(bool wait) {
     posted_ = true;
   }
   for (; next_ < k_; ++next_) {
-    if (!complete(1, &reqs_[next_], &got_[next_], wait)) return false;
+    if (!call_.complete(1, &reqs_[next_], &got_[next_], wait)) return false;
     add(recv_ + cap_ * next_, got_[next_], rb, next_);
   }
-  if (!complete(k_, &reqs_[k_], nullptr, wait)) return false;
+  if (!call_.complete(k_, &reqs_[k_], nullptr, wait)) return false;
   posted_ = false;
   if (++step_ == p_ - 1) phase_ = Phase::allgather, step_ = 0;
   return true;
@@ -197,7 +184,7 @@ bool CodesRing::allgather_step(bool wait) {
     // (Only read while it is forwarded: MPI lets a send buffer be read.)
     if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
-  if (!complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
+  if (!call_.complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
   for (int c = 0; c < k_; ++c) sizes_[rb * k_ + c] = got_[c];
   pending_ = rb;
   posted_ = false;
@@ -217,13 +204,6 @@ void CodesRing::decode_block(int b) {
                                              count(b, c)));
     call_.progress();
   }
-}
-
-void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-                          const CodesGrid& grid) {
-  // (work: the accumulator slot may hold the node-aware paths' slice.)
-  uint8_t* memory = scratch(ScratchSlot::work, CodesRing::memory_bytes(call, count));
-  CodesRing(call, input, acc, count, grid, kTagRing, memory).advance(true);
 }
 
 }  // namespace adacomp
