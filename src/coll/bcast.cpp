@@ -20,7 +20,6 @@
 #include "coll/plan.h"
 #include "coll/schedule.h"
 #include "coll/tree.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
@@ -28,18 +27,12 @@ namespace {
 // The compressed tree over `members` (this rank member `me`) on packed
 // (contiguous) data: the root codes each chunk once, every other member
 // forwards the frame unchanged, then decodes it.
-class TreeBcast {
+class TreeBcast : TreeWalk {
  public:
   TreeBcast(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* data,
             int tag)
-      : call_(call),
-        members_(members),
-        tree_(binomial_tree(me, static_cast<int>(members.size()))),
+      : TreeWalk(call, members, me, tag, call.plan.bytes / call.plan.type.size),
         data_(data),
-        tag_(tag),
-        k_(call.plan.chunks),
-        elems_(call.plan.bytes / call.plan.type.size),
-        cap_(frame_capacity(max_block_count(elems_, k_) * call.plan.type.size)),
         frames_(call.memory(ScratchSlot::frames, cap_ * k_)),
         sizes_(k_),
         recvs_(tree_.parent < 0 ? 0 : k_) {
@@ -49,13 +42,12 @@ class TreeBcast {
   }
 
   bool advance(bool wait) {
-    const size_t elem = call_.plan.type.size;
     const bool is_root = tree_.parent < 0;
     for (; next_ < k_; ++next_) {
       const int c = next_;
       uint8_t* frame = frames_ + cap_ * c;
-      uint8_t* chunk = data_ + block_begin(elems_, k_, c) * elem;
-      const size_t bytes = block_count(elems_, k_, c) * elem;
+      uint8_t* chunk = data_ + chunk_offset(c);
+      const size_t bytes = chunk_bytes(c);
       if (is_root) sizes_[c] = call_.encode(chunk, bytes, frame);
       else if (!call_.complete(1, &recvs_[c], &sizes_[c], wait)) return false;
       // Farthest child first: its subtree is the deepest.
@@ -67,19 +59,14 @@ class TreeBcast {
       if (!is_root) call_.decode(frame, sizes_[c], chunk, bytes);
       call_.progress();
     }
-    return call_.complete(static_cast<int>(sends_.size()), sends_.data(), nullptr, wait);
+    return sent(wait);
   }
 
  private:
-  CompressedCall& call_;
-  const std::vector<int>& members_;
-  const Tree tree_;
   uint8_t* const data_;
-  const int tag_, k_;
-  const size_t elems_, cap_;
   uint8_t* const frames_;
   std::vector<size_t> sizes_;
-  std::vector<MPI_Request> recvs_, sends_;
+  std::vector<MPI_Request> recvs_;
   int next_ = 0;
 };
 

@@ -20,7 +20,6 @@
 #include "coll/plan.h"
 #include "coll/schedule.h"
 #include "coll/tree.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
@@ -28,26 +27,20 @@ namespace {
 // The compressed tree over `members` (this rank member `me`), reducing
 // `count` elements in acc, chunk by chunk: the children's frames folded in
 // child order, then the chunk coded on to the parent.
-class TreeReduce {
+class TreeReduce : TreeWalk {
  public:
   TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc,
              int count, MPI_Datatype type, MPI_Op op, int tag)
-      : call_(call),
-        members_(members),
-        tree_(binomial_tree(me, static_cast<int>(members.size()))),
+      : TreeWalk(call, members, me, tag, count),
         acc_(acc),
-        count_(count),
         type_(type),
         op_(op),
-        tag_(tag),
-        k_(call.plan.chunks),
-        cap_(frame_capacity(max_block_count(count, k_) * call.plan.type.size)),
         nc_(static_cast<int>(tree_.children.size())),
-        recvs_(static_cast<size_t>(nc_) * k_),
-        sends_(tree_.parent >= 0 ? k_ : 0) {
-    in_ = call.memory(ScratchSlot::frames, cap_ * k_ * (nc_ ? nc_ : 1));
-    out_ = call.memory(ScratchSlot::send_frame, cap_ * k_);
-    incoming_ = call.memory(ScratchSlot::work, cap_);
+        in_(call.memory(ScratchSlot::frames, cap_ * k_ * (nc_ ? nc_ : 1))),
+        out_(call.memory(ScratchSlot::send_frame, cap_ * k_)),
+        incoming_(call.memory(ScratchSlot::work, cap_)),
+        recvs_(static_cast<size_t>(nc_) * k_) {
+    sends_.resize(tree_.parent >= 0 ? k_ : 0);
     for (int i = 0; i < nc_; ++i)
       for (int c = 0; c < k_; ++c)
         call.irecv(in_ + cap_ * (i * k_ + c), cap_, members_[tree_.children[i]], tag_,
@@ -57,8 +50,8 @@ class TreeReduce {
   bool advance(bool wait) {
     const size_t elem = call_.plan.type.size;
     for (; c_ < k_; ++c_, i_ = 0) {
-      uint8_t* chunk = acc_ + block_begin(count_, k_, c_) * elem;
-      const size_t bytes = block_count(count_, k_, c_) * elem;
+      uint8_t* chunk = acc_ + chunk_offset(c_);
+      const size_t bytes = chunk_bytes(c_);
       for (size_t got = 0; i_ < nc_; ++i_) {
         if (!call_.complete(1, &recvs_[i_ * k_ + c_], &got, wait)) return false;
         if (call_.decode(in_ + cap_ * (i_ * k_ + c_), got, incoming_, bytes))
@@ -70,22 +63,16 @@ class TreeReduce {
         call_.progress();
       }
     }
-    return call_.complete(static_cast<int>(sends_.size()), sends_.data(), nullptr, wait);
+    return sent(wait);
   }
 
  private:
-  CompressedCall& call_;
-  const std::vector<int>& members_;
-  const Tree tree_;
   uint8_t* const acc_;
-  const int count_;
   const MPI_Datatype type_;
   const MPI_Op op_;
-  const int tag_, k_;
-  const size_t cap_;
   const int nc_;
-  uint8_t *in_, *out_, *incoming_;
-  std::vector<MPI_Request> recvs_, sends_;
+  uint8_t *const in_, *const out_, *const incoming_;
+  std::vector<MPI_Request> recvs_;
   int c_ = 0, i_ = 0;  // next chunk, and next child of that chunk
 };
 

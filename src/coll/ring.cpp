@@ -18,61 +18,52 @@ std::vector<RingBlock> even_blocks(size_t count, int parts) {
   return blocks;
 }
 
-HopRing::HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag)
+// ---- the walk ---------------------------------------------------------------
+
+RingWalk::RingWalk(CompressedCall& call, RingCoding& coding, int tag, size_t cap, uint8_t* send,
+                   uint8_t* recv, uint8_t* frames)
     : call_(call),
-      a_(std::move(args)),
+      coding_(coding),
       p_(call.group.size),
       r_(call.group.rank),
       k_(call.plan.chunks),
       tag_(tag),
       left_((r_ - 1 + p_) % p_),
       right_((r_ + 1) % p_),
-      cap_(widest_chunk_frame(a_, k_)),
+      cap_(cap),
+      send_(send),
+      recv_(recv),
+      frames_(frames),
+      sizes_(frames ? static_cast<size_t>(p_) * k_ : 0),
+      got_(2 * k_),
       reqs_(2 * k_),
-      phase_(p_ == 1 ? Phase::done : Phase::reduce_scatter) {
-  if (p_ == 1) return;
-  send_ = call.memory(ScratchSlot::send_frame, cap_ * k_);
-  recv_ = call.memory(ScratchSlot::recv_frame, cap_ * k_);
-  incoming_ = call.memory(ScratchSlot::work, cap_);
-  if (!allgather) return;
-  frames_ = call.memory(ScratchSlot::frames, cap_ * k_ * p_);
-  sizes_.resize(static_cast<size_t>(p_) * k_);
-  got_.resize(2 * k_);
-}
+      phase_(p_ == 1 ? Phase::done : Phase::reduce_scatter) {}
 
-bool HopRing::advance(bool wait) {
+bool RingWalk::advance(bool wait) {
   while (phase_ != Phase::done)
     if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step(wait) : allgather_step(wait)))
       return false;
   return true;
 }
 
-void HopRing::fold(int b, int c, size_t got) {
-  const size_t bytes = chunk_bytes(b, c);
-  if (call_.decode(recv_ + cap_ * c, got, incoming_, bytes))
-    PMPI_Reduce_local(incoming_, a_.acc + chunk_offset(b, c),
-                      static_cast<int>(bytes / a_.elem_size), a_.type, a_.op);
-}
-
 // One step; chunks that arrive while this rank encodes are folded in at once.
-bool HopRing::reduce_scatter_step(bool wait) {
+bool RingWalk::reduce_scatter_step(bool wait) {
   const int sb = (r_ - step_ + p_) % p_, rb = (r_ - step_ - 1 + 2 * p_) % p_;
-  size_t got = 0;
   if (!posted_) {
     for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left_, tag_, &reqs_[c]);
     next_ = 0;
     for (int c = 0; c < k_; ++c) {
-      const size_t bytes = chunk_bytes(sb, c);
-      const size_t n = call_.encode(a_.acc + chunk_offset(sb, c), bytes, send_ + cap_ * c);
-      call_.isend(send_ + cap_ * c, n, bytes, right_, tag_, &reqs_[k_ + c]);
+      const size_t n = coding_.encode(sb, c, send_ + cap_ * c);
+      call_.isend(send_ + cap_ * c, n, coding_.raw_bytes(sb, c), right_, tag_, &reqs_[k_ + c]);
       call_.progress();
-      while (next_ < k_ && call_.test(&reqs_[next_], &got)) fold(rb, next_, got), ++next_;
+      while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
+        coding_.fold(rb, next_, recv_ + cap_ * next_, got_[next_]), ++next_;
     }
     posted_ = true;
   }
   for (; next_ < k_; ++next_) {
-    if (!call_.complete(1, &reqs_[next_], &got, wait)) return false;
-    fold(rb, next_, got);
+    if (!call_.complete(1, &reqs_[next_], &got_[next_], wait)) return false;
+    coding_.fold(rb, next_, recv_ + cap_ * next_, got_[next_]);
   }
   if (!call_.complete(k_, &reqs_[k_], nullptr, wait)) return false;
   posted_ = false;
@@ -82,16 +73,16 @@ bool HopRing::reduce_scatter_step(bool wait) {
   return true;
 }
 
-void HopRing::decode_block(int b) {
+void RingWalk::decode_block(int b) {
   for (int c = 0; c < k_; ++c) {
-    call_.decode(slot(b, c), size_of(b, c), a_.acc + chunk_offset(b, c), chunk_bytes(b, c));
+    coding_.decode(b, c, slot(b, c), size_of(b, c));
     call_.progress();
   }
 }
 
 // One step; the block received in the previous step is decoded while this
 // one travels.
-bool HopRing::allgather_step(bool wait) {
+bool RingWalk::allgather_step(bool wait) {
   const int mine = owned_block(r_, p_);
   const int sb = (mine - step_ + p_) % p_, rb = (mine - step_ - 1 + p_) % p_;
   if (!posted_) {
@@ -99,17 +90,14 @@ bool HopRing::allgather_step(bool wait) {
     for (int c = 0; c < k_; ++c) {
       // Step 0 sends this rank's own block: each chunk leaves as soon as it
       // is encoded.
-      if (step_ == 0)
-        size_of(mine, c) =
-            call_.encode(a_.acc + chunk_offset(mine, c), chunk_bytes(mine, c), slot(mine, c));
-      call_.isend(slot(sb, c), size_of(sb, c), chunk_bytes(sb, c), right_, tag_,
+      if (step_ == 0) size_of(mine, c) = coding_.encode(mine, c, slot(mine, c));
+      call_.isend(slot(sb, c), size_of(sb, c), coding_.raw_bytes(sb, c), right_, tag_,
                   &reqs_[k_ + c]);
       if (step_ == 0) call_.progress();
     }
     posted_ = true;
-    // The owner adopts the decoded form of its own block too, so that a
-    // lossy codec leaves every rank with identical values.
-    if (step_ == 0 && call_.lossy()) decode_block(mine);
+    if (step_ == 0) coding_.adopt_own(mine);
+    // (Only read while it is forwarded: MPI lets a send buffer be read.)
     if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
   if (!call_.complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
@@ -121,6 +109,40 @@ bool HopRing::allgather_step(bool wait) {
     phase_ = Phase::done;
   }
   return true;
+}
+
+// ---- decode, add, encode ----------------------------------------------------
+
+HopRing::HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag)
+    : call_(call),
+      a_(std::move(args)),
+      k_(call.plan.chunks),
+      cap_(widest_chunk_frame(a_, k_)),
+      incoming_(call.group.size > 1 ? call.memory(ScratchSlot::work, cap_) : nullptr),
+      walk_(call, *this, tag, cap_,
+            call.group.size > 1 ? call.memory(ScratchSlot::send_frame, cap_ * k_) : nullptr,
+            call.group.size > 1 ? call.memory(ScratchSlot::recv_frame, cap_ * k_) : nullptr,
+            call.group.size > 1 && allgather
+                ? call.memory(ScratchSlot::frames, cap_ * k_ * call.group.size)
+                : nullptr) {}
+
+size_t HopRing::encode(int b, int c, uint8_t* frame) {
+  return call_.encode(a_.acc + chunk_offset(b, c), chunk_bytes(b, c), frame);
+}
+
+void HopRing::fold(int b, int c, const uint8_t* frame, size_t size) {
+  const size_t bytes = chunk_bytes(b, c);
+  if (call_.decode(frame, size, incoming_, bytes))
+    PMPI_Reduce_local(incoming_, a_.acc + chunk_offset(b, c),
+                      static_cast<int>(bytes / a_.elem_size), a_.type, a_.op);
+}
+
+void HopRing::decode(int b, int c, const uint8_t* frame, size_t size) {
+  call_.decode(frame, size, a_.acc + chunk_offset(b, c), chunk_bytes(b, c));
+}
+
+void HopRing::adopt_own(int b) {
+  if (call_.lossy()) walk_.decode_block(b);
 }
 
 }  // namespace adacomp

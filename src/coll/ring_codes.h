@@ -45,7 +45,7 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
 // the ring, decode once. The messages of one call carry `tag`. Only the
 // quantisation reads input, so a separate output saves the copy a
 // decode-add-encode ring needs.
-class CodesRing {
+class CodesRing : RingCoding {
  public:
   // Its memory comes from call.memory() when it is built.
   CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
@@ -55,14 +55,13 @@ class CodesRing {
   bool advance(bool wait);
 
  private:
-  enum class Phase { quantize, reduce_scatter, allgather, done };
-  bool reduce_scatter_step(bool wait);
-  bool allgather_step(bool wait);
-  void add(const uint8_t* payload, size_t bytes, int b, int c);  // to chunk c of block b's codes
-  void decode_block(int b);  // every chunk of a forwarded block, to values in acc
-  size_t offset(int b, int c) const;
+  size_t encode(int b, int c, uint8_t* frame) override;
+  void fold(int b, int c, const uint8_t* frame, size_t size) override;
+  void decode(int b, int c, const uint8_t* frame, size_t size) override;
+  void adopt_own(int b) override;
+  size_t raw_bytes(int b, int c) const override { return count(b, c) * call_.plan.type.size; }
+  size_t offset(int b, int c) const;  // elements
   size_t count(int b, int c) const;
-  uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }
 
   CompressedCall& call_;
   const void* const input_;
@@ -70,17 +69,12 @@ class CodesRing {
   const size_t n_;
   const int exp_;
   const bool entropy_;
-  const int tag_, p_, r_, k_;
+  const int p_, k_;
   const std::vector<RingBlock> blocks_;
   const size_t cap_;
-  uint32_t* const codes_;
-  uint8_t *const send_, *const recv_, *const frames_;
-  std::vector<size_t> sizes_, got_;
-  std::vector<MPI_Request> reqs_;  // receives first, then sends
-  Phase phase_ = Phase::quantize;
-  int step_ = 0, next_ = 0;
-  int pending_ = -1;  // block received in the last allgather step, still to decode
-  bool posted_ = false;
+  uint32_t* const codes_;  // then the walk's frames, in one allocation
+  RingWalk walk_;
+  bool quantized_ = false;
 };
 
 }  // namespace adacomp
