@@ -23,12 +23,6 @@
 namespace {
 
 template <class T>
-MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<int>() { return MPI_INT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-
-template <class T>
 std::vector<T> input(int rank, int n) {
   std::vector<T> v(n);
   for (int i = 0; i < n; ++i)
