@@ -41,8 +41,9 @@ GROUPS = [
     ("Nonblocking and persistent collectives",
      "compressed like their blocking forms only with ADACOMP_NONBLOCKING=on, and then only "
      "where the runtime model does not decide (a forced mode, or ADACOMP_MODEL=off) and the "
-     "communicator is flat (one node, one rank per node, or ADACOMP_HIERARCHY=flat); "
-     "otherwise they are MPI's own"),
+     "library's private communicators for the call exist (made by the communicator's "
+     "constructor, or by a first blocking compressed collective on it: making them would "
+     "block); otherwise they are MPI's own"),
     ("Point-to-point",
      "lossless: framed on a private communicator and coded where coding pays on the link "
      "(every message in a forced mode); between ranks of one node on a communicator that "

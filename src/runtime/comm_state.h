@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "policy/model.h"
@@ -46,6 +47,13 @@ struct CommState {
   // Nonblocking collectives started on this communicator: each one's tags
   // (coll/schedule.h). Ranks start them in the same order, so they agree.
   unsigned nonblocking_started = 0;
+  // Node-local stages (PMPI collectives on `node`) of the compressed
+  // collectives: each takes a ticket in call order, and the nonblocking ones
+  // start theirs in ticket order, as MPI requires of collectives on one
+  // communicator (coll/node_stage.h). Started: advanced by whichever thread
+  // runs the schedules.
+  unsigned node_stages_taken = 0;
+  std::atomic<unsigned> node_stages_started{0};
 };
 
 // Creates the attribute key; call once after MPI is initialised.
