@@ -12,6 +12,9 @@ install(FILES include/adacomp.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/adacomp${ADACOMP_SUFFIX}
         ${CMAKE_SOURCE_DIR}/tools/adacomp-report
         DESTINATION ${CMAKE_INSTALL_BINDIR})
+# adacomp-report's modules, where the script looks for them (bin/../share/adacomp/python).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/tools/adacomp_report DESTINATION ${CMAKE_INSTALL_DATADIR}/adacomp/python
+        FILES_MATCHING PATTERN "*.py")
 set(_programs adacomp-calibrate adacomp-codecs)
 install(TARGETS ${_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # What an install copies, built alone by tools/install.sh: not the tests,
@@ -61,9 +64,12 @@ configure_file(packaging/modules/adacomp.tcl.in
 install(DIRECTORY ${CMAKE_BINARY_DIR}/install/modulefiles/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/adacomp/modulefiles)
 
-install(FILES README.md LICENSE CHANGELOG.md docs/p2p.md docs/codecs.md docs/benchmarks.md
-              docs/report.md packaging/adacomp.conf.example
+# The docs keep the source tree's layout (README.md beside docs/, with its
+# images and the data its tables come from), so their relative links work
+# in the installed tree (install_check.sh resolves them).
+install(FILES README.md LICENSE CHANGELOG.md packaging/adacomp.conf.example
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/adacomp)
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/adacomp/docs)
 install(FILES man/adacomp.1 man/adacomp-calibrate.1 man/adacomp-codecs.1 man/adacomp-report.1
         DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES man/adacomp.conf.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)

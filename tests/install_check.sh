@@ -3,7 +3,8 @@
 # The installed tree works on its own: every tool answers --help and
 # --version (also through a symlink elsewhere), the installed calibrator and
 # launcher find the library, a consumer builds with find_package(AdaComp)
-# and with pkg-config and runs, the site configuration is read first (the
+# and with pkg-config and runs, the docs are all there and their links
+# resolve, the site configuration is read first (the
 # shared file, then this MPI's; one for the other MPI refused), and
 # adacomp-report reads the report of a real run. With --install, installs
 # BUILD_DIR into PREFIX first. Used by ctest (one flavour, its own prefix)
@@ -31,6 +32,12 @@ for f in include/adacomp.h lib/libadacomp-$flavor.so lib/libadacomp-$flavor.so.0
          share/adacomp/modulefiles/adacomp-$flavor.lua; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
+# Every doc with its images, and every relative link of the installed
+# markdown files resolves there (README.md -> docs/..., docs/ -> bench/...).
+for f in README.md docs/report.md docs/testing.md docs/bench/report-demo.png docs/scale/speedup_link.png; do
+  [ -e "$prefix/share/doc/adacomp/$f" ] || fail "share/doc/adacomp/$f not installed"
+done
+python3 "$(dirname "$0")/docs_links.py" "$prefix/share/doc/adacomp" || fail "broken links in the installed docs"
 [ "$(readelf -d "$prefix/lib/libadacomp-$flavor.so" | grep -o 'soname: \[.*\]')" = \
   "soname: [libadacomp-$flavor.so.0]" ] || fail "SONAME"
 
@@ -95,7 +102,12 @@ grep -q "settings from site $site: ADACOMP_MODE ADACOMP_THRESHOLD_LOSSLESS; site
 "$bin/adacomp-report" --plot "$dir/plots" "$dir/run.json" >"$dir/report.out" ||
   { cat "$dir/report.out"; fail "adacomp-report"; }
 grep -Eq "^allreduce +[0-9]+ +[1-9]" "$dir/report.out" || { cat "$dir/report.out"; fail "report summary"; }
-[ -s "$dir/plots/report.png" ] || fail "no plot"
+[ -s "$dir/plots/run.png" ] || fail "no plot"
+# The installed package's other modules: compare, HTML.
+"$bin/adacomp-report" compare "$dir/run.json" "$dir/run.json" --csv "$dir/c.csv" >"$dir/compare.out" &&
+  grep -Eq "^allreduce +[0-9]+/[0-9]+ .* 1.00x" "$dir/compare.out" || { cat "$dir/compare.out"; fail "installed compare"; }
+"$dir/links/adacomp-report" --html "$dir/run.html" "$dir/run.json" >/dev/null &&
+  grep -q "data:image/png;base64," "$dir/run.html" || fail "installed --html"
 printf 'ADACOMP_MPI = %s\n' "$other" >"$site"
 rm "$site_mpi"
 launch && fail "a site file for the other MPI was not refused"

@@ -7,7 +7,8 @@
 # full duplex at RATE, like a NIC on a switch. The host's interfaces are
 # untouched. See docs/cluster.md.
 #
-#   tools/cluster.sh up N RATE        (idempotent: removes leftovers first)
+#   tools/cluster.sh up N RATE        (idempotent: removes leftovers first;
+#                                     RATE "unshaped" leaves the links unshaped)
 #   tools/cluster.sh down
 #   tools/cluster.sh run FLAVOR LAYOUT [--env K=V]... [--timeout S] -- PROGRAM ARGS...
 #   tools/cluster.sh with N RATE FLAVOR LAYOUT [--env K=V]... [--timeout S] -- PROGRAM ARGS...
@@ -81,8 +82,10 @@ cluster_up() {
       ip -n "$ns" addr add "$(cluster_ip $k)/24" dev eth0
       ip -n "$ns" link set eth0 up
       ip -n "$sw" link set "p$k" master br0 up
-      netns_shape "$ns" eth0 "$rate"      # node -> switch
-      netns_shape "$sw" "p$k" "$rate"     # switch -> node
+      if [ "$rate" != unshaped ]; then
+        netns_shape "$ns" eth0 "$rate"      # node -> switch
+        netns_shape "$sw" "p$k" "$rate"     # switch -> node
+      fi
       mkdir -p "/etc/netns/$ns" "$(cluster_state "$ns")"
       cat /proc/sys/kernel/random/uuid >"$(cluster_state "$ns")/boot_id"
       { echo "127.0.0.1 localhost"

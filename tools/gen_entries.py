@@ -283,4 +283,5 @@ def main():
                   for call in calls if not call.has("c_only")))
 
 
-main()
+if __name__ == "__main__":  # tools/call_docs.py imports parse
+    main()

@@ -1,87 +1,164 @@
-// Bcast. The root encodes once; the frames travel down a binomial tree
-// unchanged and every receiver decodes the same bytes. Sizes travel
-// in-band: receivers post the largest possible frame and read the actual
-// size from the status. With several chunks a rank forwards chunk c before
-// decoding it, so the tree levels overlap.
+// Bcast, in every form (blocking, MPI_Ibcast, MPI_Bcast_init): one schedule
+// (coll/schedule.h). The root encodes once; the frames travel down a
+// binomial tree unchanged and every receiver decodes the same bytes. Sizes
+// travel in-band: receivers post the largest possible frame and read the
+// actual size from the status. With several chunks a rank forwards chunk c
+// before decoding it, so the tree levels overlap.
 //
 // Node-aware, the tree spans one member per node (the root for its own
 // node, the lowest rank elsewhere) and a node-local PMPI_Bcast from that
 // member finishes the call. Lossy, the root's node then holds the root's
 // exact values and every other rank the same decoded ones.
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "coll/bound.h"
 #include "coll/call.h"
 #include "coll/coll.h"
+#include "coll/node_stage.h"
 #include "coll/plan.h"
+#include "coll/schedule.h"
 #include "coll/tree.h"
-#include "runtime/scratch.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
 
-// The compressed tree stage over `members` on packed (contiguous) data.
-void tree_bcast(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* data) {
-  const Plan& plan = call.plan;
-  const int k = plan.chunks;
-  const size_t elem = plan.type.size, elems = plan.bytes / elem;
-  auto chunk_offset = [&](int c) { return block_begin(elems, k, c) * elem; };
-  auto chunk_bytes = [&](int c) { return block_count(elems, k, c) * elem; };
-  const size_t cap = frame_capacity(max_block_count(elems, k) * elem);
-  uint8_t* frames = scratch(ScratchSlot::frames, cap * k);
-  std::vector<size_t> sizes(k);
-
-  const Tree t = binomial_tree(me, static_cast<int>(members.size()));
-  const bool is_root = t.parent < 0;
-  std::vector<MPI_Request> recvs(is_root ? 0 : k);
-  for (int c = 0; c < static_cast<int>(recvs.size()); ++c)
-    call.irecv(frames + cap * c, cap, members[t.parent], kTagTree, &recvs[c]);
-  std::vector<MPI_Request> sends;
-  sends.reserve(t.children.size() * k);
-  for (int c = 0; c < k; ++c) {
-    uint8_t* frame = frames + cap * c;
-    if (is_root) sizes[c] = call.encode(data + chunk_offset(c), chunk_bytes(c), frame);
-    else call.wait_all(1, &recvs[c], &sizes[c]);
-    // Farthest child first: its subtree is the deepest.
-    for (auto child = t.children.rbegin(); child != t.children.rend(); ++child) {
-      sends.emplace_back();
-      call.isend(frame, sizes[c], chunk_bytes(c), members[*child], kTagTree, &sends.back());
-    }
-    // Decode while the chunk travels on to the children.
-    if (!is_root) call.decode(frame, sizes[c], data + chunk_offset(c), chunk_bytes(c));
-    call.progress();
+// The compressed tree over `members` (this rank member `me`) on packed
+// (contiguous) data: the root codes each chunk once, every other member
+// forwards the frame unchanged, then decodes it.
+class TreeBcast : TreeWalk {
+ public:
+  TreeBcast(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* data,
+            int tag)
+      : TreeWalk(call, members, me, tag, call.plan.bytes / call.plan.type.size),
+        data_(data),
+        frames_(call.memory(ScratchSlot::frames, cap_ * k_)),
+        sizes_(k_),
+        recvs_(tree_.parent < 0 ? 0 : k_) {
+    for (int c = 0; c < static_cast<int>(recvs_.size()); ++c)
+      call.irecv(frames_ + cap_ * c, cap_, members_[tree_.parent], tag_, &recvs_[c]);
+    sends_.reserve(tree_.children.size() * k_);
   }
-  call.wait_all(static_cast<int>(sends.size()), sends.data());
+
+  bool advance(bool wait) {
+    const bool is_root = tree_.parent < 0;
+    for (; next_ < k_; ++next_) {
+      const int c = next_;
+      uint8_t* frame = frames_ + cap_ * c;
+      uint8_t* chunk = data_ + chunk_offset(c);
+      const size_t bytes = chunk_bytes(c);
+      if (is_root) sizes_[c] = call_.encode(chunk, bytes, frame);
+      else if (!call_.complete(1, &recvs_[c], &sizes_[c], wait)) return false;
+      // Farthest child first: its subtree is the deepest.
+      for (auto child = tree_.children.rbegin(); child != tree_.children.rend(); ++child) {
+        sends_.emplace_back();
+        call_.isend(frame, sizes_[c], bytes, members_[*child], tag_, &sends_.back());
+      }
+      // Decode while the chunk travels on to the children.
+      if (!is_root) call_.decode(frame, sizes_[c], chunk, bytes);
+      call_.progress();
+    }
+    return sent(wait);
+  }
+
+ private:
+  uint8_t* const data_;
+  uint8_t* const frames_;
+  std::vector<size_t> sizes_;
+  std::vector<MPI_Request> recvs_;
+  int next_ = 0;
+};
+
+class BcastSchedule : public Schedule {
+ public:
+  BcastSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, void* buffer, int count,
+                MPI_Datatype type, int root)
+      : plan_(plan), call_(app, plan_, OpKind::bcast, form), buffer_(buffer), count_(count),
+        type_(type) {
+    CommState& st = *plan_.state;
+    rooted_tree(plan_, root, &tree_);  // the caller checked the root
+    is_root_ = st.coll.rank == root;
+    if (tree_.me >= 0 && tree_.members.size() > 1) {
+      // Non-contiguous data is packed into a contiguous staging area first.
+      uint8_t* room = plan_.type.contiguous ? nullptr
+                                            : call_.memory(ScratchSlot::work, plan_.bytes);
+      data_ = stage_in(room, buffer, count, type, plan_.type, plan_.bytes, is_root_,
+                       st.coll.comm);
+      // One compression between the root's data and any receiver.
+      if (is_root_ && plan_.tier.tier == Tier::lossy)
+        call_.set_hop_bound(hop_bound(plan_, data_, plan_.bytes / plan_.type.size, 1, 0));
+      tree_bcast_.emplace(call_, tree_.members, tree_.me, data_, tag);
+    }
+    if (tree_.per_node) spread_.emplace(st);
+  }
+
+  bool advance(bool wait) override {
+    if (tree_bcast_ && !unpacked_) {
+      if (!tree_bcast_->advance(wait)) return false;
+      if (!is_root_)
+        unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
+      unpacked_ = true;
+    }
+    if (!spread_) return true;
+    const Group& node = plan_.state->node;
+    const int local_root = tree_.local_root;
+    return spread_->run(
+        wait, false, [&] { return PMPI_Bcast(buffer_, count_, type_, local_root, node.comm); },
+        [&](MPI_Request* r) {
+          return PMPI_Ibcast(buffer_, count_, type_, local_root, node.comm, r);
+        });
+  }
+
+  int finish() override {
+    if (spread_) call_.check_mpi(spread_->rc());
+    return call_.finish();
+  }
+
+ private:
+  const Plan plan_;
+  CompressedCall call_;
+  void* const buffer_;
+  const int count_;
+  const MPI_Datatype type_;
+  RootedTree tree_;
+  bool is_root_ = false, unpacked_ = false;
+  uint8_t* data_ = nullptr;
+  std::optional<TreeBcast> tree_bcast_;
+  std::optional<NodeStage> spread_;  // node-aware: from each node's member
+};
+
+CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      Launch how) {
+  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!(how.blocking() ? plan_movement(OpKind::bcast, comm, count, type, &plan)
+                       : plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan)))
+    return decline(plan);
+  RootedTree tree;
+  if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root
+  return launch(*plan.state, comm, how, kTagTree, [=](int tag) {
+    return std::make_unique<BcastSchedule>(comm, plan, how.form(), tag, buffer, count, type,
+                                           root);
+  });
 }
 
 }  // namespace
 
 CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_movement(OpKind::bcast, comm, count, type, &plan)) return decline(plan);
-  RootedTree tree;
-  if (!rooted_tree(plan, root, &tree)) return kDeclined;
-  const CommState& st = *plan.state;
-  const int r = st.coll.rank;
-  const std::vector<int>& members = tree.members;
-  const int me = tree.me;
-  CompressedCall call(comm, plan, OpKind::bcast);
-
-  if (me >= 0 && members.size() > 1) {
-    // Non-contiguous data is packed into a contiguous staging buffer first.
-    const size_t bytes = plan.bytes;
-    uint8_t* data = stage(buffer, count, type, plan.type, bytes, r == root, st.coll.comm);
-    // One compression between the root's data and any receiver.
-    if (r == root && plan.tier.tier == Tier::lossy)
-      call.set_hop_bound(hop_bound(plan, data, bytes / plan.type.size, MPI_COMM_NULL, 1, 0));
-    tree_bcast(call, members, me, data);
-    if (r != root) unstage(data, bytes, buffer, type, plan.type, st.coll.comm);
-  }
-  int rc = MPI_SUCCESS;
-  if (tree.per_node) rc = PMPI_Bcast(buffer, count, type, tree.local_root, st.node.comm);
-  return call.finish_with(rc);
+  return bcast_impl(buffer, count, type, root, comm, {});
 }
+
+CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return bcast_impl(buffer, count, type, root, comm, {request});
+}
+
+#if MPI_VERSION >= 4
+CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      MPI_Info, MPI_Request* request) {
+  return bcast_impl(buffer, count, type, root, comm, {request, true});
+}
+#endif
 
 }  // namespace adacomp

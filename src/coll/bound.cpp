@@ -4,7 +4,9 @@
 #include "runtime/runtime.h"
 
 namespace adacomp {
+namespace {
 
+// This rank's finite range as {-lo, hi}, MAX-reduced over the ranks.
 void local_range(const Plan& plan, const void* data, size_t count, double range[2]) {
   double lo = 0, hi = 0;
   finite_range(plan.type.kind, data, count, &lo, &hi);
@@ -18,19 +20,48 @@ double bound_from_range(const Plan& plan, const double range[2], int ranks, int 
                     additions);
 }
 
-double hop_bound(const Plan& plan, const void* data, size_t count, MPI_Comm agree,
-                 int compressions, int additions) {
+}  // namespace
+
+double hop_bound(const Plan& plan, const void* data, size_t count, int compressions,
+                 int additions) {
   double range[2];
   local_range(plan, data, count, range);
-  int ranks = 1;
-  if (agree != MPI_COMM_NULL) {
-    double widest[2];
-    PMPI_Allreduce(range, widest, 2, MPI_DOUBLE, MPI_MAX, agree);
-    range[0] = widest[0];
-    range[1] = widest[1];
-    PMPI_Comm_size(agree, &ranks);
+  return bound_from_range(plan, range, 1, compressions, additions);
+}
+
+void LossyAgreement::start(CompressedCall& call, const void* data, size_t count,
+                           int compressions, int additions, int codes_members,
+                           int per_member) {
+  const Plan& plan = call.plan;
+  if (plan.tier.tier != Tier::lossy) return;
+  compressions_ = compressions;
+  additions_ = additions;
+  codes_members_ = codes_members;
+  per_member_ = per_member;
+  local_range(plan, data, count, mine_);
+  if (codes_members) codes_local_view(plan, data, count, mine_ + 2);
+  const int n = codes_members ? 2 + kCodesView : 2;
+  MPI_Comm comm = plan.state->coll.comm;
+  if (call.blocking())
+    call.check_mpi(PMPI_Allreduce(mine_, widest_, n, MPI_DOUBLE, MPI_MAX, comm));
+  else
+    call.check_mpi(PMPI_Iallreduce(mine_, widest_, n, MPI_DOUBLE, MPI_MAX, comm, &req_));
+  pending_ = true;
+}
+
+bool LossyAgreement::ready(CompressedCall& call, bool wait) {
+  if (!pending_) return true;
+  if (req_ != MPI_REQUEST_NULL) {
+    int done = 0;
+    if (wait) PMPI_Wait(&req_, MPI_STATUS_IGNORE);
+    else if (PMPI_Test(&req_, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) return false;
   }
-  return bound_from_range(plan, range, ranks, compressions, additions);
+  const int ranks = call.plan.state->coll.size;
+  if (codes_members_) grid_ = grid_from_view(call.plan, widest_ + 2, codes_members_, per_member_);
+  if (!grid_.on)
+    call.set_hop_bound(bound_from_range(call.plan, widest_, ranks, compressions_, additions_));
+  pending_ = false;
+  return true;
 }
 
 }  // namespace adacomp

@@ -1,7 +1,5 @@
 #include "coll/call.h"
 
-#include <vector>
-
 #include "coll/schedule.h"
 #include "policy/tier.h"
 #include "runtime/runtime.h"
@@ -29,8 +27,19 @@ void CompressedCall::set_hop_bound(double abs_bound) {
     coder_.codec = &codec_for(config(), Tier::lossless, coder_.params.kind);
 }
 
+uint8_t* CompressedCall::memory(ScratchSlot slot, size_t bytes) {
+  if (blocking()) return scratch(slot, bytes);
+  owned_.emplace_back(new uint8_t[bytes ? bytes : 1]);  // not zeroed: written before read
+  return owned_.back().get();
+}
+
 size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
-  return encode_payload(coder_, src, bytes, frame, stats_);
+  return encode(coder_, src, bytes, frame);
+}
+
+size_t CompressedCall::encode(const Coder& coder, const void* src, size_t bytes,
+                              uint8_t* frame) {
+  return encode_payload(coder, src, bytes, frame, stats_);
 }
 
 bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
@@ -57,6 +66,15 @@ size_t received_bytes(const MPI_Status& st) {
   return got < 0 ? 0 : static_cast<size_t>(got);
 }
 }  // namespace
+
+bool CompressedCall::complete(int n, MPI_Request* reqs, size_t* recv_bytes, bool wait) {
+  if (wait) {
+    wait_all(n, reqs, recv_bytes);
+    return true;
+  }
+  if (n == 1 && recv_bytes) return test(reqs, recv_bytes);
+  return test_all(n, reqs, recv_bytes);
+}
 
 // While nonblocking collectives are outstanding a blocking wait keeps
 // advancing them: a peer may be waiting for one of them before it can take

@@ -15,7 +15,8 @@ CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
                   int root, MPI_Comm comm);
 CallResult bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
-// src/coll/nonblocking.cpp: the nonblocking forms (engine: coll/schedule.h).
+// Their nonblocking forms, beside them: the same schedules, run by the
+// engine (coll/schedule.h). Reduce_scatter_block's is in reduce_scatter.cpp.
 CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                       MPI_Comm comm, MPI_Request* request);
 CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -105,8 +106,7 @@ CallResult ialltoallv(const void* sendbuf, const Count sendcounts[], const Displ
                       MPI_Request* request);
 
 #if MPI_VERSION >= 4
-// MPI-4 persistent forms, started by MPI_Start: src/coll/nonblocking.cpp
-// (Allreduce, Bcast, Reduce) and beside the data-movement calls.
+// MPI-4 persistent forms, started by MPI_Start, beside their blocking calls.
 CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,

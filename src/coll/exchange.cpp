@@ -10,8 +10,6 @@
 namespace adacomp {
 namespace {
 
-constexpr int kTagExchange = 3;
-
 static_assert(static_cast<int>(OpKind::kCount) <= RuntimeModel::kMaxOps,
               "the runtime model needs a slot per operation");
 
@@ -98,24 +96,18 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
 }
 
 int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
-  if (how.blocking()) return build(kTagExchange)->run();
-  CommState& state = *plan.state;
-  return launch_schedule([&state, build] { return build(next_collective_tag(state)); }, comm,
-                         state, how);
+  return launch(*plan.state, comm, how, kTagExchange, [build](int tag) { return build(tag); });
 }
 
 Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag)
-    : app_(app), plan_(plan), group_(plan.state->coll), op_(op), form_(form),
-      stats_(stats_for(op)), coding_(coding_on()), tag_(tag), start_(PMPI_Wtime()) {
-  // MPI_Pcontrol(0): the frames go stored (transfer.h lossless_coder).
-  if (coding_) stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
-}
+    : plan_(plan), call_(app, plan_, op, form), tag_(tag) {}
 
 bool Exchange::coded(const Xfer& x, size_t bytes) const {
-  return x.peer != group_.rank && codes_hop(plan_, x.peer) && codes_transfer(bytes);
+  return x.peer != call_.group.rank && codes_hop(plan_, x.peer) && codes_transfer(bytes);
 }
 
 void Exchange::post() {
+  const Group& group = call_.group;
   rframes_.resize(recvs_.size());
   sframes_.resize(sends_.size());
   reqs_.reserve(recvs_.size() + sends_.size());
@@ -124,10 +116,9 @@ void Exchange::post() {
     MPI_Request r = MPI_REQUEST_NULL;
     if (coded(x, type_bytes(x.count, x.type))) {
       rframes_[i].resize(frame_capacity(type_bytes(x.count, x.type)));
-      errors_.mpi(PMPI_Irecv(rframes_[i].data(), static_cast<int>(rframes_[i].size()), MPI_BYTE,
-                             x.peer, tag_, group_.comm, &r));
+      call_.irecv(rframes_[i].data(), rframes_[i].size(), x.peer, tag_, &r);
     } else {
-      errors_.mpi(raw_irecv(x.buf, x.count, x.type, x.peer, tag_, group_.comm, &r));
+      call_.check_mpi(raw_irecv(x.buf, x.count, x.type, x.peer, tag_, group.comm, &r));
     }
     reqs_.push_back(r);
   }
@@ -138,16 +129,14 @@ void Exchange::post() {
     if (coded(x, bytes)) {
       const TypeInfo ti = type_info(x.type);
       int rc = MPI_SUCCESS;
-      const uint8_t* data = stage(x.buf, x.count, x.type, ti, bytes, true, group_.comm, &rc);
-      errors_.mpi(rc);
+      const uint8_t* data = stage(x.buf, x.count, x.type, ti, bytes, true, group.comm, &rc);
+      call_.check_mpi(rc);
       sframes_[i].resize(frame_capacity(bytes));
-      const size_t n = encode_payload(lossless_coder(ti.kind, plan_.arm), data, bytes,
-                                      sframes_[i].data(), stats_);
-      if (coding_) count_frame(stats_, bytes, n);
-      errors_.mpi(PMPI_Isend(sframes_[i].data(), static_cast<int>(n), MPI_BYTE, x.peer, tag_,
-                             group_.comm, &r));
+      const size_t n =
+          call_.encode(lossless_coder(ti.kind, plan_.arm), data, bytes, sframes_[i].data());
+      call_.isend(sframes_[i].data(), n, bytes, x.peer, tag_, &r);
     } else {
-      errors_.mpi(raw_isend(x.buf, x.count, x.type, x.peer, tag_, group_.comm, &r));
+      call_.check_mpi(raw_isend(x.buf, x.count, x.type, x.peer, tag_, group.comm, &r));
     }
     reqs_.push_back(r);
   }
@@ -156,41 +145,33 @@ void Exchange::post() {
 }
 
 void Exchange::decode() {
-  for (size_t i = 0; i < recvs_.size() && !errors_.mpi_failed(); ++i) {
+  for (size_t i = 0; i < recvs_.size() && !call_.mpi_failed(); ++i) {
     if (rframes_[i].empty()) continue;
     const Xfer& x = recvs_[i];
     const size_t bytes = type_bytes(x.count, x.type);
     int got = 0;
     PMPI_Get_count(&statuses_[i], MPI_BYTE, &got);
     const TypeInfo ti = type_info(x.type);
-    uint8_t* dst = stage(x.buf, x.count, x.type, ti, bytes, false, group_.comm);
-    if (errors_.codec(decode_payload(rframes_[i].data(), static_cast<size_t>(got < 0 ? 0 : got),
-                                     dst, bytes, stats_)))
-      unstage(dst, bytes, x.buf, x.type, ti, group_.comm);
+    uint8_t* dst = stage(x.buf, x.count, x.type, ti, bytes, false, call_.group.comm);
+    if (call_.decode(rframes_[i].data(), static_cast<size_t>(got < 0 ? 0 : got), dst, bytes))
+      unstage(dst, bytes, x.buf, x.type, ti, call_.group.comm);
   }
 }
 
-int Exchange::run() {
-  post();
-  errors_.mpi(PMPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), statuses_.data()));
-  decode();
-  return finish();
-}
-
-bool Exchange::advance() {
+bool Exchange::advance(bool wait) {
   if (!posted_) post();
-  int done = 0;
-  const int rc = PMPI_Testall(static_cast<int>(reqs_.size()), reqs_.data(), &done,
-                              statuses_.data());
-  errors_.mpi(rc);
-  if (!done && rc == MPI_SUCCESS) return false;
+  const int n = static_cast<int>(reqs_.size());
+  int rc = MPI_SUCCESS;
+  if (wait) {
+    rc = PMPI_Waitall(n, reqs_.data(), statuses_.data());
+  } else {
+    int done = 0;
+    rc = PMPI_Testall(n, reqs_.data(), &done, statuses_.data());
+    if (!done && rc == MPI_SUCCESS) return false;
+  }
+  call_.check_mpi(rc);
   decode();  // after an MPI error: nothing (reported by finish)
   return true;
-}
-
-int Exchange::finish() {
-  record_time(plan_.state, plan_.model, PMPI_Wtime() - start_);
-  return errors_.report(app_, call_name(op_, form_).c_str());
 }
 
 }  // namespace adacomp

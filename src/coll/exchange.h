@@ -12,9 +12,10 @@
 // large-count (_c) forms of a call, which share one implementation, may be
 // mixed across ranks.
 //
-// The nonblocking (MPI_Iallgather, ...) and persistent (MPI_Allgather_init,
-// ...) forms run the same transfers as a Schedule (coll/schedule.h) under
-// the call's own tag: same frames, same coding decisions, same results.
+// Every form, blocking, nonblocking (MPI_Iallgather, ...) and persistent
+// (MPI_Allgather_init, ...), runs the same transfers as one Schedule
+// (coll/schedule.h), the latter under the call's own tag: same frames, same
+// coding decisions, same results.
 #pragma once
 
 #include <functional>
@@ -23,6 +24,7 @@
 
 #include <mpi.h>
 
+#include "coll/call.h"
 #include "coll/plan.h"
 #include "coll/schedule.h"
 #include "runtime/call_result.h"
@@ -92,9 +94,8 @@ const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ
   return exchange_gate(op, comm, block_bytes, recv.varied, how, plan);
 }
 
-// The transfers of one call (`op` called as `form`). Blocking: run().
-// Nonblocking: a Schedule whose first advance() posts them all, and whose
-// last decodes.
+// The transfers of one call (`op` called as `form`) under `tag`: a Schedule
+// whose first advance() posts them all, and whose last decodes.
 class Exchange : public Schedule {
  public:
   Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag);
@@ -106,11 +107,8 @@ class Exchange : public Schedule {
   }
   // Storage the transfers read from (an in-place input's copy) kept until done.
   void keep(std::vector<char> bytes) { kept_ = std::move(bytes); }
-  // Posts every transfer, completes them, decodes; reports failures on the
-  // application's communicator.
-  int run();
-  bool advance() override;
-  int finish() override;
+  bool advance(bool wait) override;
+  int finish() override { return call_.finish(); }
 
  private:
   // A coded transfer holds at most kMaxFramePayload bytes (the gate checks),
@@ -125,13 +123,8 @@ class Exchange : public Schedule {
   void post();
   void decode();  // once every transfer is complete
 
-  MPI_Comm app_;
   const Plan plan_;
-  const Group& group_;
-  OpKind op_;
-  CallForm form_;
-  OpStats& stats_;
-  const bool coding_;  // false inside MPI_Pcontrol(0): frames stored, uncounted
+  CompressedCall call_;  // errors, statistics, timing; its group is the private communicator
   const int tag_;
   std::vector<Xfer> sends_, recvs_;
   std::vector<char> kept_;
@@ -139,14 +132,11 @@ class Exchange : public Schedule {
   std::vector<MPI_Request> reqs_;  // receives first, then sends
   std::vector<MPI_Status> statuses_;
   bool posted_ = false;
-  TransferErrors errors_;
-  double start_;
 };
 
 // Builds a call's transfers under `tag` (reading its buffers now).
 using ExchangeBuilder = std::function<std::unique_ptr<Exchange>(int tag)>;
-// Runs a gated call as `how` says: blocking, started as a schedule, or made
-// the persistent request that builds and starts it at each MPI_Start.
+// Runs a gated call as `how` says (coll/schedule.h launch).
 int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build);
 
 // Gather(v) (`to_root`) and Scatter(v): the root holds `blocks`, one per

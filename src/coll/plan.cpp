@@ -52,12 +52,21 @@ const char* layout_name(Layout l) {
   return "?";
 }
 
+bool ring_call(OpKind operation) {
+  return operation == OpKind::allreduce || operation == OpKind::reduce_scatter ||
+         operation == OpKind::reduce_scatter_block;
+}
+
+// The reductions and Bcast, whose algorithms chunk and have node stages;
+// the others are exchanges (coll/exchange.h).
+bool staged_call(OpKind operation) {
+  return ring_call(operation) || operation == OpKind::reduce || operation == OpKind::bcast;
+}
+
 // Bytes that move as one unit and are cut into the pipeline's chunks: a
 // ring moves the P blocks of the vector, a tree the whole message.
 size_t moving_unit(OpKind operation, const Plan& plan) {
-  const bool ring = operation == OpKind::allreduce || operation == OpKind::reduce_scatter ||
-                    operation == OpKind::reduce_scatter_block;
-  return ring ? plan.bytes / plan.state->coll.size : plan.bytes;
+  return ring_call(operation) ? plan.bytes / plan.state->coll.size : plan.bytes;
 }
 
 // Which candidate codecs a call's model arms stand for.
@@ -76,11 +85,19 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     note_pass(PassReason::nonblocking_off);  // compressed in the forced modes only
     return false;
   }
+  // A nonblocking call cannot make the private communicator (comm_state) and
+  // passes through where there is none; every rank's state has one or none
+  // alike, as every rank made it in the same collective.
   plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
-  if (!plan->state) return false;
+  if (!plan->state || plan->state->coll.comm == MPI_COMM_NULL) return false;
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
-  if (nonblocking && plan->layout != Layout::flat) return false;
+  // Making the node groups is a blocking collective: a nonblocking call
+  // with node stages needs them made, which a blocking node-aware call on
+  // this communicator did on every rank alike.
+  if (nonblocking && plan->layout != Layout::flat && staged_call(operation) &&
+      s.node.comm == MPI_COMM_NULL)
+    return false;
   const Tier tier = plan->tier.tier;
   const ElemKind kind = plan->type.kind;
   const Candidates codecs = candidates(cfg, tier, kind);
@@ -103,8 +120,9 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = cfg.zstd_level;
   const size_t unit = moving_unit(operation, *plan);
-  plan->chunks =
-      plan->tier.pipelined ? pipeline_chunks(cfg, plan->tier.tier, unit, eager_limit()) : 1;
+  plan->chunks = plan->tier.pipelined && staged_call(operation)
+                     ? pipeline_chunks(cfg, plan->tier.tier, unit, eager_limit())
+                     : 1;
   return true;
 }
 

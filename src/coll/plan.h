@@ -67,8 +67,9 @@ bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type
 //  - the communicator has no library state yet (creating it duplicates the
 //    communicator, a blocking collective): its first compressed collective
 //    is a blocking one;
-//  - the call would be node-aware (its node stages are further collectives
-//    that the engine would have to order across outstanding calls).
+//  - the call would be node-aware and the node groups are not made yet
+//    (making them is a blocking collective): the first node-aware reduction
+//    or Bcast on a communicator is a blocking one.
 bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                       Plan* plan);
 

@@ -10,7 +10,7 @@
 // at MPI_Init.
 //
 // Idle policy: nothing outstanding, the thread sleeps on a condition
-// variable that launch_schedule and MPI_Start signal, so it takes no core.
+// variable that launch and MPI_Start signal, so it takes no core.
 // While schedules are outstanding it advances them, yields for the first
 // kSpinPasses passes that complete no message (messages of a running
 // collective follow each other closely), then sleeps, 1 us doubled per idle

@@ -1,103 +1,183 @@
-// Reduce. A binomial tree towards the root with every hop compressed; the
-// tree shape, and so the order of operations, depends only on rank count
-// and root. With several chunks the tree pipelines: a member forwards chunk
-// c to its parent as soon as its children's chunk c is folded in.
+// Reduce, in every form (blocking, MPI_Ireduce, MPI_Reduce_init): one
+// schedule (coll/schedule.h). A binomial tree towards the root with every
+// hop compressed; the tree shape, and so the order of operations, depends
+// only on rank count and root. With several chunks the tree pipelines: a
+// member forwards chunk c to its parent as soon as its children's chunk c
+// is folded in.
 //
 // Node-aware, a node-local PMPI_Reduce first gathers each node's sum at its
 // member (the root on its own node, the lowest rank elsewhere), and the
 // compressed tree spans those members only.
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "coll/bound.h"
 #include "coll/call.h"
 #include "coll/coll.h"
+#include "coll/node_stage.h"
 #include "coll/plan.h"
+#include "coll/schedule.h"
 #include "coll/tree.h"
-#include "runtime/scratch.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
 
-void tree_reduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc,
-                 int count, MPI_Datatype type, MPI_Op op) {
-  const Plan& plan = call.plan;
-  const int k = plan.chunks;
-  const size_t elem = plan.type.size;
-  auto chunk_offset = [&](int c) { return block_begin(count, k, c) * elem; };
-  auto chunk_bytes = [&](int c) { return block_count(count, k, c) * elem; };
-  const size_t cap = frame_capacity(max_block_count(count, k) * elem);
+// The compressed tree over `members` (this rank member `me`), reducing
+// `count` elements in acc, chunk by chunk: the children's frames folded in
+// child order, then the chunk coded on to the parent.
+class TreeReduce : TreeWalk {
+ public:
+  TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc,
+             int count, MPI_Datatype type, MPI_Op op, int tag)
+      : TreeWalk(call, members, me, tag, count),
+        acc_(acc),
+        type_(type),
+        op_(op),
+        nc_(static_cast<int>(tree_.children.size())),
+        in_(call.memory(ScratchSlot::frames, cap_ * k_ * (nc_ ? nc_ : 1))),
+        out_(call.memory(ScratchSlot::send_frame, cap_ * k_)),
+        incoming_(call.memory(ScratchSlot::work, cap_)),
+        recvs_(static_cast<size_t>(nc_) * k_) {
+    sends_.resize(tree_.parent >= 0 ? k_ : 0);
+    for (int i = 0; i < nc_; ++i)
+      for (int c = 0; c < k_; ++c)
+        call.irecv(in_ + cap_ * (i * k_ + c), cap_, members_[tree_.children[i]], tag_,
+                   &recvs_[i * k_ + c]);
+  }
 
-  const Tree t = binomial_tree(me, static_cast<int>(members.size()));
-  const int nc = static_cast<int>(t.children.size());
-  uint8_t* in_frames = scratch(ScratchSlot::frames, cap * k * (nc ? nc : 1));
-  std::vector<MPI_Request> recvs(static_cast<size_t>(nc) * k);
-  for (int i = 0; i < nc; ++i)
-    for (int c = 0; c < k; ++c)
-      call.irecv(in_frames + cap * (i * k + c), cap, members[t.children[i]], kTagTree,
-                 &recvs[i * k + c]);
-
-  const bool has_parent = t.parent >= 0;
-  uint8_t* out_frames = scratch(ScratchSlot::send_frame, cap * k);
-  uint8_t* incoming = scratch(ScratchSlot::work, cap);
-  std::vector<MPI_Request> sends(has_parent ? k : 0);
-  for (int c = 0; c < k; ++c) {
-    for (int i = 0; i < nc; ++i) {
-      size_t got = 0;
-      call.wait_all(1, &recvs[i * k + c], &got);
-      if (call.decode(in_frames + cap * (i * k + c), got, incoming, chunk_bytes(c)))
-        PMPI_Reduce_local(incoming, acc + chunk_offset(c),
-                          static_cast<int>(chunk_bytes(c) / elem), type, op);
+  bool advance(bool wait) {
+    const size_t elem = call_.plan.type.size;
+    for (; c_ < k_; ++c_, i_ = 0) {
+      uint8_t* chunk = acc_ + chunk_offset(c_);
+      const size_t bytes = chunk_bytes(c_);
+      for (size_t got = 0; i_ < nc_; ++i_) {
+        if (!call_.complete(1, &recvs_[i_ * k_ + c_], &got, wait)) return false;
+        if (call_.decode(in_ + cap_ * (i_ * k_ + c_), got, incoming_, bytes))
+          PMPI_Reduce_local(incoming_, chunk, static_cast<int>(bytes / elem), type_, op_);
+      }
+      if (tree_.parent >= 0) {
+        const size_t n = call_.encode(chunk, bytes, out_ + cap_ * c_);
+        call_.isend(out_ + cap_ * c_, n, bytes, members_[tree_.parent], tag_, &sends_[c_]);
+        call_.progress();
+      }
     }
-    if (has_parent) {
-      size_t n = call.encode(acc + chunk_offset(c), chunk_bytes(c), out_frames + cap * c);
-      call.isend(out_frames + cap * c, n, chunk_bytes(c), members[t.parent], kTagTree,
-                 &sends[c]);
-      call.progress();
+    return sent(wait);
+  }
+
+ private:
+  uint8_t* const acc_;
+  const MPI_Datatype type_;
+  const MPI_Op op_;
+  const int nc_;
+  uint8_t *const in_, *const out_, *const incoming_;
+  std::vector<MPI_Request> recvs_;
+  int c_ = 0, i_ = 0;  // next chunk, and next child of that chunk
+};
+
+class ReduceSchedule : public Schedule {
+ public:
+  ReduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
+                 void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
+      : plan_(plan), call_(app, plan_, OpKind::reduce, form), count_(count), type_(type),
+        op_(op), tag_(tag) {
+    CommState& st = *plan_.state;
+    rooted_tree(plan_, root, &tree_);  // the caller checked the root
+    const bool is_root = st.coll.rank == root;
+    input_ = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    // Every member but the root sends each element once: members-1
+    // compressions; P-1 combining operations in all.
+    agree_.start(call_, input_, count, static_cast<int>(tree_.members.size()) - 1,
+                 st.coll.size - 1);
+    acc_ = is_root          ? static_cast<uint8_t*>(recvbuf)
+           : tree_.me >= 0 ? call_.memory(ScratchSlot::accumulator, plan_.bytes)
+                           : nullptr;
+    if (tree_.per_node) {
+      // No MPI_IN_PLACE here: some MPIs mishandle it at a non-zero root.
+      if (is_root && sendbuf == MPI_IN_PLACE) {
+        uint8_t* copy = call_.memory(ScratchSlot::work, plan_.bytes);
+        std::memcpy(copy, recvbuf, plan_.bytes);
+        input_ = copy;
+      }
+      gather_.emplace(st);
+    } else if (input_ != acc_) {
+      std::memcpy(acc_, input_, plan_.bytes);
     }
   }
-  call.wait_all(static_cast<int>(sends.size()), sends.data());
+
+  bool advance(bool wait) override {
+    const Group& node = plan_.state->node;
+    const int local_root = tree_.local_root;
+    if (gather_ &&
+        !gather_->run(
+            wait, false,
+            [&] { return PMPI_Reduce(input_, acc_, count_, type_, op_, local_root, node.comm); },
+            [&](MPI_Request* r) {
+              return PMPI_Ireduce(input_, acc_, count_, type_, op_, local_root, node.comm, r);
+            }))
+      return false;
+    if (!agree_.ready(call_, wait)) return false;
+    if (tree_.me < 0 || (gather_ && gather_->failed())) return true;
+    // Built once the node stage is done: its buffers may reuse the stage's.
+    if (!reduce_)
+      reduce_ = std::make_unique<TreeReduce>(call_, tree_.members, tree_.me, acc_, count_, type_,
+                                             op_, tag_);
+    return reduce_->advance(wait);
+  }
+
+  int finish() override {
+    if (gather_) call_.check_mpi(gather_->rc());
+    return call_.finish();
+  }
+
+ private:
+  const Plan plan_;
+  CompressedCall call_;
+  const int count_;
+  const MPI_Datatype type_;
+  const MPI_Op op_;
+  const int tag_;
+  RootedTree tree_;
+  const void* input_ = nullptr;
+  uint8_t* acc_ = nullptr;
+  LossyAgreement agree_;
+  std::optional<NodeStage> gather_;  // node-aware: the node's sum at its member
+  std::unique_ptr<TreeReduce> reduce_;
+};
+
+CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, Launch how) {
+  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
+  Plan plan;
+  if (!(how.blocking() ? plan_reduction(OpKind::reduce, comm, count, type, op, &plan)
+                       : plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan)))
+    return decline(plan);
+  RootedTree tree;
+  if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root
+  return launch(*plan.state, comm, how, kTagTree, [=](int tag) {
+    return std::make_unique<ReduceSchedule>(comm, plan, how.form(), tag, sendbuf, recvbuf, count,
+                                            type, op, root);
+  });
 }
 
 }  // namespace
 
-CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                  MPI_Op op, int root, MPI_Comm comm) {
-  stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
-  if (!plan_reduction(OpKind::reduce, comm, count, type, op, &plan)) return decline(plan);
-  RootedTree tree;
-  if (!rooted_tree(plan, root, &tree)) return kDeclined;
-  const CommState& st = *plan.state;
-  const std::vector<int>& members = tree.members;
-  const int me = tree.me;
-  const bool is_root = st.coll.rank == root;
-  const void* input = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-
-  CompressedCall call(comm, plan, OpKind::reduce);
-  // Every member but the root sends each element once: members-1
-  // compressions; P-1 combining operations in all.
-  if (plan.tier.tier == Tier::lossy)
-    call.set_hop_bound(hop_bound(plan, input, count, st.coll.comm,
-                                 static_cast<int>(members.size()) - 1, st.coll.size - 1));
-
-  uint8_t* acc = is_root ? static_cast<uint8_t*>(recvbuf)
-                         : me >= 0 ? scratch(ScratchSlot::accumulator, plan.bytes) : nullptr;
-  int rc = MPI_SUCCESS;
-  if (tree.per_node) {
-    // No MPI_IN_PLACE here: some MPIs mishandle it at a non-zero root.
-    if (is_root && sendbuf == MPI_IN_PLACE) {
-      uint8_t* copy = scratch(ScratchSlot::work, plan.bytes);
-      std::memcpy(copy, recvbuf, plan.bytes);
-      input = copy;
-    }
-    rc = PMPI_Reduce(input, acc, count, type, op, tree.local_root, st.node.comm);
-  } else if (input != acc) {
-    std::memcpy(acc, input, plan.bytes);
-  }
-  if (rc == MPI_SUCCESS && me >= 0) tree_reduce(call, members, me, acc, count, type, op);
-  return call.finish_with(rc);
+CallResult reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  int root, MPI_Comm comm) {
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {});
 }
+
+CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm, MPI_Request* request) {
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request});
+}
+
+#if MPI_VERSION >= 4
+CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request, true});
+}
+#endif
 
 }  // namespace adacomp

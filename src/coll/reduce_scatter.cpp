@@ -1,7 +1,9 @@
-// Reduce_scatter(_block): the Allreduce's ring reduce-scatter alone. The ring
-// leaves block owned_block(r) complete at rank r, so rank i's slice of the
-// vector is laid out as ring block owned_block(i): every rank ends with its
-// own reduced block and nothing travels after the reduce-scatter.
+// Reduce_scatter(_block), in every form (blocking; MPI_Ireduce_scatter_block):
+// one schedule (coll/schedule.h), the Allreduce's ring reduce-scatter alone
+// (coll/ring.h). The ring leaves block owned_block(r) complete at rank r, so
+// rank i's slice of the vector is laid out as ring block owned_block(i):
+// every rank ends with its own reduced block and nothing travels after the
+// reduce-scatter.
 //
 // Node-aware, a node-local PMPI_Reduce gives each node's leader its node's
 // sum; the leaders run the ring with one block per node (the slices of the
@@ -9,138 +11,195 @@
 // hands every rank its slice.
 #include <climits>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "coll/bound.h"
 #include "coll/call.h"
 #include "coll/coll.h"
+#include "coll/node_stage.h"
 #include "coll/plan.h"
 #include "coll/ring.h"
-#include "runtime/scratch.h"
+#include "coll/schedule.h"
 
 namespace adacomp {
 namespace {
 
-// Rank i's slice: counts[i] elements, or `block` for every rank when counts
-// is null (Reduce_scatter_block). Slices follow each other in rank order.
-// Count is int for the classic calls and MPI_Count for the MPI-4 _c forms.
-template <class Count>
-Count count_of(const Count* counts, Count block, int i) { return counts ? counts[i] : block; }
-
-// Eligibility is the Allreduce's, for the whole vector (identical on every
-// rank: MPI requires identical counts, so the _c forms decide alike).
-template <class Count>
-bool plan_reduce_scatter(OpKind operation, MPI_Comm comm, const Count* counts, Count block,
-                         MPI_Datatype type, MPI_Op op, Plan* plan) {
-  int size = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return false;
-  long long total = 0;
-  for (int i = 0; i < size; ++i) {
-    const Count n = count_of(counts, block, i);
-    if (n < 0) return false;  // PMPI reports the error
-    total += n;
-    if (total > INT_MAX) return false;  // PMPI takes it whole
-  }
-  return plan_reduction(operation, comm, static_cast<int>(total), type, op, plan);
-}
-
-template <class Count>
-int reduce_scatter_nodes(OpKind operation, const Plan& plan, const void* sendbuf, void* recvbuf,
-                         const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
-                         MPI_Comm comm) {
-  CommState& s = *plan.state;
-  ensure_node_groups(&s);
-  const Locality& loc = s.loc;
-  const int p = s.coll.size;
-  const size_t elem = plan.type.size, total = plan.bytes / elem;
-  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  CompressedCall call(comm, plan, operation, s.leaders);
-  if (plan.tier.tier == Tier::lossy)
-    call.set_hop_bound(hop_bound(plan, input, total, s.coll.comm,
-                                 reduce_scatter_compressions(loc.nodes), p - 1));
-  // Slices in node order: node n's ranks' slices side by side.
-  std::vector<size_t> offset(p + 1, 0);
-  for (int i = 0; i < p; ++i) offset[i + 1] = offset[i] + count_of(counts, block, i);
-  std::vector<RingBlock> blocks(loc.nodes);
-  std::vector<int> scounts, sdispls;  // this node's ranks, in the permuted vector
-  size_t at = 0;
-  for (int n = 0; n < loc.nodes; ++n) {
-    const size_t start = at;
-    for (int i = 0; i < p; ++i) {
-      if (loc.node_of[i] != n) continue;
-      if (n == loc.node) {
-        scounts.push_back(static_cast<int>(offset[i + 1] - offset[i]));
-        sdispls.push_back(static_cast<int>(at - start));
+class ReduceScatterSchedule : public Schedule {
+ public:
+  // counts[i]: rank i's slice, the slices following each other in rank order.
+  ReduceScatterSchedule(MPI_Comm app, const Plan& plan, OpKind operation, CallForm form, int tag,
+                        const void* sendbuf, void* recvbuf, std::vector<size_t> counts,
+                        MPI_Datatype type, MPI_Op op)
+      : plan_(plan),
+        call_(app, plan_, operation,
+              plan.layout == Layout::flat ? plan.state->coll : plan.state->leaders, form),
+        recvbuf_(recvbuf),
+        type_(type),
+        op_(op),
+        tag_(tag) {
+    CommState& s = *plan_.state;
+    const int p = s.coll.size;
+    const size_t elem = plan_.type.size, total = plan_.bytes / elem;
+    input_ = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    mycount_ = counts[s.coll.rank];
+    if (plan_.layout == Layout::flat) {
+      blocks_.resize(p);
+      size_t at = 0;
+      for (int i = 0; i < p; ++i) {
+        blocks_[owned_block(i, p)] = {at, counts[i]};
+        at += counts[i];
       }
-      at += offset[i + 1] - offset[i];
+      // In place the input is the whole of recvbuf, which keeps everything
+      // but its first block as it was.
+      acc_ = call_.memory(ScratchSlot::accumulator, plan_.bytes);
+      std::memcpy(acc_, input_, plan_.bytes);
+      agree_.start(call_, acc_, total, reduce_scatter_compressions(p), p - 1);
+      return;
     }
-    blocks[owned_block(n, loc.nodes)] = {start, at - start};
-  }
-  const bool leader = s.node.rank == 0;
-  uint8_t* sum = leader ? scratch(ScratchSlot::accumulator, plan.bytes) : nullptr;
-  std::vector<uint8_t> permuted(leader ? plan.bytes : 0);
-  int rc = PMPI_Reduce(input, sum, static_cast<int>(total), type, op, 0, s.node.comm);
-  const RingBlock& mine = blocks[owned_block(loc.node, loc.nodes)];
-  if (rc == MPI_SUCCESS && leader) {
-    size_t to = 0;
+    const Locality& loc = s.loc;
+    agree_.start(call_, input_, total, reduce_scatter_compressions(loc.nodes), p - 1);
+    // Slices in node order: node n's ranks' slices side by side.
+    std::vector<size_t> offset(p + 1, 0);
+    for (int i = 0; i < p; ++i) offset[i + 1] = offset[i] + counts[i];
+    blocks_.resize(loc.nodes);
+    size_t at = 0;
+    for (int n = 0; n < loc.nodes; ++n) {
+      const size_t start = at;
+      for (int i = 0; i < p; ++i) {
+        if (loc.node_of[i] != n) continue;
+        if (n == loc.node) {
+          scounts_.push_back(static_cast<int>(counts[i]));
+          sdispls_.push_back(static_cast<int>(at - start));
+        }
+        at += counts[i];
+      }
+      blocks_[owned_block(n, loc.nodes)] = {start, at - start};
+    }
     for (int n = 0; n < loc.nodes; ++n)
       for (int i = 0; i < p; ++i)
-        if (loc.node_of[i] == n) {
-          const size_t len = (offset[i + 1] - offset[i]) * elem;
-          std::memcpy(permuted.data() + to, sum + offset[i] * elem, len);
-          to += len;
-        }
-    ReduceArgs a{permuted.data(), elem, type, op, blocks};
-    ring_reduce_scatter(call, a);
+        if (loc.node_of[i] == n) sources_.push_back({offset[i], counts[i]});
+    if (s.node.rank == 0) {
+      sum_ = call_.memory(ScratchSlot::accumulator, plan_.bytes);
+      acc_ = call_.memory(ScratchSlot::frames, plan_.bytes);  // the permuted vector
+    }
+    gather_.emplace(s);
+    spread_.emplace(s);
   }
-  const int mycount = static_cast<int>(count_of(counts, block, s.coll.rank));
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Scatterv(leader ? permuted.data() + mine.offset * elem : nullptr, scounts.data(),
-                       sdispls.data(), type, mycount > 0 ? recvbuf : nullptr, mycount, type, 0,
-                       s.node.comm);
-  return call.finish_with(rc);
-}
 
-template <class Count>
-int reduce_scatter_ring(OpKind operation, const Plan& plan, const void* sendbuf, void* recvbuf,
-                        const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
-                        MPI_Comm comm) {
-  if (plan.layout != Layout::flat)
-    return reduce_scatter_nodes(operation, plan, sendbuf, recvbuf, counts, block, type, op, comm);
-  const int p = plan.state->coll.size;
-  std::vector<RingBlock> blocks(p);
-  size_t total = 0;
-  for (int i = 0; i < p; ++i) {
-    const size_t n = static_cast<size_t>(count_of(counts, block, i));
-    blocks[owned_block(i, p)] = {total, n};
-    total += n;
+  bool advance(bool wait) override {
+    const Group& node = plan_.state->node;
+    const int total = static_cast<int>(plan_.bytes / plan_.type.size);
+    if (gather_ && !gather_->run(
+                       wait, false,
+                       [&] { return PMPI_Reduce(input_, sum_, total, type_, op_, 0, node.comm); },
+                       [&](MPI_Request* r) {
+                         return PMPI_Ireduce(input_, sum_, total, type_, op_, 0, node.comm, r);
+                       }))
+      return false;
+    if (!agree_.ready(call_, wait) || !ring(wait)) return false;
+    const size_t elem = plan_.type.size;
+    if (!gather_) {
+      const RingBlock& mine = blocks_[owned_block(plan_.state->coll.rank, plan_.state->coll.size)];
+      if (mine.count > 0)  // recvbuf may be null then
+        std::memcpy(recvbuf_, acc_ + mine.offset * elem, mine.count * elem);
+      return true;
+    }
+    const RingBlock& mine = blocks_[owned_block(plan_.state->loc.node, plan_.state->loc.nodes)];
+    uint8_t* from = acc_ ? acc_ + mine.offset * elem : nullptr;
+    void* to = mycount_ > 0 ? recvbuf_ : nullptr;
+    const int n = static_cast<int>(mycount_);
+    return spread_->run(
+        wait, gather_->failed(),
+        [&] {
+          return PMPI_Scatterv(from, scounts_.data(), sdispls_.data(), type_, to, n, type_, 0,
+                               node.comm);
+        },
+        [&](MPI_Request* r) {
+          return PMPI_Iscatterv(from, scounts_.data(), sdispls_.data(), type_, to, n, type_, 0,
+                                node.comm, r);
+        });
   }
-  // In place the input is the whole of recvbuf, which keeps everything but
-  // its first block as it was.
-  ReduceArgs a{scratch(ScratchSlot::accumulator, plan.bytes), plan.type.size, type, op,
-               std::move(blocks)};
-  std::memcpy(a.acc, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, plan.bytes);
-  CompressedCall call(comm, plan, operation);
-  if (plan.tier.tier == Tier::lossy)
-    call.set_hop_bound(hop_bound(plan, a.acc, total, plan.state->coll.comm,
-                                 reduce_scatter_compressions(p), p - 1));
-  ring_reduce_scatter(call, a);
-  const RingBlock& mine = a.blocks[owned_block(plan.state->coll.rank, p)];
-  if (mine.count > 0)  // recvbuf may be null then
-    std::memcpy(recvbuf, a.acc + mine.offset * a.elem_size, mine.count * a.elem_size);
-  return call.finish();
-}
 
-// Both calls and both count widths.
+  int finish() override {
+    if (gather_) call_.check_mpi(gather_->rc()), call_.check_mpi(spread_->rc());
+    return call_.finish();
+  }
+
+ private:
+  // The ring among the leaders (node-aware: on their node sums, permuted to
+  // node order) or every rank.
+  bool ring(bool wait) {
+    if (!ring_) {
+      if (!acc_ || (gather_ && gather_->failed())) return true;  // not a leader, or failed
+      if (gather_) permute();
+      ring_ = std::make_unique<HopRing>(call_, ReduceArgs{acc_, plan_.type.size, type_, op_,
+                                                          blocks_},
+                                        false, tag_);
+    }
+    return ring_->advance(wait);
+  }
+
+  void permute() {
+    const size_t elem = plan_.type.size;
+    size_t to = 0;
+    for (const RingBlock& src : sources_) {
+      std::memcpy(acc_ + to, sum_ + src.offset * elem, src.count * elem);
+      to += src.count * elem;
+    }
+  }
+
+  const Plan plan_;
+  CompressedCall call_;
+  void* const recvbuf_;
+  const MPI_Datatype type_;
+  const MPI_Op op_;
+  const int tag_;
+  const void* input_ = nullptr;
+  size_t mycount_ = 0;
+  std::vector<RingBlock> blocks_;
+  uint8_t* acc_ = nullptr;  // the ring's vector (null: no part in it)
+  uint8_t* sum_ = nullptr;  // node-aware leader: the node's sum, in rank order
+  std::vector<RingBlock> sources_;  // node-aware: rank slices of sum_, in node order
+  std::vector<int> scounts_, sdispls_;  // node-aware: this node's ranks' slices
+  LossyAgreement agree_;
+  std::optional<NodeStage> gather_, spread_;
+  std::unique_ptr<HopRing> ring_;
+};
+
+// Rank i's slice: counts[i] elements, or `block` for every rank when counts
+// is null (Reduce_scatter_block). Count is int for the classic calls and
+// MPI_Count for the MPI-4 _c forms. Eligibility is the Allreduce's, for the
+// whole vector (identical on every rank: MPI requires identical counts, so
+// the _c forms decide alike).
 template <class Count>
 CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recvbuf,
                                const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
-                               MPI_Comm comm) {
+                               MPI_Comm comm, Launch how = {}) {
   stats_for(operation).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!plan_reduce_scatter(operation, comm, counts, block, type, op, &plan)) return decline(plan);
-  return reduce_scatter_ring(operation, plan, sendbuf, recvbuf, counts, block, type, op, comm);
+  int size = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return kDeclined;
+  std::vector<size_t> slices(size);
+  long long total = 0;
+  for (int i = 0; i < size; ++i) {
+    const Count n = counts ? counts[i] : block;
+    if (n < 0) return kDeclined;  // PMPI reports the error
+    slices[i] = static_cast<size_t>(n);
+    total += n;
+    if (total > INT_MAX) return kDeclined;  // PMPI takes it whole
+  }
+  const int count = static_cast<int>(total);
+  if (!(how.blocking() ? plan_reduction(operation, comm, count, type, op, &plan)
+                       : plan_nonblocking(operation, comm, count, type, op, &plan)))
+    return decline(plan);
+  if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
+  return launch(*plan.state, comm, how, kTagRing, [=](int tag) {
+    return std::make_unique<ReduceScatterSchedule>(comm, plan, operation, how.form(), tag,
+                                                   sendbuf, recvbuf, slices, type, op);
+  });
 }
 
 }  // namespace
@@ -157,6 +216,13 @@ CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const Count recvco
                           MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_impl<Count>(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0,
                                     type, op, comm);
+}
+
+CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return reduce_scatter_impl<int>(OpKind::reduce_scatter_block, sendbuf, recvbuf, nullptr,
+                                  recvcount, type, op, comm, {request});
 }
 
 // Both count widths (coll/coll.h).

@@ -1,19 +1,13 @@
 #include "coll/ring.h"
 
-#include "runtime/scratch.h"
-
 namespace adacomp {
 namespace {
 
-// One ring over the call's group: this rank, its neighbours, and the
-// geometry of its blocks with at most `cap` frame bytes per chunk.
-struct Ring : RingGeometry {
-  Ring(const CompressedCall& call, const ReduceArgs& args)
-      : RingGeometry{args, call.plan.chunks}, p(call.group.size), r(call.group.rank),
-        left((r - 1 + p) % p), right((r + 1) % p), cap(chunk_capacity()) {}
-  const int p, r, left, right;
-  const size_t cap;
-};
+size_t widest_chunk_frame(const ReduceArgs& a, int chunks) {
+  size_t widest = 0;
+  for (const RingBlock& b : a.blocks) widest = std::max(widest, b.count);
+  return frame_capacity(max_block_count(widest, chunks) * a.elem_size);
+}
 
 }  // namespace
 
@@ -24,87 +18,131 @@ std::vector<RingBlock> even_blocks(size_t count, int parts) {
   return blocks;
 }
 
-void ring_reduce_scatter(CompressedCall& call, const ReduceArgs& a) {
-  const Ring g(call, a);
-  if (g.p == 1) return;
-  const int p = g.p, r = g.r, k = g.chunks, left = g.left, right = g.right;
-  const size_t cap = g.cap;
-  uint8_t* send_frames = scratch(ScratchSlot::send_frame, cap * k);
-  uint8_t* recv_frames = scratch(ScratchSlot::recv_frame, cap * k);
-  uint8_t* incoming = scratch(ScratchSlot::work, cap);
-  std::vector<MPI_Request> recvs(k), sends(k);
+// ---- the walk ---------------------------------------------------------------
 
-  for (int step = 0; step < p - 1; ++step) {
-    const int sb = (r - step + p) % p;
-    const int rb = (r - step - 1 + 2 * p) % p;
-    for (int c = 0; c < k; ++c) call.irecv(recv_frames + cap * c, cap, left, kTagRing, &recvs[c]);
-    int next = 0;  // next chunk of rb to fold in
-    auto fold = [&](size_t got) {
-      const size_t bytes = g.chunk_bytes(rb, next);
-      if (call.decode(recv_frames + cap * next, got, incoming, bytes))
-        PMPI_Reduce_local(incoming, a.acc + g.chunk_offset(rb, next),
-                          static_cast<int>(bytes / a.elem_size), a.type, a.op);
-      ++next;
-    };
-    size_t got = 0;
-    for (int c = 0; c < k; ++c) {
-      const size_t bytes = g.chunk_bytes(sb, c);
-      size_t n = call.encode(a.acc + g.chunk_offset(sb, c), bytes, send_frames + cap * c);
-      call.isend(send_frames + cap * c, n, bytes, right, kTagRing, &sends[c]);
-      call.progress();
-      while (next < k && call.test(&recvs[next], &got)) fold(got);
+RingWalk::RingWalk(CompressedCall& call, RingCoding& coding, int tag, size_t cap, uint8_t* send,
+                   uint8_t* recv, uint8_t* frames)
+    : call_(call),
+      coding_(coding),
+      p_(call.group.size),
+      r_(call.group.rank),
+      k_(call.plan.chunks),
+      tag_(tag),
+      left_((r_ - 1 + p_) % p_),
+      right_((r_ + 1) % p_),
+      cap_(cap),
+      send_(send),
+      recv_(recv),
+      frames_(frames),
+      sizes_(frames ? static_cast<size_t>(p_) * k_ : 0),
+      got_(2 * k_),
+      reqs_(2 * k_),
+      phase_(p_ == 1 ? Phase::done : Phase::reduce_scatter) {}
+
+bool RingWalk::advance(bool wait) {
+  while (phase_ != Phase::done)
+    if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step(wait) : allgather_step(wait)))
+      return false;
+  return true;
+}
+
+// One step; chunks that arrive while this rank encodes are folded in at once.
+bool RingWalk::reduce_scatter_step(bool wait) {
+  const int sb = (r_ - step_ + p_) % p_, rb = (r_ - step_ - 1 + 2 * p_) % p_;
+  if (!posted_) {
+    for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left_, tag_, &reqs_[c]);
+    next_ = 0;
+    for (int c = 0; c < k_; ++c) {
+      const size_t n = coding_.encode(sb, c, send_ + cap_ * c);
+      call_.isend(send_ + cap_ * c, n, coding_.raw_bytes(sb, c), right_, tag_, &reqs_[k_ + c]);
+      call_.progress();
+      while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
+        coding_.fold(rb, next_, recv_ + cap_ * next_, got_[next_]), ++next_;
     }
-    while (next < k) {
-      call.wait_all(1, &recvs[next], &got);
-      fold(got);
-    }
-    call.wait_all(k, sends.data());
+    posted_ = true;
+  }
+  for (; next_ < k_; ++next_) {
+    if (!call_.complete(1, &reqs_[next_], &got_[next_], wait)) return false;
+    coding_.fold(rb, next_, recv_ + cap_ * next_, got_[next_]);
+  }
+  if (!call_.complete(k_, &reqs_[k_], nullptr, wait)) return false;
+  posted_ = false;
+  if (++step_ < p_ - 1) return true;
+  phase_ = frames_ ? Phase::allgather : Phase::done;
+  step_ = 0;
+  return true;
+}
+
+void RingWalk::decode_block(int b) {
+  for (int c = 0; c < k_; ++c) {
+    coding_.decode(b, c, slot(b, c), size_of(b, c));
+    call_.progress();
   }
 }
 
-void ring_allgather_frames(CompressedCall& call, const ReduceArgs& a) {
-  const Ring g(call, a);
-  if (g.p == 1) return;
-  const int p = g.p, r = g.r, k = g.chunks, left = g.left, right = g.right;
-  const size_t cap = g.cap;
-  uint8_t* frames = scratch(ScratchSlot::frames, cap * k * p);
-  auto slot = [&](int b, int c) { return frames + cap * (static_cast<size_t>(b) * k + c); };
-  std::vector<size_t> sizes(static_cast<size_t>(p) * k);
-  auto size_of = [&](int b, int c) -> size_t& { return sizes[static_cast<size_t>(b) * k + c]; };
-  auto decode_block = [&](int b) {
-    for (int c = 0; c < k; ++c) {
-      call.decode(slot(b, c), size_of(b, c), a.acc + g.chunk_offset(b, c), g.chunk_bytes(b, c));
-      call.progress();
-    }
-  };
-
-  const int mine = owned_block(r, p);
-  std::vector<MPI_Request> reqs(2 * k);
-  std::vector<size_t> got(2 * k);
-  int pending = -1;  // block received in the previous step, decoded while the next travels
-  for (int step = 0; step < p - 1; ++step) {
-    const int sb = (mine - step + p) % p;
-    const int rb = (mine - step - 1 + p) % p;
-    for (int c = 0; c < k; ++c) call.irecv(slot(rb, c), cap, left, kTagRing, &reqs[c]);
-    for (int c = 0; c < k; ++c) {
+// One step; the block received in the previous step is decoded while this
+// one travels.
+bool RingWalk::allgather_step(bool wait) {
+  const int mine = owned_block(r_, p_);
+  const int sb = (mine - step_ + p_) % p_, rb = (mine - step_ - 1 + p_) % p_;
+  if (!posted_) {
+    for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left_, tag_, &reqs_[c]);
+    for (int c = 0; c < k_; ++c) {
       // Step 0 sends this rank's own block: each chunk leaves as soon as it
       // is encoded.
-      if (step == 0)
-        size_of(mine, c) = call.encode(a.acc + g.chunk_offset(mine, c), g.chunk_bytes(mine, c),
-                                       slot(mine, c));
-      call.isend(slot(sb, c), size_of(sb, c), g.chunk_bytes(sb, c), right, kTagRing,
-                 &reqs[k + c]);
-      if (step == 0) call.progress();
+      if (step_ == 0) size_of(mine, c) = coding_.encode(mine, c, slot(mine, c));
+      call_.isend(slot(sb, c), size_of(sb, c), coding_.raw_bytes(sb, c), right_, tag_,
+                  &reqs_[k_ + c]);
+      if (step_ == 0) call_.progress();
     }
-    // The owner adopts the decoded form of its own block too, so that a
-    // lossy codec leaves every rank with identical values.
-    if (step == 0 && call.lossy()) decode_block(mine);
-    if (pending >= 0) decode_block(pending);
-    call.wait_all(2 * k, reqs.data(), got.data());
-    for (int c = 0; c < k; ++c) size_of(rb, c) = got[c];
-    pending = rb;
+    posted_ = true;
+    if (step_ == 0) coding_.adopt_own(mine);
+    // (Only read while it is forwarded: MPI lets a send buffer be read.)
+    if (pending_ >= 0) decode_block(pending_), pending_ = -1;
   }
-  decode_block(pending);
+  if (!call_.complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
+  for (int c = 0; c < k_; ++c) size_of(rb, c) = got_[c];
+  pending_ = rb;
+  posted_ = false;
+  if (++step_ == p_ - 1) {
+    decode_block(pending_);
+    phase_ = Phase::done;
+  }
+  return true;
+}
+
+// ---- decode, add, encode ----------------------------------------------------
+
+HopRing::HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag)
+    : call_(call),
+      a_(std::move(args)),
+      k_(call.plan.chunks),
+      cap_(widest_chunk_frame(a_, k_)),
+      incoming_(call.group.size > 1 ? call.memory(ScratchSlot::work, cap_) : nullptr),
+      walk_(call, *this, tag, cap_,
+            call.group.size > 1 ? call.memory(ScratchSlot::send_frame, cap_ * k_) : nullptr,
+            call.group.size > 1 ? call.memory(ScratchSlot::recv_frame, cap_ * k_) : nullptr,
+            call.group.size > 1 && allgather
+                ? call.memory(ScratchSlot::frames, cap_ * k_ * call.group.size)
+                : nullptr) {}
+
+size_t HopRing::encode(int b, int c, uint8_t* frame) {
+  return call_.encode(a_.acc + chunk_offset(b, c), chunk_bytes(b, c), frame);
+}
+
+void HopRing::fold(int b, int c, const uint8_t* frame, size_t size) {
+  const size_t bytes = chunk_bytes(b, c);
+  if (call_.decode(frame, size, incoming_, bytes))
+    PMPI_Reduce_local(incoming_, a_.acc + chunk_offset(b, c),
+                      static_cast<int>(bytes / a_.elem_size), a_.type, a_.op);
+}
+
+void HopRing::decode(int b, int c, const uint8_t* frame, size_t size) {
+  call_.decode(frame, size, a_.acc + chunk_offset(b, c), chunk_bytes(b, c));
+}
+
+void HopRing::adopt_own(int b) {
+  if (call_.lossy()) walk_.decode_block(b);
 }
 
 }  // namespace adacomp

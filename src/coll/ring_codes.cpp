@@ -7,10 +7,10 @@
 // P inputs quantised once each, |sum error| <= P s / 2 (+ one rounding to
 // float), budgeted by qgrid::choose_grid within the user's bound.
 //
-// Agreement: one small PMPI_Allreduce (MAX) of the finite range and a
-// non-finite flag over every rank of the communicator, so every rank makes
-// the same choice (the nonblocking Iallreduce carries the same view in its
-// own PMPI_Iallreduce and chooses with grid_from_view too). The call takes today's ring instead when any input
+// Agreement: one small MAX-reduction of the finite range and a non-finite
+// flag over every rank of the communicator, so every rank makes the same
+// choice (LossyAgreement, coll/bound.h). The call takes the decode-add-encode
+// ring instead when any input
 // holds NaN or Inf (they must come out exactly as plain arithmetic gives
 // them, which integer codes cannot carry), when no grid fits the bound or
 // the int32 code range, or when the call is not a lossy SUM on f32/f64.
@@ -18,9 +18,9 @@
 // own rounding against the exact sum is taken from the bound first.
 //
 // The ring is one state machine (CodesRing) for the blocking call, which
-// runs it to the end at once with blocking waits, and for the schedules of
-// coll/nonblocking.cpp, which advance it as messages arrive: same messages,
-// same order, same codes, so the same bits.
+// runs it to the end at once with blocking waits, and for the nonblocking
+// and persistent ones, whose schedules advance it as messages arrive: same
+// messages, same order, same codes, so the same bits.
 //
 // Wire: each ring chunk travels as one qgrid code payload (layout in
 // quant_grid.h), without a frame header: both ends know the chunk's
@@ -77,169 +77,76 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   return g;
 }
 
-CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
-                     int ring_members, int per_member) {
-  if (!codes_candidate(plan, op, count, ring_members)) return {};
-  double mine[kCodesView], all[kCodesView];
-  codes_local_view(plan, input, count, mine);
-  PMPI_Allreduce(mine, all, kCodesView, MPI_DOUBLE, MPI_MAX, plan.state->coll.comm);
-  return grid_from_view(plan, all, ring_members, per_member);
-}
-
 // ---- the ring ---------------------------------------------------------------
 
+namespace {
+size_t payload_capacity(size_t count, int p, int k) {
+  return qgrid::max_payload(max_block_count(max_block_count(count, p), k));
+}
+}  // namespace
+
+// (Slot work: the accumulator may hold the node-aware paths' slice.)
 CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-                     const CodesGrid& grid, int tag, uint8_t* memory)
+                     const CodesGrid& grid, int tag)
     : call_(call),
       input_(input),
       acc_(acc),
       n_(count),
       exp_(grid.exp),
       entropy_(grid.entropy),
-      tag_(tag),
       p_(call.group.size),
-      r_(call.group.rank),
       k_(call.plan.chunks),
       blocks_(even_blocks(count, p_)),
-      cap_(qgrid::max_payload(max_block_count(max_block_count(count, p_), k_))),
-      codes_(reinterpret_cast<uint32_t*>(memory)),
-      send_(memory + count * 4),
-      recv_(send_ + cap_ * k_),
-      frames_(recv_ + cap_ * k_),
-      sizes_(static_cast<size_t>(p_) * k_),
-      got_(2 * k_),
-      reqs_(2 * k_) {}
-
-size_t CodesRing::memory_bytes(const CompressedCall& call, size_t count) {
-  const int p = call.group.size, k = call.plan.chunks;
-  const size_t cap = qgrid::max_payload(max_block_count(max_block_count(count, p), k));
-  return count * 4 + cap * k * (2 + static_cast<size_t>(p));
-}
+      cap_(payload_capacity(count, p_, k_)),
+      codes_(reinterpret_cast<uint32_t*>(
+          call.memory(ScratchSlot::work, count * 4 + cap_ * k_ * (2 + static_cast<size_t>(p_))))),
+      walk_(call, *this, tag, cap_, reinterpret_cast<uint8_t*>(codes_) + count * 4,
+            reinterpret_cast<uint8_t*>(codes_) + count * 4 + cap_ * k_,
+            reinterpret_cast<uint8_t*>(codes_) + count * 4 + 2 * cap_ * k_) {}
 
 size_t CodesRing::offset(int b, int c) const {
   return blocks_[b].offset + block_begin(blocks_[b].count, k_, c);
 }
 size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].count, k_, c); }
 
-void CodesRing::add(const uint8_t* payload, size_t bytes, int b, int c) {
-  ScopedTimer t(call_.stats().ns_decompress);
-  call_.check_decoded(qgrid::add(payload, bytes, exp_, codes_ + offset(b, c), count(b, c)));
-}
-
-bool CodesRing::complete(int n, MPI_Request* reqs, size_t* got, bool wait) {
-  if (!wait) return call_.test_all(n, reqs, got);
-  call_.wait_all(n, reqs, got);
-  return true;
-}
-
 bool CodesRing::advance(bool wait) {
-  if (phase_ == Phase::quantize) {
+  if (!quantized_) {
     if (p_ >= 2) {
-      ScopedTimer t(call_.stats().ns_compress);
+      ScopedTimer t(call_.stats().ns_compress);  // codec time, as on the other paths
       qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
-    }
-    else if (input_ != acc_) std::memcpy(acc_, input_, n_ * call_.plan.type.size);
-    phase_ = p_ >= 2 ? Phase::reduce_scatter : Phase::done;
+    } else if (input_ != acc_) std::memcpy(acc_, input_, n_ * call_.plan.type.size);
+    quantized_ = true;
   }
-  while (phase_ != Phase::done)
-    if (!(phase_ == Phase::reduce_scatter ? reduce_scatter_step(wait) : allgather_step(wait)))
-      return false;
-  return true;
+  return walk_.advance(wait);
 }
 
-// Block b starts at rank b and gathers the codes of every rank in ring
-// order; integer addition makes the order irrelevant anyway. Chunks that
-// arrive while this rank encodes are added at once.
-bool CodesRing::reduce_scatter_step(bool wait) {
-  const int sb = (r_ - step_ + p_) % p_, rb = (r_ - step_ - 1 + 2 * p_) % p_;
-  const int left = (r_ - 1 + p_) % p_, right = (r_ + 1) % p_;
-  const size_t elem = call_.plan.type.size;
-  if (!posted_) {
-    for (int c = 0; c < k_; ++c) call_.irecv(recv_ + cap_ * c, cap_, left, tag_, &reqs_[c]);
-    next_ = 0;
-    for (int c = 0; c < k_; ++c) {
-      size_t n;
-      {
-        ScopedTimer t(call_.stats().ns_compress);
-        n = qgrid::encode(codes_ + offset(sb, c), count(sb, c), exp_, entropy_, send_ + cap_ * c);
-      }
-      call_.isend(send_ + cap_ * c, n, count(sb, c) * elem, right, tag_, &reqs_[k_ + c]);
-      call_.progress();
-      while (next_ < k_ && call_.test(&reqs_[next_], &got_[next_]))
-        add(recv_ + cap_ * next_, got_[next_], rb, next_), ++next_;
-    }
-    posted_ = true;
-  }
-  for (; next_ < k_; ++next_) {
-    if (!complete(1, &reqs_[next_], &got_[next_], wait)) return false;
-    add(recv_ + cap_ * next_, got_[next_], rb, next_);
-  }
-  if (!complete(k_, &reqs_[k_], nullptr, wait)) return false;
-  posted_ = false;
-  if (++step_ == p_ - 1) phase_ = Phase::allgather, step_ = 0;
-  return true;
+// Both halves send code payloads: the reduce-scatter this rank's partial
+// block b, the allgather its summed one.
+size_t CodesRing::encode(int b, int c, uint8_t* frame) {
+  ScopedTimer t(call_.stats().ns_compress);
+  return qgrid::encode(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
 }
 
-// Each owner encodes its summed block once, each chunk leaving as soon as it
-// is encoded; the payloads are forwarded unchanged, and the block received
-// in one step is decoded to codes while the next one travels.
-bool CodesRing::allgather_step(bool wait) {
-  const int mine = owned_block(r_, p_);
-  const int sb = (mine - step_ + p_) % p_, rb = (mine - step_ - 1 + p_) % p_;
-  const int left = (r_ - 1 + p_) % p_, right = (r_ + 1) % p_;
-  const size_t elem = call_.plan.type.size;
-  if (!posted_) {
-    for (int c = 0; c < k_; ++c) call_.irecv(slot(rb, c), cap_, left, tag_, &reqs_[c]);
-    for (int c = 0; c < k_; ++c) {
-      if (step_ == 0) {
-        ScopedTimer t(call_.stats().ns_compress);
-        sizes_[mine * k_ + c] = qgrid::encode(codes_ + offset(mine, c), count(mine, c), exp_,
-                                              entropy_, slot(mine, c));
-      }
-      call_.isend(slot(sb, c), sizes_[sb * k_ + c], count(sb, c) * elem, right, tag_,
-                  &reqs_[k_ + c]);
-      if (step_ == 0) call_.progress();
-    }
-    posted_ = true;
-    // While the first payloads travel: this rank's own block, from its codes.
-    if (step_ == 0) {
-      ScopedTimer t(call_.stats().ns_decompress);
-      qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[mine].offset,
-                         blocks_[mine].count, exp_, acc_ + blocks_[mine].offset * elem);
-    }
-    // (Only read while it is forwarded: MPI lets a send buffer be read.)
-    if (pending_ >= 0) decode_block(pending_), pending_ = -1;
-  }
-  if (!complete(2 * k_, reqs_.data(), got_.data(), wait)) return false;
-  for (int c = 0; c < k_; ++c) sizes_[rb * k_ + c] = got_[c];
-  pending_ = rb;
-  posted_ = false;
-  if (++step_ == p_ - 1) {
-    decode_block(pending_);
-    phase_ = Phase::done;
-  }
-  return true;
+// Block b gathers the codes of every rank in ring order; integer addition
+// makes the order irrelevant anyway.
+void CodesRing::fold(int b, int c, const uint8_t* frame, size_t size) {
+  ScopedTimer t(call_.stats().ns_decompress);
+  call_.check_decoded(qgrid::add(frame, size, exp_, codes_ + offset(b, c), count(b, c)));
 }
 
 // Straight to values: the codes of a forwarded block are needed nowhere else.
-void CodesRing::decode_block(int b) {
-  const size_t elem = call_.plan.type.size;
-  for (int c = 0; c < k_; ++c) {
-    {
-      ScopedTimer t(call_.stats().ns_decompress);
-      call_.check_decoded(qgrid::decode_values(slot(b, c), sizes_[b * k_ + c], exp_,
-                                               call_.plan.type.kind, acc_ + offset(b, c) * elem,
-                                               count(b, c)));
-    }
-    call_.progress();
-  }
+void CodesRing::decode(int b, int c, const uint8_t* frame, size_t size) {
+  ScopedTimer t(call_.stats().ns_decompress);
+  call_.check_decoded(qgrid::decode_values(frame, size, exp_, call_.plan.type.kind,
+                                           acc_ + offset(b, c) * call_.plan.type.size,
+                                           count(b, c)));
 }
 
-void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-                          const CodesGrid& grid) {
-  // (work: the accumulator slot may hold the node-aware paths' slice.)
-  uint8_t* memory = scratch(ScratchSlot::work, CodesRing::memory_bytes(call, count));
-  CodesRing(call, input, acc, count, grid, kTagRing, memory).advance(true);
+// This rank's own block, from its codes, while the first payloads travel.
+void CodesRing::adopt_own(int b) {
+  ScopedTimer t(call_.stats().ns_decompress);
+  qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[b].offset, blocks_[b].count, exp_,
+                     acc_ + blocks_[b].offset * call_.plan.type.size);
 }
 
 }  // namespace adacomp

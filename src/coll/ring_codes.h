@@ -1,8 +1,6 @@
 // Homomorphic lossy ring Allreduce (SUM on float/double): reduction on the
-// integer quantisation codes. See ring_codes.cpp. One implementation serves
-// the blocking Allreduce (coll/allreduce.cpp) and the nonblocking and
-// persistent ones (coll/nonblocking.cpp): the agreement in halves, and the
-// ring as a state machine the blocking call runs to the end at once.
+// integer quantisation codes. See ring_codes.cpp. One state machine for
+// every form of the Allreduce (coll/allreduce.cpp, coll/schedule.h).
 #pragma once
 
 #include <cstddef>
@@ -26,19 +24,13 @@ struct CodesGrid {
   bool entropy = false;
 };
 
-// Whether this Allreduce reduces on codes, and on which grid. The ring has
-// `ring_members` members, each bringing the exact-op sum (through PMPI) of
-// at most `per_member` ranks' inputs (1 flat; node-aware: the node's ranks).
-// Collective over plan.state->coll (the range and a NaN/Inf flag of every
-// rank's input, for the bound and the code range) whenever the call is a
-// codes candidate (below); the answer is the same on every rank. Off: NaN/Inf
-// in any input, no grid meets the bound in the int32 code range, or the call
-// does not qualify.
-CodesGrid codes_grid(const Plan& plan, MPI_Op op, const void* input, size_t count,
-                     int ring_members, int per_member);
-
-// codes_grid in three parts, for callers that agree without blocking:
-// whether the call qualifies at all (a lossy SUM on f32/f64 with
+// Whether this Allreduce reduces on codes, and on which grid, in three
+// parts (the agreement between them: LossyAgreement, coll/bound.h). The ring
+// has `ring_members` members, each bringing the exact-op sum (through PMPI)
+// of at most `per_member` ranks' inputs (1 flat; node-aware: the node's
+// ranks). Off: NaN/Inf in any input, no grid meets the bound in the int32
+// code range, or the call does not qualify.
+// Whether the call qualifies at all (a lossy SUM on f32/f64 with
 // ADACOMP_REDUCE_ON_CODES on, a ring of 2 or more, count > 0; no
 // communication); this rank's view of its input, kCodesView doubles to be
 // MAX-reduced over plan.state->coll; the grid from the agreed view.
@@ -53,26 +45,23 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
 // the ring, decode once. The messages of one call carry `tag`. Only the
 // quantisation reads input, so a separate output saves the copy a
 // decode-add-encode ring needs.
-class CodesRing {
+class CodesRing : RingCoding {
  public:
-  // `memory`: memory_bytes() bytes, 4-aligned, kept until done.
+  // Its memory comes from call.memory() when it is built.
   CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-            const CodesGrid& grid, int tag, uint8_t* memory);
-  static size_t memory_bytes(const CompressedCall& call, size_t count);
+            const CodesGrid& grid, int tag);
   // Does what is ready; true once acc holds the result. With `wait` it
   // blocks instead and always returns true (the blocking call).
   bool advance(bool wait);
 
  private:
-  enum class Phase { quantize, reduce_scatter, allgather, done };
-  bool reduce_scatter_step(bool wait);
-  bool allgather_step(bool wait);
-  bool complete(int n, MPI_Request* reqs, size_t* got, bool wait);
-  void add(const uint8_t* payload, size_t bytes, int b, int c);  // to chunk c of block b's codes
-  void decode_block(int b);  // every chunk of a forwarded block, to values in acc
-  size_t offset(int b, int c) const;
+  size_t encode(int b, int c, uint8_t* frame) override;
+  void fold(int b, int c, const uint8_t* frame, size_t size) override;
+  void decode(int b, int c, const uint8_t* frame, size_t size) override;
+  void adopt_own(int b) override;
+  size_t raw_bytes(int b, int c) const override { return count(b, c) * call_.plan.type.size; }
+  size_t offset(int b, int c) const;  // elements
   size_t count(int b, int c) const;
-  uint8_t* slot(int b, int c) { return frames_ + cap_ * (static_cast<size_t>(b) * k_ + c); }
 
   CompressedCall& call_;
   const void* const input_;
@@ -80,21 +69,12 @@ class CodesRing {
   const size_t n_;
   const int exp_;
   const bool entropy_;
-  const int tag_, p_, r_, k_;
+  const int p_, k_;
   const std::vector<RingBlock> blocks_;
   const size_t cap_;
-  uint32_t* const codes_;
-  uint8_t *const send_, *const recv_, *const frames_;
-  std::vector<size_t> sizes_, got_;
-  std::vector<MPI_Request> reqs_;  // receives first, then sends
-  Phase phase_ = Phase::quantize;
-  int step_ = 0, next_ = 0;
-  int pending_ = -1;  // block received in the last allgather step, still to decode
-  bool posted_ = false;
+  uint32_t* const codes_;  // then the walk's frames, in one allocation
+  RingWalk walk_;
+  bool quantized_ = false;
 };
-
-// The blocking call: CodesRing run to the end on this thread's scratch.
-void ring_allreduce_codes(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-                          const CodesGrid& grid);
 
 }  // namespace adacomp

@@ -29,6 +29,10 @@ namespace {
 constexpr int kTagBase = 1024;   // above every blocking call's tag
 constexpr int kTagSpan = 16384;  // tags in use stay below MPI's minimum MPI_TAG_UB (32767)
 
+// Builds the schedule of one nonblocking call, or of one start of a
+// persistent one.
+using ScheduleMaker = std::function<std::unique_ptr<Schedule>()>;
+
 struct Entry {
   std::unique_ptr<Schedule> schedule;  // null: an inactive persistent request
   MPI_Comm comm = MPI_COMM_NULL;       // the application's
@@ -70,7 +74,7 @@ void advance_locked() {
   t_advancing = true;
   for (auto it = g_entries.begin(); it != g_entries.end();) {
     Entry& e = it->second;
-    if (!e.schedule || e.done || !e.schedule->advance()) {
+    if (!e.schedule || e.done || !e.schedule->advance(false)) {
       ++it;
       continue;
     }
@@ -97,7 +101,7 @@ void advance_locked() {
   t_advancing = false;
 }
 
-// launch_schedule's two forms (coll/schedule.h).
+// launch's nonblocking and persistent forms.
 int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request) {
   int rc = PMPI_Grequest_start(query, free_entry, cancel, nullptr, request);
   if (rc != MPI_SUCCESS) return rc;
@@ -133,7 +137,14 @@ int next_collective_tag(CommState& s) {
   return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
 }
 
-int launch_schedule(ScheduleMaker make, MPI_Comm comm, CommState& state, Launch how) {
+int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag,
+           ScheduleBuilder build) {
+  if (how.blocking()) {
+    std::unique_ptr<Schedule> s = build(blocking_tag);
+    s->advance(true);
+    return s->finish();
+  }
+  ScheduleMaker make = [&state, build] { return build(next_collective_tag(state)); };
   if (how.persistent) return init_persistent(std::move(make), comm, state, how.request);
   return start_schedule(make(), comm, how.request);
 }

@@ -1,11 +1,17 @@
-// The progress engine of the compressed nonblocking collectives.
+// The progress engine of the compressed collectives.
 //
-// A compressed nonblocking collective is a Schedule: a state machine that
-// posts its point-to-point messages on the communicator's private duplicate,
-// codes, decodes and reduces as they complete, and never blocks. The
-// application holds a generalized request (PMPI_Grequest_start) for it; the
-// engine completes that request (PMPI_Grequest_complete) when the schedule
-// is done, so PMPI's own Wait/Test over mixed arrays sees it.
+// Every compressed collective is a Schedule: a state machine that posts its
+// point-to-point messages on the communicator's private duplicate (or one of
+// its node-aware splits), codes, decodes and reduces as they complete, and
+// runs its node-local PMPI stages. Each algorithm is written once, as its
+// schedule (coll/ring.h, ring_codes.h, tree.h, exchange.h, and the calls'
+// files): the blocking call builds it and runs it to the end at once
+// (advance(true), blocking waits, MPICH's "blocking = nonblocking schedule +
+// wait"); the nonblocking and persistent calls hand it to this engine, which
+// advances it without blocking (advance(false)). The application holds a
+// generalized request (PMPI_Grequest_start) for it; the engine completes
+// that request (PMPI_Grequest_complete) when the schedule is done, so PMPI's
+// own Wait/Test over mixed arrays sees it.
 //
 // Progress is driven from the application's own MPI calls:
 //  - on entry to every intercepted MPI call (one relaxed atomic load when
@@ -36,11 +42,14 @@ namespace adacomp {
 class Schedule {
  public:
   virtual ~Schedule() = default;
-  // Does whatever is ready without blocking; true once the collective is
-  // done on this rank (result in place, its own messages complete).
-  virtual bool advance() = 0;
-  // Reports a failure through the application's error handler and returns
-  // the code for the call that completes the request.
+  // Does whatever is ready; true once the collective is done on this rank
+  // (result in place, its own messages complete). With `wait` it blocks
+  // instead and always returns true (the blocking call); without, it never
+  // blocks (the engine).
+  virtual bool advance(bool wait) = 0;
+  // Reports a failure through the application's error handler, records the
+  // call in the runtime model, and returns the code for the call that
+  // completes the request (the blocking call's return code).
   virtual int finish() = 0;
 };
 
@@ -57,20 +66,24 @@ struct Launch {
   }
 };
 
-// Builds the schedule of a nonblocking call, or of one start of a
-// persistent one (its buffers read then).
-using ScheduleMaker = std::function<std::unique_ptr<Schedule>()>;
+// Builds the schedule of one run of a call under `tag`, reading its
+// buffers now.
+using ScheduleBuilder = std::function<std::unique_ptr<Schedule>(int tag)>;
 
-// Launches a nonblocking or persistent collective (`how`) on the
-// application's `comm`, whose private communicator is `state`. Nonblocking:
-// hands the application a generalized request for the schedule `make` builds
-// now, and advances it once. Persistent: makes `*how.request` a persistent zero-byte receive from
-// this rank itself on the private communicator (so MPI_Start, the Wait/Test
-// family and mixed arrays treat it as MPI does any persistent request); each
-// MPI_Start posts it and runs a fresh schedule from `make`, whose end sends
-// the zero-byte message that completes it.
-int launch_schedule(ScheduleMaker make, MPI_Comm comm, CommState& state, Launch how);
-// MPI_Start of a persistent request launch_schedule made; kDeclined for any
+// Runs a gated call on the application's `comm`, whose library state is
+// `state`, as `how` says:
+//  - blocking: the schedule built under `blocking_tag` runs to the end on
+//    this thread; its finish() is the call's result;
+//  - nonblocking: hands the application a generalized request for the
+//    schedule built now under the call's own tag, and advances it once;
+//  - persistent: makes `*how.request` a persistent zero-byte receive from
+//    this rank itself on the private communicator (so MPI_Start, the
+//    Wait/Test family and mixed arrays treat it as MPI does any persistent
+//    request); each MPI_Start posts it and runs a freshly built schedule,
+//    whose end sends the zero-byte message that completes it.
+int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag,
+           ScheduleBuilder build);
+// MPI_Start of a persistent request launch made; kDeclined for any
 // other.
 CallResult collective_start(MPI_Request* req);
 
@@ -101,7 +114,7 @@ inline void settle_collectives(MPI_Comm comm) {
 }
 
 // ---- the progress thread (coll/progress_thread.cpp) ----
-// Messages the engine's calls completed (CompressedCall::test, test_all):
+// Messages the engine's calls completed (CompressedCall::complete, node stages):
 // the thread's backoff resets when this moves.
 extern std::atomic<unsigned> g_engine_moves;
 inline void note_engine_move() { g_engine_moves.fetch_add(1, std::memory_order_relaxed); }

@@ -6,8 +6,10 @@
 
 #include <vector>
 
+#include "coll/call.h"
 #include "coll/plan.h"
 #include "runtime/comm_state.h"
+#include "wire/frame.h"
 
 namespace adacomp {
 
@@ -72,5 +74,33 @@ inline bool rooted_tree(const Plan& plan, int root, RootedTree* t) {
   t->local_root = st.loc.node == st.loc.node_of[root] ? st.loc.local_rank_of(root) : 0;
   return true;
 }
+
+// What the compressed trees of Reduce and Bcast share: the call, the tree
+// over `members` from this rank's place `me`, the messages of one call under
+// `tag`, the `elems` elements cut into plan.chunks chunks of at most `cap_`
+// frame bytes, and the frames sent (complete at the end).
+class TreeWalk {
+ protected:
+  TreeWalk(CompressedCall& call, const std::vector<int>& members, int me, int tag, size_t elems)
+      : call_(call),
+        members_(members),
+        tree_(binomial_tree(me, static_cast<int>(members.size()))),
+        tag_(tag),
+        k_(call.plan.chunks),
+        elems_(elems),
+        cap_(frame_capacity(max_block_count(elems, k_) * call.plan.type.size)) {}
+  size_t chunk_offset(int c) const { return block_begin(elems_, k_, c) * call_.plan.type.size; }
+  size_t chunk_bytes(int c) const { return block_count(elems_, k_, c) * call_.plan.type.size; }
+  bool sent(bool wait) {
+    return call_.complete(static_cast<int>(sends_.size()), sends_.data(), nullptr, wait);
+  }
+
+  CompressedCall& call_;
+  const std::vector<int>& members_;
+  const Tree tree_;
+  const int tag_, k_;
+  const size_t elems_, cap_;
+  std::vector<MPI_Request> sends_;
+};
 
 }  // namespace adacomp

@@ -73,17 +73,20 @@ void p2p_attach(MPI_Comm comm) {
   // passes straight through, at plain MPI's cost. Every rank sees the same
   // layout, so all decide alike. A job on one node needs no look at all.
   if (node_local_raw() && !job_spans_nodes()) return;
-  CommState* s = comm_state(comm);  // learns the layout, once for both layers
+  // The layout, learned once for both layers. The collectives' communicator
+  // is made now only where nonblocking collectives may be compressed: they
+  // cannot make it later without blocking (comm_state).
+  CommState* s = comm_state(comm, config().nonblocking ? StatePart::collectives : StatePart::layout);
   if (!s || (node_local_raw() && s->loc.nodes == 1)) return;
   // A link on which coding cannot pay routes every peer on another node
   // direct too (p2p_direct_between_nodes): nothing is left to frame.
   if (s->loc.nodes > 1 && config().hierarchy != Hierarchy::flat && p2p_direct_between_nodes())
     return;
-  if (!ensure_p2p_group(s)) return;
+  if (!ensure_p2p_group(comm, s)) return;
   auto* part = new P2PComm;
   part->comm = s->p2p.comm;
   part->loc = &s->loc;
-  part->split = !kSmpi &&  // internal.h
+  part->split = !kSmpi && !kCancelMayLoseMessages &&  // internal.h
       s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
   s->p2p_part = P2PCommPtr(part);
 }

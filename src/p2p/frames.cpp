@@ -147,8 +147,10 @@ int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint
     if (raw != h.payload_bytes || h.flags)
       return raise_failure(app, Failure::corrupt_frame, op, kBadStored);
   } else {
-    int rc = decode_coded(st, app, source, h, body, ti.contiguous ? dst : nullptr, may_wait,
-                          &plain, op);
+    // Decoded in place only where no other thread may write the buffer
+    // meanwhile: a decoder and a channel's reference read back what landed.
+    uint8_t* out = ti.contiguous && !threads_share_buffers() ? dst : nullptr;
+    int rc = decode_coded(st, app, source, h, body, out, may_wait, &plain, op);
     if (rc != MPI_SUCCESS) return rc;
     count_decoded();
   }

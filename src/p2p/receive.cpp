@@ -15,8 +15,9 @@ namespace {
 // Where a receive lands. Contiguous buffers: the header in `header`, the
 // payload straight in the user's buffer, described as bytes (a coded
 // payload need not be a whole number of elements, and MPICH drops partial
-// elements). Non-contiguous datatypes, and every type with kPackedFrames:
-// the whole frame into `staging`, then unpacked. `rc` is MPI_SUCCESS or why
+// elements). Non-contiguous datatypes, every type with kPackedFrames, and
+// every receive under MPI_THREAD_MULTIPLE (threads_share_buffers): the whole
+// frame into `staging`, then unpacked. `rc` is MPI_SUCCESS or why
 // the datatype could not be made.
 struct RecvLayout {
   void* base;
@@ -29,7 +30,7 @@ RecvLayout recv_layout(uint8_t* header, void* buf, int count, MPI_Datatype type,
                        bool persistent, std::vector<uint8_t>* staging) {
   TypeInfo ti = type_info(type);
   const size_t cap = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
-  if (!kPackedFrames && (cap == 0 || ti.contiguous)) {
+  if (!kPackedFrames && !threads_share_buffers() && (cap == 0 || ti.contiguous)) {
     uint8_t* data = static_cast<uint8_t*>(buf) + ti.true_lb;
     const MPI_Count n = static_cast<MPI_Count>(cap);
     MPI_Datatype t = MPI_DATATYPE_NULL;

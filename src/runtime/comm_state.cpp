@@ -33,6 +33,16 @@ Group split(MPI_Comm from, int color, int key) {
   return g;
 }
 
+// A private communicator over all of `comm`, ranks in the same order.
+// Split, not dup: a duplicate would copy the application's attributes,
+// running their copy callbacks now and their delete callbacks when ours
+// is freed (MPICH's attr tests count them).
+Group private_group(MPI_Comm comm) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  return split(comm, 0, rank);
+}
+
 }  // namespace
 
 void comm_state_init() {
@@ -62,21 +72,17 @@ CommState* find_comm_state(MPI_Comm comm) {
   return static_cast<CommState*>(value);
 }
 
-CommState* comm_state(MPI_Comm comm) {
-  if (CommState* s = find_comm_state(comm)) return s;
-  auto* s = new CommState;
-  // Split, not dup: a duplicate would copy the application's attributes,
-  // running their copy callbacks now and their delete callbacks when ours
-  // is freed (MPICH's attr tests count them).
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  if (PMPI_Comm_split(comm, 0, rank, &s->coll.comm) != MPI_SUCCESS) {
-    delete s;
-    return nullptr;
+CommState* comm_state(MPI_Comm comm, StatePart part) {
+  CommState* s = find_comm_state(comm);
+  if (!s) {
+    s = new CommState;
+    s->loc = learn_locality(comm);
+    PMPI_Comm_set_attr(comm, g_keyval, s);
   }
-  describe(&s->coll);
-  s->loc = learn_locality(s->coll.comm);
-  PMPI_Comm_set_attr(comm, g_keyval, s);
+  if (part == StatePart::collectives && s->coll.comm == MPI_COMM_NULL) {
+    s->coll = private_group(comm);
+    if (s->coll.comm == MPI_COMM_NULL) return nullptr;
+  }
   return s;
 }
 
@@ -88,11 +94,9 @@ void ensure_node_groups(CommState* s) {
   s->rail = split(s->coll.comm, loc.local_rank, s->coll.rank);
 }
 
-bool ensure_p2p_group(CommState* s) {
-  if (s->p2p.comm != MPI_COMM_NULL) return true;
-  if (PMPI_Comm_dup(s->coll.comm, &s->p2p.comm) != MPI_SUCCESS) return false;
-  describe(&s->p2p);
-  return true;
+bool ensure_p2p_group(MPI_Comm comm, CommState* s) {
+  if (s->p2p.comm == MPI_COMM_NULL) s->p2p = private_group(comm);
+  return s->p2p.comm != MPI_COMM_NULL;
 }
 
 }  // namespace adacomp

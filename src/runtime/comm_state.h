@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "policy/model.h"
@@ -31,7 +32,7 @@ struct P2PComm;
 using P2PCommPtr = std::shared_ptr<P2PComm>;
 
 struct CommState {
-  Group coll;    // private duplicate: the library's collective traffic only
+  Group coll;    // private: the library's collective traffic only (made on first need)
   Locality loc;  // learned when the state is created
   // Node-aware stages, split from `coll` when first needed (so private too):
   // this rank's node, the node leaders (local rank 0; null elsewhere), and
@@ -46,6 +47,13 @@ struct CommState {
   // Nonblocking collectives started on this communicator: each one's tags
   // (coll/schedule.h). Ranks start them in the same order, so they agree.
   unsigned nonblocking_started = 0;
+  // Node-local stages (PMPI collectives on `node`) of the compressed
+  // collectives: each takes a ticket in call order, and the nonblocking ones
+  // start theirs in ticket order, as MPI requires of collectives on one
+  // communicator (coll/node_stage.h). Started: advanced by whichever thread
+  // runs the schedules.
+  unsigned node_stages_taken = 0;
+  std::atomic<unsigned> node_stages_started{0};
 };
 
 // Creates the attribute key; call once after MPI is initialised.
@@ -53,11 +61,19 @@ void comm_state_init();
 // Frees the states of the predefined communicators and the key.
 void comm_state_finalize();
 
-// State of an intracommunicator, created on first use. Creation duplicates
-// the communicator and learns its layout, so it is collective: callers only
-// reach it on a path that every rank of `comm` takes. Returns nullptr if
-// creation failed.
-CommState* comm_state(MPI_Comm comm);
+// What a caller needs of a communicator's state.
+enum class StatePart {
+  layout,       // its layout (point-to-point makes its own group)
+  collectives,  // and the collectives' private communicator
+};
+// State of an intracommunicator, created on first use, with `part` made if
+// not yet there. Collective: callers only reach it on a path that every rank
+// of `comm` takes. Why the collectives' communicator is made only when a
+// collective first needs it: each one costs a context id, of which MPICH
+// has 2048 per process, and a program may keep over a thousand
+// communicators on which the library never runs a collective (MPICH's
+// comm/cmfree). Returns nullptr if it could not be made.
+CommState* comm_state(MPI_Comm comm, StatePart part = StatePart::collectives);
 // State of `comm` if it has one (nullptr otherwise); never creates, so not
 // collective: for calls that only some ranks make.
 CommState* find_comm_state(MPI_Comm comm);
@@ -65,8 +81,8 @@ CommState* find_comm_state(MPI_Comm comm);
 // Creates node, leaders and rail groups if not yet there (collective over
 // the communicator, like every caller).
 void ensure_node_groups(CommState* s);
-// Creates the point-to-point duplicate if not yet there (collective over
-// the communicator). Returns false if it could not be made.
-bool ensure_p2p_group(CommState* s);
+// Creates the point-to-point communicator of `comm`'s state `s` if not yet
+// there (collective over `comm`). Returns false if it could not be made.
+bool ensure_p2p_group(MPI_Comm comm, CommState* s);
 
 }  // namespace adacomp

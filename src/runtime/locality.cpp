@@ -5,17 +5,36 @@
 namespace adacomp {
 namespace {
 
-int g_world_key = 0;  // lowest world rank on this rank's node
+int g_world_key = 0;              // lowest world rank on this rank's node
+std::vector<int> g_world_keys;    // every world rank's node key
 
-int world_rank_of(MPI_Comm comm, int rank) {
+// World ranks of `comm`'s ranks (MPI_UNDEFINED for a process outside
+// MPI_COMM_WORLD, e.g. a spawned one): a local lookup, no communication.
+std::vector<int> world_ranks_of(MPI_Comm comm, int size) {
   MPI_Group g, world;
   PMPI_Comm_group(comm, &g);
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
-  int out = MPI_UNDEFINED;
-  PMPI_Group_translate_ranks(g, 1, &rank, world, &out);
+  std::vector<int> ranks(size), out(size, MPI_UNDEFINED);
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  PMPI_Group_translate_ranks(g, size, ranks.data(), world, out.data());
   PMPI_Group_free(&g);
   PMPI_Group_free(&world);
   return out;
+}
+
+// The node keys of `comm`'s ranks: looked up in the world table where every
+// rank is a world process (so making a communicator's state costs no
+// message), gathered otherwise.
+std::vector<int> node_keys_of(MPI_Comm comm, int size) {
+  std::vector<int> keys = world_ranks_of(comm, size);
+  const bool known = !g_world_keys.empty() &&
+      std::none_of(keys.begin(), keys.end(), [](int w) { return w == MPI_UNDEFINED; });
+  if (known) {
+    for (int& k : keys) k = g_world_keys[k];
+  } else {
+    PMPI_Allgather(&g_world_key, 1, MPI_INT, keys.data(), 1, MPI_INT, comm);
+  }
+  return keys;
 }
 
 }  // namespace
@@ -39,7 +58,7 @@ void locality_init(const std::vector<int>& node_map) {
   // after by the configuration check) cannot hang here.
   MPI_Comm node;
   PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  g_world_key = world_rank_of(node, 0);
+  g_world_key = world_ranks_of(node, 1)[0];
   PMPI_Comm_free(&node);
   if (!node_map.empty()) {
     // Block b holds world ranks [start, start + node_map[b]); ranks past the
@@ -54,6 +73,10 @@ void locality_init(const std::vector<int>& node_map) {
       start += size;
     }
   }
+  int size = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  g_world_keys.assign(size, 0);
+  PMPI_Allgather(&g_world_key, 1, MPI_INT, g_world_keys.data(), 1, MPI_INT, MPI_COMM_WORLD);
 }
 
 Locality learn_locality(MPI_Comm comm) {
@@ -61,8 +84,7 @@ Locality learn_locality(MPI_Comm comm) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  std::vector<int> keys(size);
-  PMPI_Allgather(&g_world_key, 1, MPI_INT, keys.data(), 1, MPI_INT, comm);
+  const std::vector<int> keys = node_keys_of(comm, size);
   // Nodes are numbered in order of their lowest rank in this communicator.
   std::vector<int> order;  // node keys by first appearance
   loc.node_of.resize(size);

@@ -33,11 +33,13 @@ struct Locality {
 };
 
 // At MPI_Init, collective over MPI_COMM_WORLD: this rank's node key (the
-// lowest world rank on its node). `node_map` is ADACOMP_NODE_MAP ("" when
+// lowest world rank on its node), and every world rank's. `node_map` is ADACOMP_NODE_MAP ("" when
 // unset, otherwise validated block sizes).
 void locality_init(const std::vector<int>& node_map);
 
-// Collective over `comm` (an intracommunicator): one allgather of node keys.
+// The layout of `comm` (an intracommunicator). Local where all its ranks are
+// in MPI_COMM_WORLD; otherwise one allgather of node keys, collective over
+// `comm` (every rank decides alike which, from the same group).
 Locality learn_locality(MPI_Comm comm);
 
 }  // namespace adacomp

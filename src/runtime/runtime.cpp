@@ -26,6 +26,7 @@ Config g_config;
 LinkModel g_inter_link;
 size_t g_eager_limit = kDefaultEagerLimit;
 bool g_spans_nodes = false;
+bool g_thread_multiple = false;
 bool g_p2p_direct = false;
 std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_active = false;
@@ -138,6 +139,8 @@ void print_banner() {
 bool runtime_active() { return g_active; }
 const LinkModel& inter_node_link() { return g_inter_link; }
 bool job_spans_nodes() { return g_spans_nodes; }
+
+bool threads_share_buffers() { return g_thread_multiple; }
 bool p2p_direct_between_nodes() { return g_p2p_direct; }
 size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
@@ -209,6 +212,9 @@ void runtime_start() {
     valid = expand_report_path(g_config.report_path, &g_report_path, &error);
   check_agreement(world->coll.comm, valid, error);
   g_spans_nodes = world->spans_nodes();
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  g_thread_multiple = provided == MPI_THREAD_MULTIPLE;
   g_eager_limit = agree_eager_limit(world->coll.comm);
   g_inter_link = g_config.link;
   // Only the adaptive policy's point-to-point decisions use it.

@@ -22,6 +22,10 @@ const LinkModel& inter_node_link();
 size_t eager_limit();
 // Whether MPI_COMM_WORLD spans several nodes (if not, no communicator does).
 bool job_spans_nodes();
+// Whether MPI provided MPI_THREAD_MULTIPLE: then several threads may receive
+// into one buffer at once (legal, with undefined contents), so a coded
+// frame must not land in a user's buffer before it is decoded.
+bool threads_share_buffers();
 // Whether point-to-point between nodes travels direct (policy/model.h
 // inter_node_direct), decided once at MPI_Init from agreed inputs.
 bool p2p_direct_between_nodes();

@@ -90,6 +90,15 @@ inline MPI_Comm error_counting_comm() {
   return comm;
 }
 
+// The MPI datatype of a C++ element type the nonblocking tests use.
+template <class T>
+MPI_Datatype mpi_type();
+template <> inline MPI_Datatype mpi_type<int>() { return MPI_INT; }
+template <> inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <> inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> inline MPI_Datatype mpi_type<long long>() { return MPI_LONG_LONG; }
+template <> inline MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_CHAR; }
+
 inline adacomp_op_stats op_stats(const char* op) {
   adacomp_op_stats s{};
   if (adacomp_get_stats(op, &s) != 0) {

@@ -36,14 +36,6 @@
 namespace {
 
 template <class T>
-MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<int>() { return MPI_INT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> MPI_Datatype mpi_type<long long>() { return MPI_LONG_LONG; }
-template <> MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_CHAR; }
-
-template <class T>
 std::vector<T> input(int rank, int n) {
   std::vector<T> v(n);
   for (int i = 0; i < n; ++i)

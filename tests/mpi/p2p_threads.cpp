@@ -1,7 +1,10 @@
 // MPI_THREAD_MULTIPLE: several threads exchange compressed point-to-point
 // messages at once, each on its own communicator (and one pair of threads
 // sharing a communicator with distinct tags), through blocking and
-// nonblocking calls; every message is checked.
+// nonblocking calls; every message is checked. Then every thread receives
+// into one shared buffer at once (legal; MPICH's threads/pt2pt/threads does
+// it): with identical messages the buffer must end identical to them, and
+// no coded frame may be overwritten before it is decoded.
 #include <mpi.h>
 
 #include <thread>
@@ -35,6 +38,22 @@ void worker(MPI_Comm comm, int tag, int id, int* failures) {
     }
   }
 }
+// Every message is the same compressible pattern, so whichever thread's
+// write lands last the shared buffer must hold it.
+constexpr int kShared = 64 * 1024;
+int shared_in[kShared];
+
+void shared_receiver(int tag, int* failures) {
+  std::vector<int> out(kShared);
+  for (int i = 0; i < kShared; ++i) out[i] = i / 8;
+  const int next = (rank_ + 1) % size_, prev = (rank_ - 1 + size_) % size_;
+  for (int it = 0; it < 30; ++it) {
+    MPI_Request r[2];
+    MPI_Irecv(shared_in, kShared, MPI_INT, prev, tag, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(out.data(), kShared, MPI_INT, next, tag, MPI_COMM_WORLD, &r[1]);
+    if (MPI_Waitall(2, r, MPI_STATUSES_IGNORE) != MPI_SUCCESS) ++*failures;
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +74,17 @@ int main(int argc, char** argv) {
     for (auto& th : threads) th.join();
     for (int t = 0; t < nthreads; ++t) CHECK(failures[t] == 0, "thread %d: %d bad messages", t, failures[t]);
     for (int t = 0; t < nthreads - 1; ++t) MPI_Comm_free(&comms[t]);
+    threads.clear();
+    failures.assign(nthreads, 0);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int t = 0; t < nthreads; ++t) threads.emplace_back(shared_receiver, 20 + t, &failures[t]);
+    for (auto& th : threads) th.join();
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    for (int t = 0; t < nthreads; ++t)
+      CHECK(failures[t] == 0, "shared buffer, thread %d: %d failed receives", t, failures[t]);
+    int wrong = 0;
+    for (int i = 0; i < kShared; ++i) wrong += shared_in[i] != i / 8;
+    CHECK(wrong == 0, "shared buffer: %d elements differ from the message", wrong);
     adacomp_op_stats s = op_stats("send");
     CHECK(s.compressed_calls >= 160, "only %llu sends compressed", (unsigned long long)s.compressed_calls);
   }

@@ -200,7 +200,10 @@ def moves_floats(src, test):
 
 
 def library_path(mpi):
-    return ROOT / "build" / mpi / f"libadacomp-{mpi}.so"
+    """The build under test: build/<mpi>, or ADACOMP_SUITE_BUILD (a build
+    directory) to try a development build while build/<mpi> serves others."""
+    build = Path(os.environ.get("ADACOMP_SUITE_BUILD", ROOT / "build" / mpi))
+    return build / f"libadacomp-{mpi}.so"
 
 
 def run_one(mpi, test, setting, np, logdir):

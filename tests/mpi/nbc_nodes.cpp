@@ -1,0 +1,182 @@
+// Node-aware nonblocking collectives (issue 24): on a layout with several
+// ranks on some node (ADACOMP_NODE_MAP), MPI_Iallreduce, MPI_Ibcast,
+// MPI_Ireduce and MPI_Ireduce_scatter_block run the blocking calls'
+// node-aware schedule, node stages included, and compress: the compressed
+// counter goes up by one per call and the result is the blocking call's, bit
+// for bit (and PMPI's for integers), in place, at odd counts and every root.
+// Several calls outstanding on one communicator, completed in reverse
+// order, start their node stages in call order on every rank (else MPI
+// would mismatch them). A communicator whose node groups are not made yet
+// passes its first nonblocking call through.
+//
+// Run with ADACOMP_NONBLOCKING=on, ADACOMP_NODE_MAP and compression forced;
+// --lossy BOUND in lossy mode (the Allreduce reduces on codes in both
+// layouts): the same comparisons.
+#include <mpi.h>
+
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+template <class T>
+std::vector<T> input(int rank, int n) {
+  std::vector<T> v(n);
+  for (int i = 0; i < n; ++i)
+    v[i] = static_cast<T>((i % 89) * 0.31 + rank * 1.75 + (i % 7 == 0 ? 50 : 0));
+  return v;
+}
+
+unsigned long long compressed(const char* op) { return op_stats(op).compressed_calls; }
+
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+void allreduce_case(MPI_Comm comm, int n, MPI_Op op, bool in_place) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const MPI_Datatype type = mpi_type<T>();
+  std::vector<T> in = input<T>(rank, n), blocking(n), nb(n);
+  MPI_Allreduce(in.data(), blocking.data(), n, type, op, comm);
+  const unsigned long long before = compressed("allreduce");
+  MPI_Request req;
+  if (in_place) nb = in;
+  MPI_Iallreduce(in_place ? MPI_IN_PLACE : in.data(), nb.data(), n, type, op, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(compressed("allreduce") == before + 1, "Iallreduce n=%d in_place=%d not compressed", n,
+        in_place);
+  CHECK(same(nb, blocking), "Iallreduce n=%d in_place=%d differs from Allreduce", n, in_place);
+  if (std::is_integral<T>::value) {
+    std::vector<T> plain(n);
+    PMPI_Allreduce(in.data(), plain.data(), n, type, op, comm);
+    CHECK(same(nb, plain), "Iallreduce n=%d differs from PMPI", n);
+  }
+}
+
+template <class T>
+void bcast_case(MPI_Comm comm, int n, int root) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const MPI_Datatype type = mpi_type<T>();
+  const std::vector<T> data = input<T>(root + 3, n);
+  std::vector<T> blocking = rank == root ? data : std::vector<T>(n);
+  std::vector<T> nb = rank == root ? data : std::vector<T>(n);
+  MPI_Bcast(blocking.data(), n, type, root, comm);
+  const unsigned long long before = compressed("bcast");
+  MPI_Request req;
+  MPI_Ibcast(nb.data(), n, type, root, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(compressed("bcast") == before + 1, "Ibcast n=%d root=%d not compressed", n, root);
+  CHECK(same(nb, blocking), "Ibcast n=%d root=%d differs from Bcast", n, root);
+}
+
+template <class T>
+void reduce_case(MPI_Comm comm, int n, int root, bool in_place) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const MPI_Datatype type = mpi_type<T>();
+  std::vector<T> in = input<T>(rank, n), blocking(n), nb(n);
+  MPI_Reduce(in.data(), blocking.data(), n, type, MPI_SUM, root, comm);
+  const unsigned long long before = compressed("reduce");
+  const bool place = in_place && rank == root;
+  if (place) nb = in;
+  MPI_Request req;
+  MPI_Ireduce(place ? MPI_IN_PLACE : in.data(), nb.data(), n, type, MPI_SUM, root, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(compressed("reduce") == before + 1, "Ireduce n=%d root=%d not compressed", n, root);
+  CHECK(rank != root || same(nb, blocking), "Ireduce n=%d root=%d in_place=%d differs", n, root,
+        in_place);
+}
+
+template <class T>
+void reduce_scatter_case(MPI_Comm comm, int block) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const MPI_Datatype type = mpi_type<T>();
+  std::vector<T> in = input<T>(rank, block * size), blocking(block), nb(block);
+  MPI_Reduce_scatter_block(in.data(), blocking.data(), block, type, MPI_SUM, comm);
+  const unsigned long long before = compressed("reduce_scatter_block");
+  MPI_Request req;
+  MPI_Ireduce_scatter_block(in.data(), nb.data(), block, type, MPI_SUM, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(compressed("reduce_scatter_block") == before + 1, "Ireduce_scatter_block %d", block);
+  CHECK(same(nb, blocking), "Ireduce_scatter_block block=%d differs", block);
+}
+
+// Allreduce, Bcast, Allreduce outstanding at once, completed in reverse
+// order: their node stages start in call order on every rank.
+void outstanding(MPI_Comm comm, int n) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<double> a = input<double>(rank, n), b(n), c = input<double>(rank + 9, n);
+  std::vector<double> ra(n), rc(n), bb(n);
+  if (rank == 0) b = input<double>(42, n), bb = b;
+  std::vector<double> ea(n), ec(n);
+  MPI_Allreduce(a.data(), ea.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(c.data(), ec.data(), n, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Bcast(bb.data(), n, MPI_DOUBLE, 0, comm);
+  const unsigned long long before = compressed("allreduce");
+  MPI_Request reqs[3];
+  MPI_Iallreduce(a.data(), ra.data(), n, MPI_DOUBLE, MPI_SUM, comm, &reqs[0]);
+  MPI_Ibcast(b.data(), n, MPI_DOUBLE, 0, comm, &reqs[1]);
+  MPI_Iallreduce(c.data(), rc.data(), n, MPI_DOUBLE, MPI_MAX, comm, &reqs[2]);
+  for (int i = 2; i >= 0; --i) MPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+  CHECK(compressed("allreduce") == before + 2, "outstanding Iallreduces not compressed");
+  CHECK(same(ra, ea) && same(rc, ec) && same(b, bb), "outstanding calls differ (n=%d)", n);
+}
+
+// A fresh communicator: no node groups yet, so its first Iallreduce passes
+// through (creating them would block); after a blocking one it compresses.
+void fresh_comm(int n) {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<int> in = input<int>(rank, n), out(n), plain(n);
+  const unsigned long long before = compressed("allreduce");
+  MPI_Request req;
+  MPI_Iallreduce(in.data(), out.data(), n, MPI_INT, MPI_SUM, comm, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  PMPI_Allreduce(in.data(), plain.data(), n, MPI_INT, MPI_SUM, comm);
+  CHECK(compressed("allreduce") == before, "first Iallreduce on a fresh comm compressed");
+  CHECK(same(out, plain), "first Iallreduce on a fresh comm wrong");
+  allreduce_case<int>(comm, n, MPI_SUM, false);
+  MPI_Comm_free(&comm);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rank, size;
+  start_test(&argc, &argv, &rank, &size);
+  const bool lossy = argc > 1 && std::strcmp(argv[1], "--lossy") == 0;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  for (int n : {1, 7, 1001, 40001}) {
+    allreduce_case<double>(comm, n, MPI_SUM, false);
+    allreduce_case<double>(comm, n, MPI_SUM, true);
+    allreduce_case<float>(comm, n, MPI_SUM, true);
+    if (lossy) continue;
+    allreduce_case<int>(comm, n, MPI_SUM, false);
+    allreduce_case<double>(comm, n, MPI_MAX, true);
+    for (int root = 0; root < size; ++root) {
+      bcast_case<double>(comm, n, root);
+      reduce_case<double>(comm, n, root, root % 2 == 0);
+    }
+    bcast_case<int>(comm, n, size - 1);
+  }
+  if (!lossy) {
+    for (int block : {1, 333}) reduce_scatter_case<double>(comm, block);
+    outstanding(comm, 20001);
+    fresh_comm(5001);
+  }
+  MPI_Comm_free(&comm);
+  return finish_test(lossy ? "nbc_nodes --lossy" : "nbc_nodes");
+}
