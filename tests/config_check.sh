@@ -44,9 +44,14 @@ case $("$build/adacomp" --version) in
   *"(openmpi)") other=mpich theirs=MPICH ours="Open MPI" ;;
   *) other=openmpi theirs="Open MPI" ours=MPICH ;;
 esac
+# The eager limit as MPI_Init set it: Open MPI's btl_tcp_eager_limit, read
+# from its variable registry (runtime/eager_limit.cpp); MPICH is not asked.
+run OMPI_MCA_btl_tcp_eager_limit=8192
+if [ "$ours" = "Open MPI" ]; then banner "eager limit=8192$"; else banner "eager limit=65536$"; fi
+
 printf 'ADACOMP_MPI = %s\nADACOMP_MODE = lossless\n' "$other" >"$dir/other.conf"
 refused "$dir/other.conf holds settings for $theirs .* built for $ours [0-9]" ADACOMP_CONFIG="$dir/other.conf"
 refused "ADACOMP_MODE=lossless and ADACOMP_REL_ERROR_BOUND are both set" ADACOMP_MODE=lossless \
   ADACOMP_REL_ERROR_BOUND=1e-4
-echo "ok: settings sources, order, ignored variables and never; other MPI's file and" \
-  "a bound with lossless refused"
+echo "ok: settings sources, order, ignored variables and never; the eager limit; other" \
+  "MPI's file and a bound with lossless refused"

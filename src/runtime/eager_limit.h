@@ -6,18 +6,22 @@
 #pragma once
 
 #include <cstddef>
-
-#include <mpi.h>
+#include <cstdint>
 
 namespace adacomp {
 
 // Assumed where the MPI does not tell: Open MPI 4.1's btl_tcp_eager_limit.
 constexpr size_t kDefaultEagerLimit = 64 * 1024;
 
-// Asks the running MPI through the MPI tool interface (Open MPI:
-// btl_tcp_eager_limit), after MPI_Init; then the
-// smallest answer of any rank of `world`, so that every rank cuts the same
-// chunks. kDefaultEagerLimit where no rank's MPI answers. Collective.
-size_t agree_eager_limit(MPI_Comm world);
+// This process's limit as the running MPI has set it, after MPI_Init (Open
+// MPI: btl_tcp_eager_limit), or 0 where it does not tell. No communication.
+uint64_t local_eager_limit();
+
+// Every rank must cut the same chunks, so the ranks agree on the smallest
+// answer, within the one MPI_MAX agreement of MPI_Init (runtime.cpp): each
+// votes eager_limit_vote(local_eager_limit()), and the largest vote elects
+// the limit (kDefaultEagerLimit where no rank's MPI answered).
+uint64_t eager_limit_vote(uint64_t mine);
+size_t eager_limit_elected(uint64_t largest_vote);
 
 }  // namespace adacomp

@@ -47,8 +47,9 @@ int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost =
 
 // All ranks must have a valid configuration, and the same library version
 // with the same settings, or they could take different collective paths
-// and deadlock.
-void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
+// and deadlock. The same MPI_MAX also elects the eager limit (eager_limit.h):
+// one collective for all that MPI_Init agrees on. Returns that limit.
+size_t check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   int rank;
   PMPI_Comm_rank(world, &rank);
   std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
@@ -59,8 +60,8 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
   // (h and ~h stay correct either way: a rank holds the maximum of both only
   // when all ranks hold the same h, so a difference stops every rank.)
   const uint64_t invalid = (uint64_t{1} << 62) - static_cast<uint64_t>(rank);
-  uint64_t mine[3] = {valid ? 0u : invalid, h, ~h}, maxes[3];
-  PMPI_Allreduce(mine, maxes, 3, MPI_UINT64_T, MPI_MAX, world);
+  uint64_t mine[4] = {valid ? 0u : invalid, h, ~h, eager_limit_vote(local_eager_limit())}, maxes[4];
+  PMPI_Allreduce(mine, maxes, 4, MPI_UINT64_T, MPI_MAX, world);
   if (maxes[0] != 0) {
     if (maxes[0] == mine[0])
       std::fprintf(stderr, "adacomp: configuration error%s: %s\n",
@@ -80,6 +81,7 @@ void check_agreement(MPI_Comm world, bool valid, const std::string& error) {
                    rank, fp.c_str());
     stop_job(world);
   }
+  return eager_limit_elected(maxes[3]);
 }
 
 #ifndef ADACOMP_STATIC_IN_EVERY_RANK
@@ -210,12 +212,11 @@ void runtime_start() {
   }
   if (valid && !g_config.report_path.empty() && world->coll.rank == 0)
     valid = expand_report_path(g_config.report_path, &g_report_path, &error);
-  check_agreement(world->coll.comm, valid, error);
+  g_eager_limit = check_agreement(world->coll.comm, valid, error);
   g_spans_nodes = world->spans_nodes();
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   g_thread_multiple = provided == MPI_THREAD_MULTIPLE;
-  g_eager_limit = agree_eager_limit(world->coll.comm);
   g_inter_link = g_config.link;
   // Only the adaptive policy's point-to-point decisions use it.
   if (!g_inter_link.known() && g_config.model && g_config.adaptive() && world->spans_nodes())

@@ -200,9 +200,10 @@ def moves_floats(src, test):
 
 
 def library_path(mpi):
-    """The build under test: build/<mpi>, or ADACOMP_SUITE_BUILD (a build
-    directory) to try a development build while build/<mpi> serves others."""
-    build = Path(os.environ.get("ADACOMP_SUITE_BUILD", ROOT / "build" / mpi))
+    """The build under test: build/<mpi>, or SUITE_BUILD (a build directory)
+    to try a development build while build/<mpi> serves others. (Not an
+    ADACOMP_ name: the library refuses settings it does not know.)"""
+    build = Path(os.environ.get("SUITE_BUILD", ROOT / "build" / mpi))
     return build / f"libadacomp-{mpi}.so"
 
 
