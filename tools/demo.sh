@@ -10,6 +10,8 @@
 # --short runs 1 MB and fewer steps (the ctest). DEMO_BUILD=DIR uses an
 # existing build instead of installing and building. Every figure is
 # checked: a run that fails or moves no bytes stops the demo (exit 1).
+# DEMO_PREFIX (default adacomp-demo) starts the names of the network
+# namespaces it makes, so that concurrent demos keep apart.
 set -euo pipefail
 source "$(dirname "$0")/help.sh"
 mb=8 iters=10 halo_bytes=4M halo_steps=12
@@ -27,7 +29,7 @@ else
   build=$root/build/$flavor
 fi
 source "$root/tools/netns.sh"
-ns=adacomp-demo-$$
+ns=${DEMO_PREFIX:-adacomp-demo}-$$
 trap 'netns_down $ns' EXIT
 netns_up "$ns" 1gbit
 
@@ -67,7 +69,7 @@ mpirun_in_ns "$ns" "$flavor" 2 env ADACOMP_MODE=lossless "$build/bench/adacomp-b
 # MPI against the node-aware compressed path in the first calls of each size
 # and keeps the faster (more iterations here, so that its choice shows).
 netns_down "$ns"
-export CLUSTER_PREFIX=adacomp-demo-$$
+export CLUSTER_PREFIX=${DEMO_PREFIX:-adacomp-demo}-$$
 trap '"$root/tools/cluster.sh" down' EXIT
 "$root/tools/cluster.sh" up 2 1gbit >/dev/null
 cluster_run() {  # label, allowed relative error, then --env K=V options
