@@ -238,7 +238,16 @@ void runtime_start() {
 
 void runtime_stop() {
   if (!g_active) return;
-  report_stats(comm_state(MPI_COMM_WORLD)->coll.comm, g_config.verbose, g_report_path);
+  const MPI_Comm world = comm_state(MPI_COMM_WORLD)->coll.comm;
+  report_stats(world, g_config.verbose, g_report_path);
+  // Every rank enters PMPI_Finalize only once rank 0 has printed and written
+  // the report. Otherwise the other ranks start disconnecting while rank 0
+  // still makes MPI progress (receiving the rows, then in MPI_Finalize's own
+  // first steps), and MPICH 4.0 over UCX's TCP transport can hang there: a
+  // rank's disconnect flush needs its peer to answer, and a peer that
+  // already finished its own disconnect waits in the PMI barrier without
+  // progress (docs/report.md, "MPI_Finalize").
+  PMPI_Barrier(world);
   g_active = false;
   args_finalize();
   comm_state_finalize();
