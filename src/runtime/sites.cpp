@@ -3,10 +3,14 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <execinfo.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -70,20 +74,42 @@ std::string hex(uintptr_t v) {
 
 // addr2line -f on `addrs` of `file`: "function\nfile:line\n" per address,
 // "??" where it does not know. Empty when addr2line is missing or fails.
+// Started with posix_spawn, not popen: no fork of an MPI process (its
+// pinned memory, its atfork handlers), and none of its descriptors (the
+// MPI's sockets) open in the child; without the preload that loaded this
+// library (and MPI) into the job.
 std::vector<std::pair<std::string, std::string>> addr2line(const std::string& file,
                                                             const std::vector<uintptr_t>& addrs) {
-  std::string quoted = "'";
-  for (char c : file) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  // Without the preload that loaded this library (and MPI) into the job.
-  std::string cmd = "LD_PRELOAD= addr2line -f -C -e " + quoted + "'";
-  for (uintptr_t a : addrs) cmd += " " + hex(a);
-  cmd += " 2>/dev/null";
+  std::vector<std::string> args = {"addr2line", "-f", "-C", "-e", file};
+  for (uintptr_t a : addrs) args.push_back(hex(a));
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) envp.push_back(*e);
+  envp.push_back(nullptr);
+
   std::vector<std::pair<std::string, std::string>> out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return out;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    return out;
+  }
+  FILE* p = fdopen(fds[0], "r");
   char line[4096];
   std::string function;
-  for (bool first = true; std::fgets(line, sizeof line, p); first = !first) {
+  for (bool first = true; p && std::fgets(line, sizeof line, p); first = !first) {
     std::string text(line);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     if (first) {
@@ -92,7 +118,11 @@ std::vector<std::pair<std::string, std::string>> addr2line(const std::string& fi
     }
     out.emplace_back(function, text);
   }
-  if (pclose(p) != 0 || out.size() != addrs.size()) out.clear();
+  if (p) std::fclose(p); else close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.size() != addrs.size()) out.clear();
   return out;
 }
 
