@@ -80,9 +80,7 @@ std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
 }
 
 void delete_pending(Pending* p) {
-  if (p->twin != MPI_REQUEST_NULL) PMPI_Request_free(&p->twin);  // persistent, inactive
   if (p->type_owned) PMPI_Type_free(&p->type);
-  if (p->layout != MPI_DATATYPE_NULL) PMPI_Type_free(&p->layout);
   delete p;
 }
 
@@ -117,6 +115,15 @@ void poll_detached(bool all) {
   drop_finished(&g_detached, all);
 }
 
+void cancel_detached() {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (Detached& d : g_detached) {
+    PMPI_Cancel(&d.req);
+    PMPI_Wait(&d.req, MPI_STATUS_IGNORE);
+  }
+  g_detached.clear();
+}
+
 void drive_receives(MPI_Comm app, const char* op) {
   bool progressed = false;
   {
@@ -126,8 +133,8 @@ void drive_receives(MPI_Comm app, const char* op) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int rc = finish_recv(p->part.get(), p->app, p->header, p->staging, p->buf, p->count,
-                           p->type, &s, false, false, op);
+      int rc = finish_recv(p->part.get(), p->app, &p->body, p->buf, p->count, p->type, &s,
+                           false, false, op);
       if (rc == kNotYourTurn) continue;
       p->status = s;
       p->finish_rc = rc;
