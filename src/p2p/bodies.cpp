@@ -39,13 +39,27 @@ void bodies_open() {
 
 // Every rank is here (MPI_Finalize): a body still unreceived now was
 // announced by a marker no receive will read (one cut short by a receive
-// smaller than the marker), so it is cancelled rather than waited for.
+// smaller than the marker). Those that reached this rank are received and
+// dropped; this rank's are given up rather than waited for.
 void bodies_close() {
   if (g_world == MPI_COMM_NULL) return;
   lost_reports_close();
   PMPI_Barrier(g_world);
-  poll_detached(false);
-  cancel_detached();
+  for (;;) {
+    int flag = 0;
+    MPI_Message msg;
+    MPI_Status s;
+    int rc = kNoMatchedProbe ? PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_world, &flag, &s)
+                             : PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, g_world, &flag, &msg, &s);
+    if (rc != MPI_SUCCESS || !flag) break;
+    std::vector<uint8_t> dropped(static_cast<size_t>(status_bytes(&s)));
+    const int n = static_cast<int>(dropped.size());
+    if (kNoMatchedProbe)
+      PMPI_Recv(dropped.data(), n, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG, g_world, &s);
+    else
+      PMPI_Mrecv(dropped.data(), n, MPI_BYTE, &msg, &s);
+  }
+  abandon_detached();
   PMPI_Comm_free(&g_world);
   g_next.reset();
 }

@@ -174,8 +174,11 @@ void marker_bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm app, u
   }
   // The elements that hold it (the last perhaps in part): the receive held
   // at least kMarkerBytes, so `count` covers them.
+  std::memset(out, 0, kMarkerBytes);
+  if (ti.size == 0) return;  // never a marker: it would not have fitted
   const int elements = std::min(count, static_cast<int>((kMarkerBytes + ti.size - 1) / ti.size));
   std::vector<uint8_t> packed(static_cast<size_t>(elements) * ti.size);
+  if (packed.size() < kMarkerBytes) return;
   int pos = 0;
   PMPI_Pack(buf, elements, type, packed.data(), static_cast<int>(packed.size()), &pos, app);
   std::memcpy(out, packed.data(), kMarkerBytes);

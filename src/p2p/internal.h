@@ -156,8 +156,8 @@ void detach(Detached&& d);
 void drop_finished(std::vector<Detached>* sends, bool all);
 // The same for the detached sends.
 void poll_detached(bool all);
-// Cancels the detached sends still in flight (MPI_Finalize, bodies_close).
-void cancel_detached();
+// Gives up the detached sends still in flight (MPI_Finalize, bodies_close).
+void abandon_detached();
 
 // Finishes the communicator's receives that have completed in MPI but not
 // yet for the application, as far as channel order allows: a channel frame

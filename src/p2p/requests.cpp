@@ -14,7 +14,10 @@ std::mutex g_mu;
 std::unordered_map<MPI_Request, Pending*> g_table;
 std::atomic<int> g_pending{0};
 std::vector<Pending*> g_orphans;   // freed with Request_free while active
-std::vector<Detached> g_detached;  // buffered sends in flight
+// Bodies and buffered sends in flight. Their own lock, a leaf: a channel
+// frame's body is sent under its communicator's lock.
+std::mutex g_detached_mu;
+std::vector<Detached> g_detached;
 
 void count_pending() {
   g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
@@ -90,7 +93,7 @@ void orphan(Pending* p) {
 }
 
 void detach(Detached&& d) {
-  std::lock_guard<std::mutex> g(g_mu);
+  std::lock_guard<std::mutex> g(g_detached_mu);
   g_detached.push_back(std::move(d));
 }
 
@@ -111,15 +114,19 @@ void drop_finished(std::vector<Detached>* sends, bool all) {
 }
 
 void poll_detached(bool all) {
-  std::lock_guard<std::mutex> g(g_mu);
+  std::lock_guard<std::mutex> g(g_detached_mu);
   drop_finished(&g_detached, all);
 }
 
-void cancel_detached() {
-  std::lock_guard<std::mutex> g(g_mu);
+void abandon_detached() {
+  std::lock_guard<std::mutex> g(g_detached_mu);
+  drop_finished(&g_detached, false);
+  // Not every MPI cancels sends (Open MPI 4.1 does not): freed instead, and
+  // their memory left to the process's end, since MPI may still read it.
+  static auto* abandoned = new std::vector<Detached>;
   for (Detached& d : g_detached) {
-    PMPI_Cancel(&d.req);
-    PMPI_Wait(&d.req, MPI_STATUS_IGNORE);
+    PMPI_Request_free(&d.req);
+    abandoned->push_back(std::move(d));
   }
   g_detached.clear();
 }
