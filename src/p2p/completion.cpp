@@ -29,8 +29,8 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
     } else if (p->direct) {
       rc = cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
     } else {
-      rc = finish_recv(p->part.get(), p->app, &p->body, p->buf, p->count, p->type, s,
-                       may_wait, cut, op);
+      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
+                       s, may_wait, cut, op);
       if (rc == kNotYourTurn) return rc;
     }
     p->body.clear();  // a persistent receive's next start
@@ -283,8 +283,8 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   } else {
     rc = PMPI_Request_get_status(req, flag, &p->status);
     if (rc == MPI_SUCCESS && *flag) {
-      rc = finish_recv(p->part.get(), p->app, &p->body, p->buf, p->count, p->type, &p->status,
-                       true, false, "Request_get_status");
+      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
+                       &p->status, true, false, "Request_get_status");
       p->finish_rc = rc;
       p->finished = true;
       if (status != MPI_STATUS_IGNORE) copy_status(status, p->status);

@@ -3,6 +3,7 @@
 // into the application's buffer. Every failure names the call the user made
 // and what failed.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "p2p/internal.h"
@@ -186,12 +187,31 @@ void marker_bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm app, u
 
 }  // namespace
 
-int finish_recv(P2PComm* st, MPI_Comm app, std::vector<uint8_t>* body, void* buf, int count,
-                MPI_Datatype type, MPI_Status* s, bool may_wait, bool cut, const char* op) {
+bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging) {
+  if (!threads_share_buffers()) return true;
+  const size_t cap = bytes_of(count, type);
+  if (cap > static_cast<size_t>(INT_MAX)) return false;
+  staging->resize(cap);
+  return true;
+}
+
+int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
+                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
+                MPI_Status* s, bool may_wait, bool cut, const char* op) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;
   const int source = s->MPI_SOURCE;
+  const bool staged = !staging.empty();
+  const MPI_Count got = body->empty() ? status_bytes(s) : 0;
+  if (staged && (cut || !st->is_marker(got, source)) && got > 0) {
+    const TypeInfo ti = type_info(type);
+    const size_t n = std::min(static_cast<size_t>(got), staging.size());
+    if (ti.contiguous)
+      std::memcpy(static_cast<uint8_t*>(buf) + ti.true_lb, staging.data(), n);
+    else
+      unstage(staging.data(), n, buf, type, ti, app);
+  }
   if (cut) {
     // MPI has reported it. A receive smaller than a marker may have cut one,
     // whose body no receive will take (bodies_close drops it): that
@@ -206,9 +226,12 @@ int finish_recv(P2PComm* st, MPI_Comm app, std::vector<uint8_t>* body, void* buf
     return MPI_ERR_TRUNCATE;
   }
   if (body->empty()) {
-    if (!st->is_marker(status_bytes(s), source)) return MPI_SUCCESS;  // the application's data
+    if (!st->is_marker(got, source)) return MPI_SUCCESS;  // the application's data
     uint8_t bytes[kMarkerBytes];
-    marker_bytes(buf, count, type, app, bytes);
+    if (staged)
+      std::memcpy(bytes, staging.data(), kMarkerBytes);
+    else
+      marker_bytes(buf, count, type, app, bytes);
     Marker m;
     if (!read_marker(bytes, &m)) return raise_failure(app, Failure::corrupt_frame, op, kBadMarker);
     int rc = recv_body(st->world[source], m, body);

@@ -117,6 +117,8 @@ struct Pending {
   // A receive's body, once taken off the wire (kept while its channel frame
   // waits for its turn).
   std::vector<uint8_t> body;
+  // Under MPI_THREAD_MULTIPLE the receive lands here (recv_staging).
+  std::vector<uint8_t> staging;
   // The communicator's part, for a receive or a persistent send: kept with
   // the request, since the application may free the communicator meanwhile.
   std::shared_ptr<P2PComm> part;
@@ -242,16 +244,24 @@ int start_send(Pending* p);
 // predecessors on its channel are not applied yet and the caller must not
 // wait.
 constexpr int kNotYourTurn = -1;
+// Where a receive into (count, type) lands: the user's buffer, or under
+// MPI_THREAD_MULTIPLE (threads_share_buffers) `staging`, resized to the
+// receive's capacity in bytes: other threads may receive into the same
+// buffer at once (legal, contents undefined), and a marker must not be
+// overwritten before it is read. False: the capacity exceeds an int.
+bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging);
 // Finishes a receive MPI has completed (status *s) into the user's (buf,
-// count, type): a message of any size but kMarkerBytes is the application's
-// and is left as it is; a marker is read from the user's buffer, its body
+// count, type), or into `staging` when not empty (recv_staging): a message
+// of any size but kMarkerBytes is the application's and is left as it is
+// (unpacked from staging); a marker is read from where it landed, its body
 // taken from the world communicator into *body (kept there across
 // kNotYourTurn) and decoded into the buffer, and the status says the
 // original size. `cut`: MPI reported the message truncated. `op` names the
 // call the user made, for its errors. `st` is the communicator's part the
 // receive was posted with.
-int finish_recv(P2PComm* st, MPI_Comm app, std::vector<uint8_t>* body, void* buf, int count,
-                MPI_Datatype type, MPI_Status* s, bool may_wait, bool cut, const char* op);
+int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
+                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
+                MPI_Status* s, bool may_wait, bool cut, const char* op);
 // Delivers a whole frame taken off the wire earlier (probe, matched probe).
 int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
             const char* op);

@@ -22,10 +22,16 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
       return report(comm, completed_request(&s, req));
     }
   }
-  int rc = persistent ? PMPI_Recv_init(buf, count, type, source, tag, comm, req)
-                      : PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  std::vector<uint8_t> staging;
+  if (!recv_staging(count, type, &staging)) return report(comm, MPI_ERR_COUNT);
+  void* at = staging.empty() ? buf : staging.data();
+  const int n = staging.empty() ? count : static_cast<int>(staging.size());
+  const MPI_Datatype as = staging.empty() ? type : MPI_BYTE;
+  int rc = persistent ? PMPI_Recv_init(at, n, as, source, tag, comm, req)
+                      : PMPI_Irecv(at, n, as, source, tag, comm, req);
   if (rc != MPI_SUCCESS) return rc;
   auto* p = new Pending;
+  p->staging = std::move(staging);  // a vector's move keeps its data's address
   p->is_recv = true;
   p->persistent = persistent;
   p->app = comm;
@@ -53,10 +59,15 @@ CallResult recv(void* buf, int count, MPI_Datatype type, int source, int tag, MP
   if (take_stashed(st, source, tag, &m)) return deliver(m, buf, count, type, status, "Recv");
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
-  int rc = PMPI_Recv(buf, count, type, source, tag, comm, s);
+  std::vector<uint8_t> staging, body;
+  if (!recv_staging(count, type, &staging)) return report(comm, MPI_ERR_COUNT);
+  int rc = staging.empty()
+               ? PMPI_Recv(buf, count, type, source, tag, comm, s)
+               : PMPI_Recv(staging.data(), static_cast<int>(staging.size()), MPI_BYTE, source,
+                           tag, comm, s);
   if (rc != MPI_SUCCESS && !truncation(rc)) return rc;
-  std::vector<uint8_t> body;
-  const int r = finish_recv(st, comm, &body, buf, count, type, s, true, rc != MPI_SUCCESS, "Recv");
+  const int r = finish_recv(st, comm, staging, &body, buf, count, type, s, true,
+                            rc != MPI_SUCCESS, "Recv");
   return rc != MPI_SUCCESS ? rc : r;
 }
 CallResult irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,

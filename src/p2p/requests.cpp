@@ -140,8 +140,8 @@ void drive_receives(MPI_Comm app, const char* op) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int rc = finish_recv(p->part.get(), p->app, &p->body, p->buf, p->count, p->type, &s,
-                           false, false, op);
+      int rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count,
+                           p->type, &s, false, false, op);
       if (rc == kNotYourTurn) continue;
       p->status = s;
       p->finish_rc = rc;
