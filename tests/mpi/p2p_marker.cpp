@@ -85,8 +85,8 @@ void marker_size() {
         break;
       case 5: {  // nonblocking, larger vector receive
         MPI_Request r;
-        MPI_Irecv(in.data(), kMarkerBytes + 32, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                  MPI_COMM_WORLD, &r);
+        MPI_Irecv(in.data(), kMarkerBytes + 32, MPI_BYTE, prev_, MPI_ANY_TAG, MPI_COMM_WORLD,
+                  &r);
         while (!flag) MPI_Test(&r, &flag, &st);
         CHECK(ok(in.data(), 1), "368 bytes, Irecv + Test: data");
         break;
@@ -99,6 +99,7 @@ void marker_size() {
     MPI_Wait(&s, MPI_STATUS_IGNORE);
   }
   MPI_Type_free(&strided);
+  MPI_Barrier(MPI_COMM_WORLD);  // wildcard receives come next
 }
 
 // Message k of a sender: its size cycles through coded, small, the marker's
