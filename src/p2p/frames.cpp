@@ -166,7 +166,7 @@ int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t
 }
 
 // The marker in the first kMarkerBytes of the user's (buf, count, type),
-// packed back out of a non-contiguous type.
+// packed back out of a non-contiguous type (stage_in: MPI_BOTTOM too).
 void marker_bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm app, uint8_t* out) {
   TypeInfo ti = type_info(type);
   if (ti.contiguous) {
@@ -180,9 +180,8 @@ void marker_bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm app, u
   const int elements = std::min(count, static_cast<int>((kMarkerBytes + ti.size - 1) / ti.size));
   std::vector<uint8_t> packed(static_cast<size_t>(elements) * ti.size);
   if (packed.size() < kMarkerBytes) return;
-  int pos = 0;
-  PMPI_Pack(buf, elements, type, packed.data(), static_cast<int>(packed.size()), &pos, app);
-  std::memcpy(out, packed.data(), kMarkerBytes);
+  const uint8_t* p = stage_in(packed.data(), buf, elements, type, ti, packed.size(), true, app);
+  std::memcpy(out, p, kMarkerBytes);
 }
 
 }  // namespace

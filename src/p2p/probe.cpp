@@ -103,7 +103,10 @@ int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_S
     }
   }
   *flag = 1;
-  int rc = block ? PMPI_Probe(source, tag, comm, s) : PMPI_Iprobe(source, tag, comm, flag, s);
+  MPI_Status probed;  // copied without MPI_ERROR, which single calls leave alone
+  int rc = block ? PMPI_Probe(source, tag, comm, &probed)
+                 : PMPI_Iprobe(source, tag, comm, flag, &probed);
+  if (rc == MPI_SUCCESS && *flag) copy_status(s, probed);
   if (rc != MPI_SUCCESS || !*flag || !st->is_marker(status_bytes(s), s->MPI_SOURCE)) return rc;
   // A marker: taken off the wire with its body, for the original size.
   Stashed m;
@@ -122,8 +125,10 @@ int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_M
   auto m = std::make_unique<Stashed>();
   *flag = 1;
   if (!take_stashed(st, source, tag, m.get())) {
-    int rc = block ? PMPI_Mprobe(source, tag, comm, msg, s)
-                   : PMPI_Improbe(source, tag, comm, flag, msg, s);
+    MPI_Status probed;  // copied without MPI_ERROR, which single calls leave alone
+    int rc = block ? PMPI_Mprobe(source, tag, comm, msg, &probed)
+                   : PMPI_Improbe(source, tag, comm, flag, msg, &probed);
+    if (rc == MPI_SUCCESS && *flag) copy_status(s, probed);
     // MPI's own message handle, unless a marker: Mrecv / Imrecv pass it on.
     if (rc != MPI_SUCCESS || !*flag || !st->is_marker(status_bytes(s), s->MPI_SOURCE)) return rc;
     rc = take_message(st, comm, msg, *s, m.get(), op);
@@ -210,7 +215,14 @@ std::unique_ptr<Stashed> matched(MPI_Message* msg, int count, MPI_Datatype type,
 CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
   int rc = MPI_SUCCESS;
   std::unique_ptr<Stashed> m = matched(msg, count, type, &rc);
-  if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
+  if (!m) {
+    // MPICH writes MPI_ERROR here; single completions leave it alone.
+    if (status == MPI_STATUS_IGNORE) return PMPI_Mrecv(buf, count, type, msg, status);
+    MPI_Status s;
+    rc = PMPI_Mrecv(buf, count, type, msg, &s);
+    copy_status(status, s);
+    return rc;
+  }
   if (rc != MPI_SUCCESS) return rc;
   return deliver(*m, buf, count, type, status, "Mrecv");
 }
