@@ -68,7 +68,7 @@ MPI_Comm library_world() { return g_world; }
 
 int send_body(int to, std::vector<uint8_t>&& frame, uint32_t* sequence) {
   *sequence = g_next[to].fetch_add(1, std::memory_order_relaxed);
-  poll_detached(false);  // those received
+  poll_detached();  // those received
   Detached d;
   d.data = std::move(frame);
   int rc = PMPI_Isend(d.data.data(), static_cast<int>(d.data.size()), MPI_BYTE, to,

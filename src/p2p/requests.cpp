@@ -113,9 +113,9 @@ void drop_finished(std::vector<Detached>* sends, bool all) {
   }
 }
 
-void poll_detached(bool all) {
+void poll_detached() {
   std::lock_guard<std::mutex> g(g_detached_mu);
-  drop_finished(&g_detached, all);
+  drop_finished(&g_detached, false);
 }
 
 void abandon_detached() {
