@@ -16,7 +16,8 @@
 // Locks nest one way only: the request table's (requests.cpp, held while
 // drive_receives finishes receives) may hold a communicator's `mu` or the
 // reports' (lost_reports.cpp); a communicator's may hold the lost-channel
-// list's (interstep.cpp). The others are leaves.
+// list's (interstep.cpp) and the bodies in flight's (a channel frame's body
+// is sent under its communicator's lock). The others are leaves.
 #pragma once
 
 #include <mpi.h>
