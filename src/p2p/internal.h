@@ -157,7 +157,8 @@ struct Detached {
 void detach(Detached&& d);
 // Drops the sends of `sends` MPI is done with (all: waits for every one).
 void drop_finished(std::vector<Detached>* sends, bool all);
-// The same for the detached sends, those MPI is done with.
+// Drops some of the detached sends MPI is done with (a bounded number of
+// tests per call).
 void poll_detached();
 // Gives up the detached sends still in flight (MPI_Finalize, bodies_close).
 void abandon_detached();

@@ -113,9 +113,24 @@ void drop_finished(std::vector<Detached>* sends, bool all) {
   }
 }
 
+// A few at a time, round robin: a sender far ahead of its receivers keeps
+// many bodies in flight, and testing them all at every send would make each
+// send cost their number. Each send tests more than it adds.
 void poll_detached() {
+  constexpr int kTestsPerCall = 8;
+  static size_t next = 0;
   std::lock_guard<std::mutex> g(g_detached_mu);
-  drop_finished(&g_detached, false);
+  for (int k = 0; k < kTestsPerCall && !g_detached.empty(); ++k) {
+    if (next >= g_detached.size()) next = 0;
+    int flag = 0;
+    PMPI_Test(&g_detached[next].req, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+      g_detached[next] = std::move(g_detached.back());
+      g_detached.pop_back();
+    } else {
+      ++next;
+    }
+  }
 }
 
 void abandon_detached() {
