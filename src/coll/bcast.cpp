@@ -133,7 +133,7 @@ CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_
   stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!(how.blocking() ? plan_movement(OpKind::bcast, comm, count, type, &plan)
-                       : plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, &plan)))
+                       : plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, how.persistent, &plan)))
     return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root

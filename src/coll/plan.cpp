@@ -140,9 +140,13 @@ bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type
 }
 
 bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                      Plan* plan) {
+                      bool persistent, Plan* plan) {
   if (!config().nonblocking) return false;
-  return plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan);
+  if (!plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan)) return false;
+  // Node stages start in ticket order, and a persistent call would take its
+  // tickets at MPI_Start, which ranks may call in different orders (MPI 4.0
+  // section 6.13): its node-local PMPI collectives would not match.
+  return !(persistent && plan->layout != Layout::flat && staged_call(operation));
 }
 
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,

@@ -69,9 +69,10 @@ bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type
 //    is a blocking one;
 //  - the call would be node-aware and the node groups are not made yet
 //    (making them is a blocking collective): the first node-aware reduction
-//    or Bcast on a communicator is a blocking one.
+//    or Bcast on a communicator is a blocking one;
+//  - the call is persistent (`persistent`) and would be node-aware.
 bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                      Plan* plan);
+                      bool persistent, Plan* plan);
 
 // The pairwise data-movement collectives: `block_bytes` is a size every rank
 // knows alike, the block of the regular calls; the v calls (`varied`) have

@@ -151,7 +151,7 @@ CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!(how.blocking() ? plan_reduction(OpKind::reduce, comm, count, type, op, &plan)
-                       : plan_nonblocking(OpKind::reduce, comm, count, type, op, &plan)))
+                       : plan_nonblocking(OpKind::reduce, comm, count, type, op, how.persistent, &plan)))
     return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root

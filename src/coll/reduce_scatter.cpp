@@ -193,7 +193,7 @@ CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recv
   }
   const int count = static_cast<int>(total);
   if (!(how.blocking() ? plan_reduction(operation, comm, count, type, op, &plan)
-                       : plan_nonblocking(operation, comm, count, type, op, &plan)))
+                       : plan_nonblocking(operation, comm, count, type, op, how.persistent, &plan)))
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
   return launch(*plan.state, comm, how, kTagRing, [=](int tag) {

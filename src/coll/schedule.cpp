@@ -27,7 +27,16 @@ std::atomic<int> g_outstanding_collectives{0};
 namespace {
 
 constexpr int kTagBase = 1024;   // above every blocking call's tag
-constexpr int kTagSpan = 16384;  // tags in use stay below MPI's minimum MPI_TAG_UB (32767)
+constexpr int kTagSpan = 16384;  // nonblocking calls' tags, started in call order
+// Persistent calls' tags, the rest of MPI's minimum MPI_TAG_UB (32767): each
+// request keeps the tags it got at init, which ranks call in one order, as
+// they need not call MPI_Start (MPI 4.0 section 6.13).
+constexpr int kPersistentTagBase = kTagBase + kTagSpan;
+constexpr int kPersistentTagSpan = 32768 - kPersistentTagBase;
+
+int next_persistent_tag(CommState& s) {
+  return kPersistentTagBase + static_cast<int>(s.persistent_made++ % kPersistentTagSpan);
+}
 
 // Builds the schedule of one nonblocking call, or of one start of a
 // persistent one.
@@ -117,7 +126,7 @@ int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* requ
 }
 
 int init_persistent(ScheduleMaker make, MPI_Comm comm, CommState& state, MPI_Request* request) {
-  const int tag = next_collective_tag(state);
+  const int tag = next_persistent_tag(state);
   int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, state.coll.rank, tag, state.coll.comm, request);
   if (rc != MPI_SUCCESS) return rc;
   std::lock_guard<std::recursive_mutex> g(g_mu);
@@ -144,9 +153,11 @@ int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag,
     s->advance(true);
     return s->finish();
   }
-  ScheduleMaker make = [&state, build] { return build(next_collective_tag(state)); };
-  if (how.persistent) return init_persistent(std::move(make), comm, state, how.request);
-  return start_schedule(make(), comm, how.request);
+  if (how.persistent) {
+    const int tag = next_persistent_tag(state);
+    return init_persistent([build, tag] { return build(tag); }, comm, state, how.request);
+  }
+  return start_schedule(build(next_collective_tag(state)), comm, how.request);
 }
 
 CallResult collective_start(MPI_Request* req) {

@@ -18,7 +18,7 @@
 //    nothing is outstanding);
 //  - in the Wait/Test family and the intercepted blocking point-to-point
 //    calls, which poll while anything is outstanding
-//    (interpose/completion.cpp, interpose/polled.cpp);
+//    (interpose/completion.cpp, namespace polled);
 //  - inside the library's blocking compressed collectives while they wait;
 // and, with ADACOMP_PROGRESS=thread under MPI_THREAD_MULTIPLE, by a library
 // thread (coll/progress_thread.cpp). Without it a rank blocked in an MPI

@@ -148,12 +148,23 @@ CallResult wait(MPI_Request* req, MPI_Status* status) {
   return wait_pass("Wait", req, status);
 }
 
+// With the engine involved, MPI_Waitall is MPI_Wait on each request in turn,
+// which the standard makes equivalent (MPI 4.0 section 3.7.5), rather than a
+// Testall loop: MPICH 4.0's MPI_Testall fails with MPI_ERR_IN_STATUS, every
+// status a success, once a persistent collective of its own (MPI_Barrier_init)
+// completes in it (MPICH's coll/p_order under ADACOMP_NONBLOCKING=on).
 CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  for (int flag = 0; collectives_involved(n, reqs); pause()) {
-    const int rc = testall_pass(n, reqs, &flag, statuses);
-    if (rc != MPI_SUCCESS || flag) return rc;
+  if (!collectives_involved(n, reqs)) return p2p::waitall(n, reqs, statuses);
+  std::vector<int> codes(static_cast<size_t>(n), MPI_SUCCESS);
+  int first = MPI_SUCCESS;
+  for (int i = 0; i < n; ++i) {
+    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    codes[i] = or_pmpi(wait(&reqs[i], status), [&] { return PMPI_Wait(&reqs[i], status); });
+    if (first == MPI_SUCCESS) first = codes[i];
   }
-  return p2p::waitall(n, reqs, statuses);
+  if (first == MPI_SUCCESS || statuses == MPI_STATUSES_IGNORE) return first;
+  for (int i = 0; i < n; ++i) statuses[i].MPI_ERROR = codes[i];
+  return MPI_ERR_IN_STATUS;
 }
 
 CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {

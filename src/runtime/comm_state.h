@@ -46,6 +46,8 @@ struct CommState {
   // Nonblocking collectives started on this communicator: each one's tags
   // (coll/schedule.h). Ranks start them in the same order, so they agree.
   unsigned nonblocking_started = 0;
+  // Persistent collectives made on it: each request's tags, fixed at init.
+  unsigned persistent_made = 0;
   // Node-local stages (PMPI collectives on `node`) of the compressed
   // collectives: each takes a ticket in call order, and the nonblocking ones
   // start theirs in ticket order, as MPI requires of collectives on one

@@ -6,11 +6,13 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "adacomp.h"
 
@@ -109,6 +111,27 @@ inline adacomp_op_stats op_stats(const char* op) {
 }
 
 // True when rc is an error code whose text names AdaComp.
+// Whether a node of ADACOMP_NODE_MAP holds two ranks of `comm` (collective):
+// the library's reductions and Bcast on it are node-aware, and their
+// persistent forms pass through (coll/plan.h, plan_nonblocking).
+inline bool node_aware(MPI_Comm comm) {
+  const char* map = std::getenv("ADACOMP_NODE_MAP");
+  if (!map) return false;
+  int rank, size, node = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int start = 0; *map; ++node) {
+    start += std::atoi(map);
+    if (rank < start) break;
+    while (*map && *map != ',') ++map;
+    if (*map == ',') ++map;
+  }
+  std::vector<int> nodes(static_cast<size_t>(size));
+  PMPI_Allgather(&node, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm);
+  std::sort(nodes.begin(), nodes.end());
+  return std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end();
+}
+
 inline bool is_adacomp_error(int rc) {
   if (rc == MPI_SUCCESS) return false;
   char text[MPI_MAX_ERROR_STRING];

@@ -354,8 +354,9 @@ void large_count_forms(const Ctx& c) {
 
 // Persistent forms started four times with new data, by MPI_Start and
 // MPI_Startall, completed by Waitall, reversed Waits and a Testsome loop;
-// every start compressed and equal to PMPI.
+// every start compressed (but a node-aware Reduce) and equal to PMPI.
 void persistent_cases(const Ctx& c) {
+  const bool staged_reduce = node_aware(c.comm);
   const int n = 2001, root = c.size - 1;
   const size_t all = static_cast<size_t>(n) * c.size;
   std::vector<int> counts(c.size);
@@ -407,7 +408,9 @@ void persistent_cases(const Ctx& c) {
     else for (int i = 0; i < k; ++i) MPI_Start(&r[i]);
     if (start % 3 == 0) {
       MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
-    } else if (start % 3 == 1) {
+    } else if (start % 3 == 1 || staged_reduce) {
+      // (MPICH 4.0's MPI_Testsome reports its own persistent collectives,
+      // as the node-aware Reduce is, more than once.)
       for (int i = k - 1; i >= 0; --i) MPI_Wait(&r[i], MPI_STATUS_IGNORE);
     } else {
       for (int done = 0; done < k;) {
@@ -417,7 +420,9 @@ void persistent_cases(const Ctx& c) {
       }
     }
     for (int i = 0; i < k; ++i)
-      CHECK(r[i] != MPI_REQUEST_NULL && counters(ops[i]).calls == before[i] + 1,
+      CHECK(r[i] != MPI_REQUEST_NULL &&
+                counters(ops[i]).calls ==
+                    before[i] + (staged_reduce && std::strcmp(ops[i], "reduce") == 0 ? 0 : 1),
             "%s: persistent %s start %d not compressed", c.name, ops[i], start);
     CHECK(same(ag, ag_w), "%s: Allgather_init start %d", c.name, start);
     CHECK(same(at, at_w), "%s: Alltoall_init start %d", c.name, start);
