@@ -45,9 +45,10 @@ GROUPS = [
      "constructor, or by a first blocking compressed collective on it: making them would "
      "block); otherwise they are MPI's own"),
     ("Point-to-point",
-     "lossless: framed on a private communicator and coded where coding pays on the link "
-     "(every message in a forced mode); between ranks of one node on a communicator that "
-     "spans nodes, straight through MPI"),
+     "lossless: coded where coding pays on the link (every message in a forced mode), as a "
+     "marker on the application's communicator and a body on the library's; every other "
+     "message, and those between ranks of one node on a communicator that spans nodes, "
+     "straight through MPI"),
     ("Intercepted without a payload of their own",
      "completion, probes, communicator constructors, start-up and control, which serve "
      "the calls above"),

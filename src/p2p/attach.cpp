@@ -3,8 +3,9 @@
 // and MPI_COMM_SELF at init, new communicators in the intercepted
 // constructors), and the routing of each call.
 #include <atomic>
+#include <memory>
+#include <vector>
 
-#include "p2p/framing.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
 
@@ -46,7 +47,7 @@ P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int des
 
 void p2p_init() {
   if (!runtime_active() || config().mode == Mode::raw) return;
-  lost_reports_open();
+  bodies_open();
   g_on.store(true, std::memory_order_release);
   p2p_attach(MPI_COMM_WORLD);
   p2p_attach(MPI_COMM_SELF);
@@ -56,11 +57,9 @@ void p2p_init() {
 // (comm_state_finalize, after this).
 void p2p_finalize() {
   if (!g_on.load()) return;
-  poll_detached(true);
   g_on.store(false, std::memory_order_release);
-  lost_reports_close();
+  bodies_close();
   requests_finalize();
-  clear_framing_types();
 }
 
 void p2p_attach(MPI_Comm comm) {
@@ -82,13 +81,26 @@ void p2p_attach(MPI_Comm comm) {
   // direct too (p2p_direct_between_nodes): nothing is left to frame.
   if (s->loc.nodes > 1 && config().hierarchy != Hierarchy::flat && p2p_direct_between_nodes())
     return;
-  if (!ensure_p2p_group(comm, s)) return;
-  auto* part = new P2PComm;
-  part->comm = s->p2p.comm;
+  // Bodies go to world ranks: a communicator with a rank outside this
+  // MPI_COMM_WORLD (spawned processes) passes through. A local look-up,
+  // the same on every rank.
+  auto part = std::make_shared<P2PComm>();
   part->loc = &s->loc;
-  part->split = !kSmpi && !kCancelMayLoseMessages &&  // internal.h
-      s->loc.nodes > 1 && s->loc.local_size > 1 && config().hierarchy != Hierarchy::flat;
-  s->p2p_part = P2PCommPtr(part);
+  part->spans = s->loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
+  MPI_Group group, world;
+  PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  int size = 0;
+  PMPI_Group_size(group, &size);
+  std::vector<int> ranks(static_cast<size_t>(size));
+  for (int i = 0; i < size; ++i) ranks[i] = i;
+  part->world.resize(ranks.size());
+  PMPI_Group_translate_ranks(group, size, ranks.data(), world, part->world.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  for (int r : part->world)
+    if (r == MPI_UNDEFINED) return;
+  s->p2p_part = std::move(part);
 }
 
 // ---- communicator constructors: PMPI, then the new communicator's part ----

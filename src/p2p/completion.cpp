@@ -1,9 +1,8 @@
 // Completion of the library's point-to-point requests: the Wait and Test
 // families, Start, Request_free and Request_get_status (namespace p2p; the
 // intercepted calls are interpose/completion.cpp's). The library's requests
-// are finished here (frames decoded, dual receives resolved); a call over
+// are finished here (markers' bodies received and decoded); a call over
 // none of them is declined.
-#include <thread>
 
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
@@ -22,7 +21,6 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
     return MPI_SUCCESS;
   }
   int rc = MPI_SUCCESS;
-  if (p->dual && p->twin_active) retire_twin(p, op);  // MPI completed the direct side
   if (p->is_recv) {
     if (p->finished) {
       copy_status(s, p->status);
@@ -31,10 +29,11 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
     } else if (p->direct) {
       rc = cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
     } else {
-      rc = finish_recv(p->part.get(), p->app, p->header, p->staging, p->buf, p->count, p->type,
+      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
                        s, may_wait, cut, op);
       if (rc == kNotYourTurn) return rc;
     }
+    p->body.clear();  // a persistent receive's next start
   }
   if (p->companion != MPI_REQUEST_NULL) {
     // Isendrecv completes when both halves have; the send half is ours too.
@@ -49,23 +48,6 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
     delete_pending(p);
   }
   return rc;
-}
-
-// Owned dual receives of an array: resolved before MPI looks at them.
-void resolve_duals(const MPI_Request reqs[], const std::vector<Pending*>& ps, const char* op) {
-  for (size_t i = 0; i < ps.size(); ++i)
-    if (ps[i] && ps[i]->dual) resolve_dual(reqs[i], ps[i], op);
-}
-
-// A Wait over an array with a dual receive polls with the Test form instead
-// (MPI would wait on one side only): puts every entry back and says so.
-bool put_back_if_dual(const MPI_Request reqs[], const std::vector<Pending*>& ps) {
-  bool dual = false;
-  for (const Pending* p : ps) dual = dual || (p && p->dual);
-  if (dual)
-    for (size_t i = 0; i < ps.size(); ++i)
-      if (ps[i]) put_pending(reqs[i], ps[i]);
-  return dual;
 }
 
 // A persistent receive served from the stash at MPI_Start is inactive in
@@ -136,13 +118,6 @@ CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag,
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return kDeclined;
-  if (wait_mode && put_back_if_dual(reqs, ps))
-    for (;; std::this_thread::yield()) {
-      int rc = or_pmpi(all_impl(false, n, reqs, flag, statuses),
-                       [&] { return PMPI_Testall(n, reqs, flag, statuses); });
-      if (rc != MPI_SUCCESS || *flag) return rc;
-    }
-  resolve_duals(reqs, ps, op);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
   MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
@@ -161,13 +136,6 @@ CallResult any_impl(bool wait_mode, int n, MPI_Request reqs[], int* index, int* 
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return kDeclined;
-  if (wait_mode && put_back_if_dual(reqs, ps))
-    for (;; std::this_thread::yield()) {
-      int rc = or_pmpi(any_impl(false, n, reqs, index, flag, status),
-                       [&] { return PMPI_Testany(n, reqs, index, flag, status); });
-      if (rc != MPI_SUCCESS || *flag) return rc;
-    }
-  resolve_duals(reqs, ps, op);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -189,13 +157,6 @@ CallResult some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, i
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);
   if (!any) return kDeclined;
-  if (wait_mode && put_back_if_dual(reqs, ps))
-    for (;; std::this_thread::yield()) {
-      int rc = or_pmpi(some_impl(false, n, reqs, outcount, indices, statuses),
-                       [&] { return PMPI_Testsome(n, reqs, outcount, indices, statuses); });
-      if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-    }
-  resolve_duals(reqs, ps, op);
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
   MPI_Status* ss = statuses == MPI_STATUSES_IGNORE ? local.data() : statuses;
@@ -213,18 +174,9 @@ CallResult some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, i
 
 }  // namespace
 
-// Waiting on a dual receive polls (MPI would wait on one side only).
 CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status) {
   Pending* p = take_pending(*req);
   if (!p) return kDeclined;
-  if (p->dual) {
-    put_pending(*req, p);
-    for (int flag = 0;; std::this_thread::yield()) {
-      int rc = or_pmpi(test_as(op, req, &flag, status),
-                       [&] { return PMPI_Test(req, &flag, status); });
-      if (rc != MPI_SUCCESS || flag) return rc;
-    }
-  }
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -239,7 +191,6 @@ CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status) {
 CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status) {
   Pending* p = take_pending(*req);
   if (!p) return kDeclined;
-  if (p->dual) resolve_dual(*req, p, op);
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
@@ -296,13 +247,8 @@ CallResult start(MPI_Request* req) {
     p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status, "Start");
     p->finished = p->served = true;
   } else {
-    if (p->buffered) rc = start_buffered(p);
-    refresh_stored_copy(p);
+    if (!p->is_recv) rc = start_send(p);
     if (rc == MPI_SUCCESS) rc = PMPI_Start(req);
-    if (rc == MPI_SUCCESS && p->dual) {
-      rc = PMPI_Start(&p->twin);
-      p->twin_active = rc == MPI_SUCCESS;
-    }
   }
   p->active = rc == MPI_SUCCESS;
   put_pending(*req, p);
@@ -313,14 +259,13 @@ CallResult request_free(MPI_Request* req) {
   Pending* p = take_pending(*req);
   if (!p) return kDeclined;
   MPI_Request handle = *req;
-  if (p->dual && p->twin_active) retire_twin(p, "Request_free");  // it must not swallow a message
   int rc = PMPI_Request_free(req);
   if (rc != MPI_SUCCESS)
     put_pending(handle, p);
   else if (p->persistent)
     delete_pending(p);
   else
-    orphan(p);  // still in flight: its header and frame must outlive it
+    orphan(p);  // still in flight: its marker must outlive it
   return rc;
 }
 
@@ -330,7 +275,6 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   Pending* p = take_pending(req);
   if (!p) return kDeclined;
   int rc = MPI_SUCCESS;
-  if (p->dual && !p->inactive()) resolve_dual(req, p, "Request_get_status");
   if (!p->is_recv || (p->direct && !p->finished) || p->inactive()) {
     rc = PMPI_Request_get_status(req, flag, status);
   } else if (p->finished) {
@@ -339,7 +283,7 @@ CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   } else {
     rc = PMPI_Request_get_status(req, flag, &p->status);
     if (rc == MPI_SUCCESS && *flag) {
-      rc = finish_recv(p->part.get(), p->app, p->header, p->staging, p->buf, p->count, p->type,
+      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
                        &p->status, true, false, "Request_get_status");
       p->finish_rc = rc;
       p->finished = true;

@@ -1,7 +1,9 @@
-// Received frames become the application's data: checked against what
-// arrived, decoded (channel frames in their channel's order), unpacked.
-// Every failure names the call the user made and what failed.
+// Received messages: a marker's body is taken off the world communicator,
+// checked, decoded (channel frames in their channel's order) and unpacked
+// into the application's buffer. Every failure names the call the user made
+// and what failed.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "p2p/internal.h"
@@ -19,6 +21,7 @@ constexpr const char* kBadSize = "frame size disagrees with its header";
 constexpr const char* kBadRecord = "inter-step record does not verify";
 constexpr const char* kBadStored = "stored frame sizes disagree";
 constexpr const char* kBadElements = "data for a receive type of size 0";
+constexpr const char* kBadMarker = "marker does not verify";
 
 // The failure a frame of `wire` bytes gives when its sizes do not add up.
 Failure size_failure(const FrameHeader* h, size_t wire) {
@@ -27,14 +30,6 @@ Failure size_failure(const FrameHeader* h, size_t wire) {
              : Failure::corrupt_frame;
 }
 
-// A frame's size on the wire: header + payload, or a coded payload padded to
-// kMinCodedPayload.
-bool wire_size_ok(const FrameHeader& h, size_t wire) {
-  const size_t body = wire - kFrameHeaderBytes;
-  if (h.payload_bytes == body) return true;
-  return h.codec != CodecId::stored && h.payload_bytes < kMinCodedPayload &&
-         body == kMinCodedPayload;
-}
 
 // A coded frame received: its bytes and the wire time they saved are the
 // send row's, counted once per message; the receive row counts the frame
@@ -63,7 +58,7 @@ int await_turn(P2PComm* st, MPI_Comm app, int source, const ChannelRecord& rec, 
 }
 
 // Decodes a coded frame's payload from `source`, received at `body`: into
-// the user's buffer `dst` (from a copy when the payload arrived there) or,
+// the user's buffer `dst` or,
 // when dst is null, into the accumulator. A channel frame is applied in
 // its channel's order. `*plain` gets the decoded bytes.
 int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
@@ -80,11 +75,6 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
   }
   // Only now: waiting finishes other receives, which use the same scratch.
   uint8_t* out = dst ? dst : scratch(ScratchSlot::accumulator, h.raw_bytes);
-  if (body == dst) {
-    uint8_t* copy = scratch(ScratchSlot::recv_frame, h.payload_bytes);
-    std::memcpy(copy, body, h.payload_bytes);
-    body = copy;
-  }
   OpStats& stats = stats_for(OpKind::recv);
   RecvChannels::Outcome outcome = RecvChannels::Outcome::ok;
   const long status = decode_with(stats, [&] {
@@ -99,7 +89,7 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
     return r;
   });
   if (outcome != RecvChannels::Outcome::ok) {
-    if (channel) tell_sender(app, source, rec.id);
+    if (channel) tell_sender(st, source, rec.id);
     if (outcome != RecvChannels::Outcome::corrupt)
       return raise_failure(app, Failure::lost_reference, op);
     return status != kCodecOk ? raise_undecodable(app, op, status)
@@ -111,32 +101,8 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
   return MPI_SUCCESS;
 }
 
-// A channel frame that cannot be decoded (truncated) still takes its turn,
-// so that its channel's later frames fail rather than wait for it.
-void skip_channel_frame(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
-                        const uint8_t* body, size_t available, const char* op) {
-  if (!st || !(h.flags & kFrameInterstep)) return;
-  ChannelRecord rec;
-  size_t record = 0;
-  if (!read_channel_record(body, available, &rec, &record)) {
-    {
-      std::lock_guard<std::mutex> g(st->mu);
-      st->receiving.lose_source(source);
-    }
-    tell_sender(app, source, 0);
-    return;
-  }
-  if (await_turn(st, app, source, rec, true, op) != MPI_SUCCESS) return;
-  {
-    std::lock_guard<std::mutex> g(st->mu);
-    st->receiving.applied(source, rec, nullptr, h.raw_bytes);
-  }
-  tell_sender(app, source, rec.id);
-}
-
-// The end of every receive: a whole frame's body, its sizes checked, is
-// decoded (coded) or checked (stored) and lands in the user's buffer
-// (unpacked for non-contiguous types).
+// The end of every receive of a body: decoded (coded) or checked (stored),
+// it lands in the user's buffer (unpacked for non-contiguous types).
 int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint8_t* body,
          void* buf, MPI_Datatype type, bool may_wait, MPI_Status* s, const char* op) {
   const size_t raw = h.raw_bytes;
@@ -166,74 +132,112 @@ int land(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint
   return MPI_SUCCESS;
 }
 
-// Gives the first `n` decoded bytes and MPI_ERR_TRUNCATE. The status's
-// MPI_ERROR is the caller's: only multiple completions set it.
+// Gives the first `n` bytes and MPI_ERR_TRUNCATE. The status's MPI_ERROR is
+// the caller's: only multiple completions set it.
 int truncated(MPI_Comm app, MPI_Status* s, size_t n) {
   PMPI_Status_set_elements_x(s, MPI_BYTE, static_cast<MPI_Count>(n));
   return report(app, MPI_ERR_TRUNCATE);
 }
 
+// A whole body (frame) from `source` into the user's (buf, count, type).
+int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t>& frame,
+                void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
+                const char* op) {
+  FrameHeader h;
+  if (frame.size() < kFrameHeaderBytes || !read_frame_header(frame.data(), frame.size(), &h))
+    return raise_failure(app, size_failure(nullptr, frame.size()), op,
+                         frame.size() < kFrameHeaderBytes ? kBadSize : kBadHeader);
+  if (h.payload_bytes != frame.size() - kFrameHeaderBytes)
+    return raise_failure(app, size_failure(&h, frame.size()), op, kBadSize);
+  const uint8_t* body = frame.data() + kFrameHeaderBytes;
+  const size_t cap = bytes_of(count, type);
+  TypeInfo ti = type_info(type);
+  uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
+  if (h.raw_bytes <= cap) return land(st, app, source, h, body, buf, type, may_wait, s, op);
+  // Too long for the receive, as plain MPI says with MPI_ERR_TRUNCATE. A
+  // coded frame is decoded all the same (its channel keeps its reference);
+  // a contiguous buffer gets the message's first bytes.
+  const uint8_t* plain = body;
+  if (h.codec != CodecId::stored) {
+    int rc = decode_coded(st, app, source, h, body, nullptr, may_wait, &plain, op);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  if (ti.contiguous && cap) std::memcpy(dst, plain, cap);
+  return truncated(app, s, cap);
+}
+
+// The marker in the first kMarkerBytes of the user's (buf, count, type),
+// packed back out of a non-contiguous type (stage_in: MPI_BOTTOM too).
+void marker_bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm app, uint8_t* out) {
+  TypeInfo ti = type_info(type);
+  if (ti.contiguous) {
+    std::memcpy(out, static_cast<const uint8_t*>(buf) + ti.true_lb, kMarkerBytes);
+    return;
+  }
+  // The elements that hold it (the last perhaps in part): the receive held
+  // at least kMarkerBytes, so `count` covers them.
+  std::memset(out, 0, kMarkerBytes);
+  if (ti.size == 0) return;  // never a marker: it would not have fitted
+  const int elements = std::min(count, static_cast<int>((kMarkerBytes + ti.size - 1) / ti.size));
+  std::vector<uint8_t> packed(static_cast<size_t>(elements) * ti.size);
+  if (packed.size() < kMarkerBytes) return;
+  const uint8_t* p = stage_in(packed.data(), buf, elements, type, ti, packed.size(), true, app);
+  std::memcpy(out, p, kMarkerBytes);
+}
+
 }  // namespace
 
-int finish_recv(P2PComm* st, MPI_Comm app, const uint8_t* header,
-                const std::vector<uint8_t>& staging, void* buf, int count, MPI_Datatype type,
+bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging) {
+  if (!threads_share_buffers()) return true;
+  const size_t cap = bytes_of(count, type);
+  if (cap > static_cast<size_t>(INT_MAX)) return false;
+  staging->resize(cap);
+  return true;
+}
+
+int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
+                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
                 MPI_Status* s, bool may_wait, bool cut, const char* op) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;
+  const int source = s->MPI_SOURCE;
   const bool staged = !staging.empty();
-  if (staged) header = staging.data();
-  // The whole frame, header included; may exceed an int.
-  const MPI_Count got = status_bytes(s);
-  const size_t cap = bytes_of(count, type);
-  // A cut frame's header says more than arrived, so its lengths are not
-  // checked against what arrived.
-  FrameHeader h;
-  // `st` is null when the application freed the communicator while the
-  // receive was pending (MPI keeps it until then): only a channel frame
-  // needs it.
-  if (got < static_cast<MPI_Count>(kFrameHeaderBytes) ||
-      !read_frame_header(header, kFrameHeaderBytes + kMaxFramePayload, &h)) {
-    if (!cut)
-      return raise_failure(app, size_failure(nullptr, static_cast<size_t>(got)), op,
-                           got < static_cast<MPI_Count>(kFrameHeaderBytes) ? kBadSize
-                                                                           : kBadHeader);
-    // Nothing usable arrived (MPICH delivers no data): whichever channel
-    // the frame was on, its later frames must not wait for it.
-    if (st) {
+  const MPI_Count got = body->empty() ? status_bytes(s) : 0;
+  if (staged && (cut || !st->is_marker(got, source)) && got > 0) {
+    const TypeInfo ti = type_info(type);
+    const size_t n = std::min(static_cast<size_t>(got), staging.size());
+    if (ti.contiguous)
+      std::memcpy(static_cast<uint8_t*>(buf) + ti.true_lb, staging.data(), n);
+    else
+      unstage(staging.data(), n, buf, type, ti, app);
+  }
+  if (cut) {
+    // MPI has reported it. A receive smaller than a marker may have cut one,
+    // whose body no receive will take (bodies_close drops it): that
+    // sender's channels must not wait for a frame that may be lost.
+    if (bytes_of(count, type) < kMarkerBytes && !st->direct(source)) {
       {
         std::lock_guard<std::mutex> g(st->mu);
-        st->receiving.lose_source(s->MPI_SOURCE);
+        st->receiving.lose_source(source);
       }
-      tell_sender(app, s->MPI_SOURCE, 0);
+      tell_sender(st, source, 0);
     }
-    return report(app, MPI_ERR_TRUNCATE);
+    return MPI_ERR_TRUNCATE;
   }
-  const size_t arrived = static_cast<size_t>(got) - kFrameHeaderBytes;
-  if (!cut && !wire_size_ok(h, static_cast<size_t>(got)))
-    return raise_failure(app, size_failure(&h, static_cast<size_t>(got)), op, kBadSize);
-  const size_t raw = h.raw_bytes, payload = h.payload_bytes;
-  TypeInfo ti = type_info(type);
-  uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
-  const uint8_t* body = staged ? staging.data() + kFrameHeaderBytes : dst;
-  if (raw > cap && !cut && h.codec != CodecId::stored) {
-    // The coded frame arrived whole, only the message is too long: decoded
-    // all the same (its channel keeps its reference), its first bytes given.
-    const uint8_t* plain = nullptr;
-    int rc = decode_coded(st, app, s->MPI_SOURCE, h, body, nullptr, may_wait, &plain, op);
-    if (rc != MPI_SUCCESS) return rc;
-    if (ti.contiguous) std::memcpy(dst, plain, cap);
-    return truncated(app, s, cap);
+  if (body->empty()) {
+    if (!st->is_marker(got, source)) return MPI_SUCCESS;  // the application's data
+    uint8_t bytes[kMarkerBytes];
+    if (staged)
+      std::memcpy(bytes, staging.data(), kMarkerBytes);
+    else
+      marker_bytes(buf, count, type, app, bytes);
+    Marker m;
+    if (!read_marker(bytes, &m)) return raise_failure(app, Failure::corrupt_frame, op, kBadMarker);
+    int rc = recv_body(st->world[source], m, body);
+    if (rc != MPI_SUCCESS) return report(app, rc);
   }
-  if (raw > cap || cut) {
-    const size_t n = std::min(payload, arrived);
-    skip_channel_frame(st, app, s->MPI_SOURCE, h, body, n, op);
-    // Staged, a stored frame's first bytes are given as MPI gives them in place.
-    if (staged && ti.contiguous && h.codec == CodecId::stored && n)
-      std::memcpy(dst, body, std::min(n, cap));
-    return truncated(app, s, n);
-  }
-  return land(st, app, s->MPI_SOURCE, h, body, buf, type, may_wait, s, op);
+  return finish_body(st, app, source, *body, buf, count, type, s, may_wait, op);
 }
 
 int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
@@ -241,25 +245,41 @@ int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Statu
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   set_status(s, m.source, m.tag, 0);
-  FrameHeader h;
-  if (m.frame.size() < kFrameHeaderBytes || !read_frame_header(m.frame.data(), m.frame.size(), &h))
-    return raise_failure(m.app, size_failure(nullptr, m.frame.size()), op,
-                         m.frame.size() < kFrameHeaderBytes ? kBadSize : kBadHeader);
-  if (!wire_size_ok(h, m.frame.size()))
-    return raise_failure(m.app, size_failure(&h, m.frame.size()), op, kBadSize);
-  if (h.raw_bytes > bytes_of(count, type)) return report(m.app, MPI_ERR_TRUNCATE);
-  return land(p2p_of(m.app), m.app, m.source, h, m.frame.data() + kFrameHeaderBytes, buf, type,
-              true, s, op);
+  return finish_body(p2p_of(m.app), m.app, m.source, m.frame, buf, count, type, s, true, op);
 }
 
-int adopt_frame(P2PComm* st, MPI_Comm app, Stashed* out, const char* op) {
+int take_message(P2PComm* st, MPI_Comm app, MPI_Message* msg, const MPI_Status& probed,
+                 Stashed* out, const char* op) {
+  const MPI_Count bytes = status_bytes(const_cast<MPI_Status*>(&probed));
+  std::vector<uint8_t> data(static_cast<size_t>(bytes));
+  MPI_Status s;
+  const int n = static_cast<int>(bytes);
+  int rc = kNoMatchedProbe ? PMPI_Recv(data.data(), n, MPI_BYTE, probed.MPI_SOURCE,
+                                       probed.MPI_TAG, app, &s)
+                           : PMPI_Mrecv(data.data(), n, MPI_BYTE, msg, &s);
+  if (rc != MPI_SUCCESS) return rc;
+  out->source = s.MPI_SOURCE;
+  out->tag = s.MPI_TAG;
+  out->app = app;
+  if (!st->is_marker(bytes, s.MPI_SOURCE)) {
+    out->frame.resize(kFrameHeaderBytes + data.size());
+    stored_header(data.size(), out->frame.data());
+    if (!data.empty()) std::memcpy(out->frame.data() + kFrameHeaderBytes, data.data(), data.size());
+    return MPI_SUCCESS;
+  }
+  Marker m;
+  if (!read_marker(data.data(), &m)) return raise_failure(app, Failure::corrupt_frame, op, kBadMarker);
+  rc = recv_body(st->world[s.MPI_SOURCE], m, &out->frame);
+  if (rc != MPI_SUCCESS) return report(app, rc);
+  // A channel frame is applied now, in its channel's order, and kept
+  // decoded (as a stored frame).
   FrameHeader h;
   if (!read_frame_header(out->frame.data(), out->frame.size(), &h) ||
       !(h.flags & kFrameInterstep))
     return MPI_SUCCESS;  // a damaged frame fails at its receive
   const uint8_t* plain = nullptr;
-  int rc = decode_coded(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr,
-                        true, &plain, op);
+  rc = decode_coded(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr, true,
+                    &plain, op);
   if (rc != MPI_SUCCESS) return rc;
   count_decoded();
   std::vector<uint8_t> stored(kFrameHeaderBytes + h.raw_bytes);

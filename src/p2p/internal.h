@@ -1,19 +1,23 @@
 // What the files of src/p2p share: the per-communicator part, the table of
 // requests the library must finish, and the stages of sending and receiving
-// a frame. Wire convention (docs/p2p.md): on a communicator with p2p state
-// every intercepted send travels on the private duplicate with the
-// application's tag, and every message there is a frame: a 24-byte frame
-// header then the payload. Small or ineligible messages are stored frames
-// sent zero-copy (a struct datatype joins the header and the user's buffer),
-// compressed ones a coded frame. Receives post the same struct (header + the
-// user's buffer): a coded payload is never larger than its raw size, so any
-// message that fits the user's buffer raw also fits it coded, and stored
-// frames land in place with no copy.
+// a message. Wire convention (docs/p2p.md): everything the application sends
+// travels on its communicator with its tag. A message that is not coded goes
+// as the application sent it. A coded one is announced there by a marker of
+// kMarkerBytes (wire/marker.h), sent in the application's send mode; its body
+// (a frame: wire/frame.h header and payload) follows on the library's world
+// communicator, to the destination's world rank, under a tag made of the
+// marker's sequence number (bodies.cpp). A plain message of exactly
+// kMarkerBytes goes as a marker and a stored body, so a receive (posted as
+// the application posted it) knows a marker by its size: any other size is
+// the application's data, in place. Peers on this rank's node, on a
+// communicator that spans nodes, are never coded, and their messages never
+// markers.
 //
 // Locks nest one way only: the request table's (requests.cpp, held while
 // drive_receives finishes receives) may hold a communicator's `mu` or the
 // reports' (lost_reports.cpp); a communicator's may hold the lost-channel
-// list's (interstep.cpp). The others are leaves.
+// list's (interstep.cpp) and the bodies in flight's (a channel frame's body
+// is sent under its communicator's lock). The others are leaves.
 #pragma once
 
 #include <mpi.h>
@@ -30,10 +34,12 @@
 #include "runtime/comm_state.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
+#include "wire/marker.h"
 
 namespace adacomp {
 
-// A whole frame taken off the wire before its receive (probe, matched probe).
+// A whole frame taken off the wire before its receive (probe, matched probe);
+// a plain message taken that way is kept as a stored frame.
 struct Stashed {
   int source = MPI_ANY_SOURCE;
   int tag = MPI_ANY_TAG;
@@ -43,21 +49,22 @@ struct Stashed {
 
 // Point-to-point's part of a communicator's state (runtime/comm_state.h).
 struct P2PComm : std::enable_shared_from_this<P2PComm> {
-  MPI_Comm comm = MPI_COMM_NULL;  // the private duplicate (CommState::p2p)
   const Locality* loc = nullptr;  // the communicator's, learned once
-  // Messages between ranks of one node go straight through PMPI on the
-  // application's communicator, at plain MPI's cost (never coded, never
-  // framed); the rest travels on `comm`. A receive from MPI_ANY_SOURCE then
-  // watches both (a dual receive).
-  bool split = false;
+  std::vector<int> world;         // each rank's rank in MPI_COMM_WORLD
+  // The communicator spans nodes: messages between ranks of one node go
+  // as the application sent them (never coded, never a marker).
+  bool spans = false;
   bool direct(int peer) const {
-    return split && peer >= 0 && peer < static_cast<int>(loc->node_of.size()) &&
+    return spans && peer >= 0 && peer < static_cast<int>(loc->node_of.size()) &&
            loc->same_node(peer);
   }
-  bool dual(int source) const { return split && source == MPI_ANY_SOURCE; }
+  // A received message of `bytes` from `source` is a marker.
+  bool is_marker(MPI_Count bytes, int source) const {
+    return bytes == static_cast<MPI_Count>(kMarkerBytes) && !direct(source);
+  }
   // One lock for the stash and the inter-step channels. Held from coding a
-  // channel frame until it is posted, so frames reach the wire in position
-  // order; never held while waiting.
+  // channel frame until its marker is posted, so markers reach the wire in
+  // position order; never held while waiting.
   std::mutex mu;
   std::deque<Stashed> stash;  // messages taken off the wire by a probe
   SendChannels sending;
@@ -82,32 +89,39 @@ int or_pmpi(CallResult r, F pmpi) {
   return r ? *r : pmpi();
 }
 
+// ---- bodies on the library's world communicator (bodies.cpp) -------------
+
+void bodies_open();   // MPI_Init: the world communicator, sequence numbers
+void bodies_close();  // MPI_Finalize: bodies never received are cancelled
+MPI_Comm library_world();
+// Sends `frame` to world rank `to` (nonblocking, kept until MPI is done with
+// it) under a fresh sequence number, which it returns in *sequence.
+int send_body(int to, std::vector<uint8_t>&& frame, uint32_t* sequence);
+// Receives the body announced by `m` from world rank `from` into *body.
+int recv_body(int from, const Marker& m, std::vector<uint8_t>* body);
+
 // ---- requests the library must finish at completion (requests.cpp) ------
 
 struct Pending {
   bool is_recv = false;
-  bool direct = false;  // posted on the application's communicator: nothing to finish
-  bool dual = false;    // MPI_ANY_SOURCE on a split communicator (direct too)
+  bool direct = false;  // Isendrecv's receive from a peer on this node: nothing to finish
   bool persistent = false;
   bool active = false;    // persistent: started and not yet completed
   bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
   bool finished = false;  // finished early (status and finish_rc saved)
   bool served = false;    // persistent receive started from the stash: inactive in MPI
-  // Persistent receives' source and buffered sends' destination, and tag.
+  // Persistent receives' source and persistent sends' destination, and tag.
   int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
   int finish_rc = MPI_SUCCESS;
   MPI_Comm app = MPI_COMM_NULL;
-  uint8_t header[kFrameHeaderBytes];
-  std::vector<uint8_t> frame;    // coded frame of a nonblocking send
-  std::vector<uint8_t> staging;  // receive into a non-contiguous datatype
-  // A dual receive's framed twin: the same receive posted on the private
-  // communicator into `staging` (capacity of the largest frame that fits
-  // the user's buffer).
-  MPI_Request twin = MPI_REQUEST_NULL;
-  bool twin_active = false;  // posted (or started) and not yet settled
-  // The communicator's part, for a receive or a buffered persistent send:
-  // kept with the request, since the application may free the communicator
-  // meanwhile.
+  uint8_t marker[kMarkerBytes];  // a send's marker, alive until it completes
+  // A receive's body, once taken off the wire (kept while its channel frame
+  // waits for its turn).
+  std::vector<uint8_t> body;
+  // Under MPI_THREAD_MULTIPLE the receive lands here (recv_staging).
+  std::vector<uint8_t> staging;
+  // The communicator's part, for a receive or a persistent send: kept with
+  // the request, since the application may free the communicator meanwhile.
   std::shared_ptr<P2PComm> part;
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
@@ -115,14 +129,11 @@ struct Pending {
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   bool type_owned = false;
-  // A framing type of the request's own (not cached), freed with it.
-  MPI_Datatype layout = MPI_DATATYPE_NULL;
   MPI_Status status;
   // A persistent request not started (or completed since): MPI gives its
   // completion calls the empty status at once, and nothing is finished.
   bool inactive() const { return persistent && !active; }
 };
-
 void put_pending(MPI_Request req, Pending* p);
 Pending* find_pending(MPI_Request req);
 // Completion takes a request's entry out of the table *before* the PMPI call
@@ -146,8 +157,11 @@ struct Detached {
 void detach(Detached&& d);
 // Drops the sends of `sends` MPI is done with (all: waits for every one).
 void drop_finished(std::vector<Detached>* sends, bool all);
-// The same for the detached sends.
-void poll_detached(bool all);
+// Drops some of the detached sends MPI is done with (a bounded number of
+// tests per call).
+void poll_detached();
+// Gives up the detached sends still in flight (MPI_Finalize, bodies_close).
+void abandon_detached();
 
 // Finishes the communicator's receives that have completed in MPI but not
 // yet for the application, as far as channel order allows: a channel frame
@@ -170,7 +184,7 @@ MPI_Count status_bytes(MPI_Status* s);
 // A request that is already complete, carrying `status` (a generalized
 // request; nullptr: an empty status).
 int completed_request(const MPI_Status* status, MPI_Request* req);
-// A frame cut by MPI because it exceeds the posted buffer.
+// A message cut by MPI because it exceeds the posted buffer.
 bool truncation(int rc);
 void stored_header(size_t bytes, uint8_t* dst);
 // A stored frame as one contiguous copy in *out: its header, then
@@ -179,99 +193,91 @@ void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
                  std::vector<uint8_t>* out);
 
 // What the SMPI build (ADACOMP_FOR_SMPI, docs/scale.md) changes: SimGrid
-// SMPI 3.32 takes MPI_BOTTOM as the address (void*)-111, unpacks a
-// derived-type receive only in whole elements of the type, aborts in
-// MPI_Improbe, MPI_Mprobe, MPI_Mrecv and MPI_Get_elements_x, and its
-// MPI_Request_get_status reports every request complete. So there, besides
-// the two below: no split communicators (every message framed on the private
-// one; dual receives watch requests with MPI_Request_get_status), no
-// inter-step channels (a channel frame waiting for its predecessor finishes
-// the other receives by the same call), and a nonblocking send is always
-// kept in the request table.
+// SMPI 3.32 aborts in MPI_Improbe, MPI_Mprobe, MPI_Mrecv and
+// MPI_Get_elements_x, and its MPI_Request_get_status reports every request
+// complete. So there: no inter-step channels (a channel frame waiting for its
+// predecessor finishes the other receives by the same call), a nonblocking
+// send is always kept in the request table, and no matched probes (below).
 #ifdef ADACOMP_FOR_SMPI
 constexpr bool kSmpi = true;
 #else
 constexpr bool kSmpi = false;
 #endif
-// MPICH can report a receive cancelled although it had matched a message,
-// which is then lost (pmodels/mpich#6584; a wildcard benchmark on 2 nodes x
-// 2 ranks hung 1 run in 5 here). A dual receive resolves by cancelling one
-// side, so on MPICH a communicator that spans nodes frames its same-node
-// peers too, as the SMPI build does: one receive, no cancel.
-#ifdef MPICH_VERSION
-constexpr bool kCancelMayLoseMessages = true;
-#else
-constexpr bool kCancelMayLoseMessages = false;
-#endif
-// Frames travel as contiguous bytes only: stored frames are sent from a
-// packed copy (stored_copy) and every frame is received into staging, not
-// through the zero-copy framing struct (p2p/framing.h).
-constexpr bool kPackedFrames = kSmpi;
-// No matched probes: the library takes its own messages off the wire with a
-// probe, then a receive of the probed envelope. Safe where no other thread
+// No matched probes: the library takes a marker off the wire with a probe,
+// then a receive of the probed envelope. Safe where no other thread
 // receives on that communicator meanwhile (SMPI's ranks are single-threaded).
 constexpr bool kNoMatchedProbe = kSmpi;
 // Bytes of `count` elements of `type`.
 size_t bytes_of(int count, MPI_Datatype type);
 
-// Coded frames carry at least this many payload bytes on the wire (padded
-// if the codec did better), and messages smaller than this are never coded.
-// So a message whose wire payload is smaller is always a stored frame whose
-// raw size is visible in the envelope: Probe and Iprobe can report it without
-// taking the message off the wire (which keeps synchronous sends pending).
+// Messages smaller than this are never coded: coding would not pay, and a
+// coded message is always larger than its marker, so any receive that can
+// take the message can take the marker.
 constexpr size_t kMinCodedPayload = 1024;
+static_assert(kMinCodedPayload > kMarkerBytes, "coded messages must exceed the marker");
 
 // ---- lost references (lost_reports.cpp) ----------------------------------
 // A receiver that loses a channel's reference (a truncated or failed frame)
 // tells the sending process the channel id (0: unknown); the sender reads
 // such reports before it codes a channel frame, and the channel's next frame
-// goes without XOR, which restarts it at the receiver.
-void lost_reports_open();
+// goes without XOR, which restarts it at the receiver. Reports travel on
+// the library's world communicator under kTagLost, a tag no body uses.
+constexpr int kTagLost = 0;
 void lost_reports_close();
-void tell_sender(MPI_Comm app, int source, uint32_t id);
+void tell_sender(const P2PComm* st, int source, uint32_t id);
 void read_lost_reports();
 
 // ---- sending (send.cpp) ---------------------------------------------------
 
 enum class SendMode { standard, sync, ready };
-// Blocking (req == nullptr) or nonblocking send of one message on st->comm.
+// Blocking (req == nullptr) or nonblocking send of one message.
 int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm, MPI_Request* req, P2PComm* st);
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st);
-// A persistent buffered send's MPI_Start: the copy sent (send.cpp, bsend_init).
-int start_buffered(Pending* p);
-// A persistent send's packed copy (kPackedFrames) taken again from the
-// user's buffer, at each MPI_Start.
-void refresh_stored_copy(Pending* p);
+// A persistent send's MPI_Start: a buffered one sends its copy (bsend_init),
+// one of exactly kMarkerBytes sends the current data as a body and renews
+// its marker.
+int start_send(Pending* p);
 
-// ---- frames received (frames.cpp) ----------------------------------------
+// ---- messages received (frames.cpp) ---------------------------------------
 
-// finish_recv's answer when the frame is a channel frame whose predecessors
-// on its channel are not applied yet and the caller must not wait.
+// finish_recv's answer when the message's body is a channel frame whose
+// predecessors on its channel are not applied yet and the caller must not
+// wait.
 constexpr int kNotYourTurn = -1;
-// Turns a received frame into the application's data and status. The
-// header is in `header` and the payload in the user's buffer (contiguous
-// types), or the whole frame is in `staging` (non-empty: other types).
-// `cut` says MPI reported the frame truncated (longer than the posted
-// buffer). `op` names the call the user made, for its errors. `st` is the
-// communicator's part the receive was posted with (only channel frames need
-// it).
-int finish_recv(P2PComm* st, MPI_Comm app, const uint8_t* header,
-                const std::vector<uint8_t>& staging, void* buf, int count, MPI_Datatype type,
+// Where a receive into (count, type) lands: the user's buffer, or under
+// MPI_THREAD_MULTIPLE (threads_share_buffers) `staging`, resized to the
+// receive's capacity in bytes: other threads may receive into the same
+// buffer at once (legal, contents undefined), and a marker must not be
+// overwritten before it is read. False: the capacity exceeds an int.
+bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging);
+// Finishes a receive MPI has completed (status *s) into the user's (buf,
+// count, type), or into `staging` when not empty (recv_staging): a message
+// of any size but kMarkerBytes is the application's and is left as it is
+// (unpacked from staging); a marker is read from where it landed, its body
+// taken from the world communicator into *body (kept there across
+// kNotYourTurn) and decoded into the buffer, and the status says the
+// original size. `cut`: MPI reported the message truncated. `op` names the
+// call the user made, for its errors. `st` is the communicator's part the
+// receive was posted with.
+int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
+                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
                 MPI_Status* s, bool may_wait, bool cut, const char* op);
 // Delivers a whole frame taken off the wire earlier (probe, matched probe).
 int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
             const char* op);
-// A frame taken off the wire whole, before its receive: a channel frame is
-// applied now, in its channel's order, and kept decoded, since the receive
-// that takes it may come at any time.
-int adopt_frame(P2PComm* st, MPI_Comm app, Stashed* out, const char* op);
+// Takes the matched message `msg` (of `bytes`, from `source`) off the wire
+// into *out: a marker with its body, channel frames applied now in their
+// channel's order and kept decoded (the receive that takes it may come at
+// any time); anything else as a stored frame. With kNoMatchedProbe, the
+// message is received by its envelope (source, tag) instead.
+int take_message(P2PComm* st, MPI_Comm app, MPI_Message* msg, const MPI_Status& probed,
+                 Stashed* out, const char* op);
 
 // ---- the stash (probe.cpp) -------------------------------------------------
 
 bool take_stashed(P2PComm* st, int source, int tag, Stashed* out);
-void stash_front(MPI_Comm app, Stashed&& m);
 
 // ---- receiving (receive.cpp) ----------------------------------------------
 
@@ -284,9 +290,6 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op);
-// Dual receives: see receive.cpp.
-void resolve_dual(MPI_Request handle, Pending* p, const char* op);
-void retire_twin(Pending* p, const char* op);
 
 // Completion of one request on behalf of a call: wait_as, test_as (p2p.h).
 

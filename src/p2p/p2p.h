@@ -11,9 +11,10 @@
 
 namespace adacomp {
 
-// Private point-to-point communicator of an application communicator.
-// Created only where every member is present: MPI_COMM_WORLD and
-// MPI_COMM_SELF at init, new communicators in the intercepted constructors.
+// Point-to-point's part of an application communicator's state (no
+// communicator of its own). Made only where every member is present:
+// MPI_COMM_WORLD and MPI_COMM_SELF at init, new communicators in the
+// intercepted constructors.
 void p2p_init();      // after runtime_start
 void p2p_finalize();  // before runtime_stop
 void p2p_attach(MPI_Comm comm);  // collective over comm; no-op when off

@@ -1,10 +1,10 @@
-// Probes and matched probes. Probes take the message off the wire (matched
-// probe + receive) to read its header, and keep it in the communicator's
-// stash, which every receive checks first: the status then carries the
-// application's count. Matched probes hand out the library's own message
-// handles, which only its Mrecv and Imrecv take.
+// Probes and matched probes: MPI's own on the application's communicator.
+// A probed message of kMarkerBytes is a marker: it is taken off the wire
+// with its body (matched probe + receive) into the communicator's stash,
+// which every receive checks first, so the status carries the original
+// count. A matched probe of a marker hands out the library's own message
+// handle, which only its Mrecv and Imrecv take; any other is MPI's.
 #include <memory>
-#include <thread>
 #include <type_traits>
 #include <unordered_map>
 
@@ -25,32 +25,17 @@ size_t raw_size_of(const Stashed& m) {
   return m.frame.size() >= kFrameHeaderBytes ? m.frame.size() - kFrameHeaderBytes : 0;
 }
 
-// Takes the next matching message off the private communicator whole.
-int fetch(P2PComm* st, MPI_Comm app, int source, int tag, bool block, int* flag, Stashed* out,
-          const char* op) {
-  MPI_Message msg;
-  MPI_Status s;
-  *flag = 1;
-  int rc;
-  if (kNoMatchedProbe)
-    rc = block ? PMPI_Probe(source, tag, st->comm, &s)
-               : PMPI_Iprobe(source, tag, st->comm, flag, &s);
-  else
-    rc = block ? PMPI_Mprobe(source, tag, st->comm, &msg, &s)
-               : PMPI_Improbe(source, tag, st->comm, flag, &msg, &s);
-  if (rc != MPI_SUCCESS || !*flag) return report(app, rc);
-  int n = 0;
-  PMPI_Get_count(&s, MPI_BYTE, &n);
-  out->frame.resize(static_cast<size_t>(n));
-  // Without matched probes, the message probed is received by its envelope.
-  rc = kNoMatchedProbe ? PMPI_Recv(out->frame.data(), n, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG,
-                                   st->comm, &s)
-                       : PMPI_Mrecv(out->frame.data(), n, MPI_BYTE, &msg, &s);
-  out->source = s.MPI_SOURCE;
-  out->tag = s.MPI_TAG;
-  out->app = app;
-  if (rc != MPI_SUCCESS) return report(app, rc);
-  return adopt_frame(st, app, out, op);
+// Takes the message `peek` describes off the wire (a marker: with its body).
+int fetch(P2PComm* st, MPI_Comm app, const MPI_Status& peek, Stashed* out, const char* op) {
+  MPI_Message msg = MPI_MESSAGE_NULL;
+  MPI_Status s = peek;
+  // The next message of that envelope: the one probed, unless another
+  // thread received it meanwhile.
+  if (!kNoMatchedProbe) {
+    int rc = PMPI_Mprobe(peek.MPI_SOURCE, peek.MPI_TAG, app, &msg, &s);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return take_message(st, app, &msg, s, out, op);
 }
 
 // Matched-probe handles the library hands out: a message it has already
@@ -117,25 +102,16 @@ int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_S
       }
     }
   }
-  // Look first without taking the message: a small one is a stored frame
-  // whose size the envelope tells, and stays on the wire for the receive.
-  MPI_Status peek;
-  int rc = block ? PMPI_Probe(source, tag, st->comm, &peek)
-                 : PMPI_Iprobe(source, tag, st->comm, flag, &peek);
-  if (rc != MPI_SUCCESS) return report(comm, rc);
-  if (!block && !*flag) return MPI_SUCCESS;
   *flag = 1;
-  int wire = 0;
-  PMPI_Get_count(&peek, MPI_BYTE, &wire);
-  if (wire >= static_cast<int>(kFrameHeaderBytes) &&
-      static_cast<size_t>(wire) - kFrameHeaderBytes < kMinCodedPayload) {
-    set_status(s, peek.MPI_SOURCE, peek.MPI_TAG, static_cast<size_t>(wire) - kFrameHeaderBytes);
-    return MPI_SUCCESS;
-  }
-  // Possibly coded: take that message off the wire to read its header.
+  MPI_Status probed;  // copied without MPI_ERROR, which single calls leave alone
+  int rc = block ? PMPI_Probe(source, tag, comm, &probed)
+                 : PMPI_Iprobe(source, tag, comm, flag, &probed);
+  if (rc == MPI_SUCCESS && *flag) copy_status(s, probed);
+  if (rc != MPI_SUCCESS || !*flag || !st->is_marker(status_bytes(s), s->MPI_SOURCE)) return rc;
+  // A marker: taken off the wire with its body, for the original size.
   Stashed m;
-  rc = fetch(st, comm, peek.MPI_SOURCE, peek.MPI_TAG, true, flag, &m, op);
-  if (rc != MPI_SUCCESS || !*flag) return rc;
+  rc = fetch(st, comm, *s, &m, op);
+  if (rc != MPI_SUCCESS) return rc;
   set_status(s, m.source, m.tag, raw_size_of(m));
   std::lock_guard<std::mutex> g(st->mu);
   st->stash.push_back(std::move(m));
@@ -149,8 +125,14 @@ int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_M
   auto m = std::make_unique<Stashed>();
   *flag = 1;
   if (!take_stashed(st, source, tag, m.get())) {
-    int rc = fetch(st, comm, source, tag, block, flag, m.get(), op);
-    if (rc != MPI_SUCCESS || !*flag) return rc;
+    MPI_Status probed;  // copied without MPI_ERROR, which single calls leave alone
+    int rc = block ? PMPI_Mprobe(source, tag, comm, msg, &probed)
+                   : PMPI_Improbe(source, tag, comm, flag, msg, &probed);
+    if (rc == MPI_SUCCESS && *flag) copy_status(s, probed);
+    // MPI's own message handle, unless a marker: Mrecv / Imrecv pass it on.
+    if (rc != MPI_SUCCESS || !*flag || !st->is_marker(status_bytes(s), s->MPI_SOURCE)) return rc;
+    rc = take_message(st, comm, msg, *s, m.get(), op);
+    if (rc != MPI_SUCCESS) return rc;
   }
   set_status(s, m->source, m->tag, raw_size_of(*m));
   *msg = register_message(m.release());
@@ -171,13 +153,6 @@ bool take_stashed(P2PComm* st, int source, int tag, Stashed* out) {
   return false;
 }
 
-void stash_front(MPI_Comm app, Stashed&& m) {
-  P2PComm* st = p2p_of(app);
-  if (!st) return;
-  std::lock_guard<std::mutex> g(st->mu);
-  st->stash.push_front(std::move(m));
-}
-
 MPI_Fint message_c2f(MPI_Message msg) {
   {
     std::lock_guard<std::mutex> g(g_msg_mu);
@@ -196,56 +171,28 @@ MPI_Message message_f2c(MPI_Fint msg) {
   return PMPI_Message_f2c(msg);
 }
 
-// A dual probe looks at the application's communicator, then at the
-// private one, until one has a match (blocking) or once (nonblocking).
 CallResult iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
   if (!st) return kDeclined;
-  if (st->dual(source)) {
-    int rc = PMPI_Iprobe(source, tag, comm, flag, status);
-    if (rc != MPI_SUCCESS || *flag) return rc;
-  }
   return iprobe_impl(source, tag, comm, false, flag, status, st, "Iprobe");
 }
 CallResult probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
   if (!st) return kDeclined;
   int flag = 0;
-  if (!st->dual(source)) return iprobe_impl(source, tag, comm, true, &flag, status, st, "Probe");
-  for (;;) {
-    int rc = PMPI_Iprobe(source, tag, comm, &flag, status);
-    if (rc == MPI_SUCCESS && !flag)
-      rc = iprobe_impl(source, tag, comm, false, &flag, status, st, "Probe");
-    if (rc != MPI_SUCCESS || flag) return rc;
-    std::this_thread::yield();
-  }
+  return iprobe_impl(source, tag, comm, true, &flag, status, st, "Probe");
 }
-
-// A matched probe of the application's communicator gives MPI's own message
-// handle, which Mrecv and Imrecv pass to PMPI.
 CallResult improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
                    MPI_Status* status) {
   P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
   if (!st) return kDeclined;
-  if (st->dual(source)) {
-    int rc = PMPI_Improbe(source, tag, comm, flag, msg, status);
-    if (rc != MPI_SUCCESS || *flag) return rc;
-  }
   return mprobe_impl(source, tag, comm, false, flag, msg, status, st, "Improbe");
 }
 CallResult mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
   P2PComm* st = route(comm, 0, MPI_BYTE, source, Peer::source, tag);
   if (!st) return kDeclined;
   int flag = 0;
-  if (!st->dual(source))
-    return mprobe_impl(source, tag, comm, true, &flag, msg, status, st, "Mprobe");
-  for (;;) {
-    int rc = PMPI_Improbe(source, tag, comm, &flag, msg, status);
-    if (rc == MPI_SUCCESS && !flag)
-      rc = mprobe_impl(source, tag, comm, false, &flag, msg, status, st, "Mprobe");
-    if (rc != MPI_SUCCESS || flag) return rc;
-    std::this_thread::yield();
-  }
+  return mprobe_impl(source, tag, comm, true, &flag, msg, status, st, "Mprobe");
 }
 
 namespace {
@@ -268,7 +215,14 @@ std::unique_ptr<Stashed> matched(MPI_Message* msg, int count, MPI_Datatype type,
 CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
   int rc = MPI_SUCCESS;
   std::unique_ptr<Stashed> m = matched(msg, count, type, &rc);
-  if (!m) return PMPI_Mrecv(buf, count, type, msg, status);
+  if (!m) {
+    // MPICH writes MPI_ERROR here; single completions leave it alone.
+    if (status == MPI_STATUS_IGNORE) return PMPI_Mrecv(buf, count, type, msg, status);
+    MPI_Status s;
+    rc = PMPI_Mrecv(buf, count, type, msg, &s);
+    copy_status(status, s);
+    return rc;
+  }
   if (rc != MPI_SUCCESS) return rc;
   return deliver(*m, buf, count, type, status, "Mrecv");
 }

@@ -14,7 +14,10 @@ std::mutex g_mu;
 std::unordered_map<MPI_Request, Pending*> g_table;
 std::atomic<int> g_pending{0};
 std::vector<Pending*> g_orphans;   // freed with Request_free while active
-std::vector<Detached> g_detached;  // buffered sends in flight
+// Bodies and buffered sends in flight. Their own lock, a leaf: a channel
+// frame's body is sent under its communicator's lock.
+std::mutex g_detached_mu;
+std::vector<Detached> g_detached;
 
 void count_pending() {
   g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
@@ -80,9 +83,7 @@ std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
 }
 
 void delete_pending(Pending* p) {
-  if (p->twin != MPI_REQUEST_NULL) PMPI_Request_free(&p->twin);  // persistent, inactive
   if (p->type_owned) PMPI_Type_free(&p->type);
-  if (p->layout != MPI_DATATYPE_NULL) PMPI_Type_free(&p->layout);
   delete p;
 }
 
@@ -92,7 +93,7 @@ void orphan(Pending* p) {
 }
 
 void detach(Detached&& d) {
-  std::lock_guard<std::mutex> g(g_mu);
+  std::lock_guard<std::mutex> g(g_detached_mu);
   g_detached.push_back(std::move(d));
 }
 
@@ -112,9 +113,37 @@ void drop_finished(std::vector<Detached>* sends, bool all) {
   }
 }
 
-void poll_detached(bool all) {
-  std::lock_guard<std::mutex> g(g_mu);
-  drop_finished(&g_detached, all);
+// A few at a time, round robin: a sender far ahead of its receivers keeps
+// many bodies in flight, and testing them all at every send would make each
+// send cost their number. Each send tests more than it adds.
+void poll_detached() {
+  constexpr int kTestsPerCall = 8;
+  static size_t next = 0;
+  std::lock_guard<std::mutex> g(g_detached_mu);
+  for (int k = 0; k < kTestsPerCall && !g_detached.empty(); ++k) {
+    if (next >= g_detached.size()) next = 0;
+    int flag = 0;
+    PMPI_Test(&g_detached[next].req, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+      g_detached[next] = std::move(g_detached.back());
+      g_detached.pop_back();
+    } else {
+      ++next;
+    }
+  }
+}
+
+void abandon_detached() {
+  std::lock_guard<std::mutex> g(g_detached_mu);
+  drop_finished(&g_detached, false);
+  // Not every MPI cancels sends (Open MPI 4.1 does not): freed instead, and
+  // their memory left to the process's end, since MPI may still read it.
+  static auto* abandoned = new std::vector<Detached>;
+  for (Detached& d : g_detached) {
+    PMPI_Request_free(&d.req);
+    abandoned->push_back(std::move(d));
+  }
+  g_detached.clear();
 }
 
 void drive_receives(MPI_Comm app, const char* op) {
@@ -126,7 +155,7 @@ void drive_receives(MPI_Comm app, const char* op) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int rc = finish_recv(p->part.get(), p->app, p->header, p->staging, p->buf, p->count,
+      int rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count,
                            p->type, &s, false, false, op);
       if (rc == kNotYourTurn) continue;
       p->status = s;

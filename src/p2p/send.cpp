@@ -1,8 +1,8 @@
-// Sending: a message becomes a coded frame when coding pays, a stored frame
-// (zero-copy: header and user's buffer joined by a datatype) otherwise.
+// Sending: a message travels as the application sent it, unless it is
+// coded (or exactly kMarkerBytes): then a marker goes in its place and the
+// frame follows as its body (internal.h).
 #include <cstring>
 
-#include "p2p/framing.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
 #include "policy/gate.h"
@@ -34,13 +34,52 @@ int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int cou
                            spans ? inter_node_link() : config().intra);
 }
 
-// Encodes (buf, count, type) for `dest` into `frame` (resized); returns
-// false when the message is not compressed (stored framing is then used by
-// the caller). A channel frame leaves `order` locked: the caller posts it
-// before unlocking.
+// The size of the one basic datatype `t` is made of; 0 if several (or
+// unknown: SMPI lacks the queries).
+size_t basic_unit(MPI_Datatype t) {
+  int ni = 0, na = 0, nt = 0, combiner = MPI_COMBINER_NAMED;
+  if (kSmpi || is_named(t) ||
+      PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) != MPI_SUCCESS ||
+      combiner == MPI_COMBINER_NAMED) {
+    int size = 0;
+    PMPI_Type_size(t, &size);
+    return kSmpi && !is_named(t) ? 0 : static_cast<size_t>(size);
+  }
+  std::vector<int> ints(static_cast<size_t>(ni));
+  std::vector<MPI_Aint> addrs(static_cast<size_t>(na));
+  std::vector<MPI_Datatype> types(static_cast<size_t>(nt));
+  if (PMPI_Type_get_contents(t, ni, na, nt, ints.data(), addrs.data(), types.data()) !=
+      MPI_SUCCESS)
+    return 0;
+  size_t unit = 0;
+  bool mixed = false;
+  for (MPI_Datatype& inner : types) {
+    const size_t u = basic_unit(inner);
+    if (u == 0 || (unit && u != unit)) mixed = true;
+    unit = u;
+    if (!is_named(inner)) PMPI_Type_free(&inner);
+  }
+  return mixed ? 0 : unit;
+}
+
+// A marker received into (count, type) must end on a basic element: MPICH
+// fails a receive into a derived datatype that ends part-way through one.
+// Datatypes match on both ends, so the sender can tell: whole elements of
+// the type, or of the one basic type it is made of.
+bool marker_fits(MPI_Datatype type) {
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  if (size > 0 && kMarkerBytes % static_cast<size_t>(size) == 0) return true;
+  const size_t unit = basic_unit(type);
+  return unit && kMarkerBytes % unit == 0;
+}
+
+// Codes (buf, count, type) for `dest` into *frame; false when the message
+// is not coded. A channel frame leaves `order` locked: the caller posts its
+// marker before unlocking.
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
-                    int tag, P2PComm* st, std::vector<uint8_t>* heap, uint8_t** frame,
-                    size_t* frame_bytes, std::unique_lock<std::mutex>* order) {
+                    int tag, P2PComm* st, std::vector<uint8_t>* frame,
+                    std::unique_lock<std::mutex>* order) {
   const size_t bytes = bytes_of(count, type);
   if (count <= 0) return false;
   if (!coding_on()) {
@@ -65,17 +104,15 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     note_pass(PassReason::model_no_gain);
     return false;
   }
+  // A datatype the marker would not end on a whole element of travels plain
+  // (wire/marker.h).
+  if (!marker_fits(type)) return false;
   int rc = MPI_SUCCESS;
   const uint8_t* data = stage(buf, count, type, type_info(type), bytes, true, comm, &rc);
   if (rc != MPI_SUCCESS) return false;
   const Coder c = lossless_coder(kind, arm);  // a message has no bound to share
-  uint8_t* out;
-  if (heap) {
-    heap->resize(frame_capacity(bytes));
-    out = heap->data();
-  } else {
-    out = scratch(ScratchSlot::send_frame, frame_capacity(bytes));
-  }
+  frame->resize(frame_capacity(bytes));
+  uint8_t* out = frame->data();
   OpStats& s = stats_for(OpKind::send);
   uint64_t ns = 0;
   size_t n = encode_with(s, out, [&] {
@@ -95,79 +132,83 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     std::lock_guard<std::mutex> g(g_estimate_mu);
     g_estimate.record(static_cast<int>(kind), bytes, arm, n, ns * 1e-9);
   }
-  if (n < kFrameHeaderBytes + kMinCodedPayload) {
-    std::memset(out + n, 0, kFrameHeaderBytes + kMinCodedPayload - n);
-    n = kFrameHeaderBytes + kMinCodedPayload;  // fits: bytes >= kMinCodedPayload
-  }
   s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   count_frame(s, bytes, n);
-  if (heap) heap->resize(n);
-  *frame = out;
-  *frame_bytes = n;
+  frame->resize(n);
   return true;
 }
 
-// A stored frame as one datatype: {header, (buf, count, type)}. Cached for
-// predefined types (p2p/framing.h) unless `persistent` (the request outlives
-// a cache slot); otherwise *owned: the caller frees it.
-int framed_type(const void* header, const void* buf, int count, MPI_Datatype type,
-                bool persistent, MPI_Datatype* t, bool* owned) {
-  *owned = persistent || !is_named(type);
-  return *owned ? make_framing_type(header, buf, count, type, t)
-                : cached_framing_type(header, buf, count, type, t);
+// The body of a message that goes as a marker and a body: its coded frame,
+// or the stored frame of a plain message of exactly kMarkerBytes. False: the
+// message goes as the application sent it.
+bool make_body(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
+               P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
+  if (st->direct(dest)) return false;
+  if (bytes_of(count, type) == kMarkerBytes) {
+    stored_copy(buf, count, type, comm, frame);
+    return true;
+  }
+  return encode_message(buf, count, type, comm, dest, tag, st, frame, order);
 }
 
-// One message on the private communicator, blocking (req == nullptr) or not.
+// Sends the body to `dest` and writes the marker announcing it.
+int announce(const P2PComm* st, int dest, std::vector<uint8_t>&& frame, size_t raw,
+             uint8_t* marker) {
+  Marker m;
+  m.body_bytes = frame.size();
+  m.raw_bytes = raw;
+  int rc = send_body(st->world[dest], std::move(frame), &m.sequence);
+  write_marker(m, marker);
+  return rc;
+}
+
+// One message on the application's communicator, blocking (req == nullptr)
+// or not.
 int post(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
          MPI_Comm comm, MPI_Request* req) {
-  if (!req)
-    return m == SendMode::sync ? PMPI_Ssend(buf, count, type, dest, tag, comm)
-                               : PMPI_Send(buf, count, type, dest, tag, comm);
-  return m == SendMode::sync ? PMPI_Issend(buf, count, type, dest, tag, comm, req)
-                             : PMPI_Isend(buf, count, type, dest, tag, comm, req);
+  switch (m) {
+    case SendMode::sync:
+      return req ? PMPI_Issend(buf, count, type, dest, tag, comm, req)
+                 : PMPI_Ssend(buf, count, type, dest, tag, comm);
+    case SendMode::ready:
+      return req ? PMPI_Irsend(buf, count, type, dest, tag, comm, req)
+                 : PMPI_Rsend(buf, count, type, dest, tag, comm);
+    default:
+      return req ? PMPI_Isend(buf, count, type, dest, tag, comm, req)
+                 : PMPI_Send(buf, count, type, dest, tag, comm);
+  }
 }
 
 }  // namespace
 
+// Errors of calls on the application's communicator went through its error
+// handler in MPI already; only those on the world communicator are raised.
 int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm, MPI_Request* req, P2PComm* st) {
   stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
-  Pending* p = req ? new Pending : nullptr;
-  uint8_t* frame = nullptr;
-  size_t frame_bytes = 0;
-  int rc;
+  std::vector<uint8_t> frame;
   std::unique_lock<std::mutex> order;
-  if (encode_message(buf, count, type, comm, dest, tag, st, p ? &p->frame : nullptr, &frame,
-                     &frame_bytes, &order)) {
-    const int n = static_cast<int>(frame_bytes);
-    if (order.owns_lock()) {
-      // Posted under the channel lock, waited for outside it.
-      MPI_Request local;
-      rc = post(m, frame, n, MPI_BYTE, dest, tag, st->comm, req ? req : &local);
-      order.unlock();
-      if (!req && rc == MPI_SUCCESS) rc = PMPI_Wait(&local, MPI_STATUS_IGNORE);
-    } else {
-      rc = post(m, frame, n, MPI_BYTE, dest, tag, st->comm, req);
-    }
-  } else if (kPackedFrames) {
-    std::vector<uint8_t> local;  // a blocking send is done with it on return
-    std::vector<uint8_t>& copy = p ? p->frame : local;
-    stored_copy(buf, count, type, comm, &copy);
-    rc = post(m, copy.data(), static_cast<int>(copy.size()), MPI_BYTE, dest, tag, st->comm, req);
-  } else {
-    uint8_t stack_header[kFrameHeaderBytes];
-    uint8_t* header = p ? p->header : stack_header;
-    stored_header(bytes_of(count, type), header);
-    MPI_Datatype t;
-    bool owned = false;
-    rc = framed_type(header, buf, count, type, false, &t, &owned);
-    if (rc == MPI_SUCCESS) rc = post(m, MPI_BOTTOM, 1, t, dest, tag, st->comm, req);
-    // A type of our own is freed when the request completes (p), or now.
-    if (owned && p)
-      p->layout = t;
-    else if (owned)
-      PMPI_Type_free(&t);
+  if (!make_body(buf, count, type, comm, dest, tag, st, &frame, &order))
+    return post(m, buf, count, type, dest, tag, comm, req);
+  Pending* p = req ? new Pending : nullptr;
+  uint8_t local[kMarkerBytes];
+  uint8_t* marker = p ? p->marker : local;
+  int rc = announce(st, dest, std::move(frame), bytes_of(count, type), marker);
+  if (rc != MPI_SUCCESS) {
+    if (p) delete_pending(p);
+    return report(comm, rc);
   }
+  // A ready send's marker goes as a standard one (always allowed). A
+  // channel's marker is posted under its lock, waited for outside it.
+  const SendMode mode = m == SendMode::ready ? SendMode::standard : m;
+  if (order.owns_lock() && !req) {
+    MPI_Request r;
+    rc = post(mode, marker, static_cast<int>(kMarkerBytes), MPI_BYTE, dest, tag, comm, &r);
+    order.unlock();
+    return rc == MPI_SUCCESS ? PMPI_Wait(&r, MPI_STATUS_IGNORE) : rc;
+  }
+  rc = post(mode, marker, static_cast<int>(kMarkerBytes), MPI_BYTE, dest, tag, comm, req);
+  if (order.owns_lock()) order.unlock();
   if (p) {
     // A send that completed at once may come back as an implementation's
     // shared, already-complete request (Open MPI does this for self sends);
@@ -179,28 +220,27 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     else
       delete_pending(p);
   }
-  return report(comm, rc);
+  return rc;
 }
 
-// Buffered send: the library buffers the frame itself (a copy that stays
-// with the request in flight), so the user's attached buffer is not used and
-// its sizing (which knows nothing of our header) cannot overflow.
+// Buffered send: a plain message goes through MPI's own buffered send and
+// the user's attached buffer (sized for the application's messages); a
+// marker and its body are the library's copies, in flight until MPI is done.
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st) {
   stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
-  poll_detached(false);
+  std::vector<uint8_t> frame;
+  std::unique_lock<std::mutex> order;  // held until the marker is posted
+  if (!make_body(buf, count, type, comm, dest, tag, st, &frame, &order))
+    return PMPI_Bsend(buf, count, type, dest, tag, comm);
   Detached d;
-  uint8_t* frame = nullptr;
-  size_t frame_bytes = 0;
-  std::unique_lock<std::mutex> order;  // held until the Isend below is posted
-  if (!encode_message(buf, count, type, comm, dest, tag, st, &d.data, &frame, &frame_bytes,
-                      &order)) {
-    stored_copy(buf, count, type, comm, &d.data);
-  }
-  int rc = PMPI_Isend(d.data.data(), static_cast<int>(d.data.size()), MPI_BYTE, dest, tag,
-                      st->comm, &d.req);
+  d.data.resize(kMarkerBytes);
+  int rc = announce(st, dest, std::move(frame), bytes_of(count, type), d.data.data());
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  rc = PMPI_Isend(d.data.data(), static_cast<int>(kMarkerBytes), MPI_BYTE, dest, tag, comm,
+                  &d.req);
   if (rc == MPI_SUCCESS) detach(std::move(d));
-  return report(comm, rc);
+  return rc;
 }
 
 namespace {
@@ -252,55 +292,40 @@ CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int t
   return report(comm, completed_request(nullptr, req));
 }
 
-// Persistent sends: stored frames (the header depends only on the size), so
-// each MPI_Start sends the user's current data with no library code running.
-// Ready ones become standard ones, as above.
+// Persistent sends are never coded (each MPI_Start must send the user's
+// current data with no library code running): MPI's own, except one of
+// exactly kMarkerBytes, whose request sends a marker and whose every start
+// (start_send) first sends the current data as a stored body. Ready ones
+// become standard ones.
 namespace {
 CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                            MPI_Comm comm, MPI_Request* req, bool sync) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st) return kDeclined;
+  if (!st || bytes_of(count, type) != kMarkerBytes) return kDeclined;
   auto* p = new Pending;
   p->persistent = true;
-  int rc;
-  if (kPackedFrames) {
-    // The copy is taken again at each MPI_Start (refresh_stored_copy).
-    p->app = comm;
-    p->buf = const_cast<void*>(buf);
-    p->count = count;
-    p->type = type;
-    if (!is_named(type)) {
-      PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
-      p->type_owned = true;
-    }
-    stored_copy(buf, count, type, comm, &p->frame);
-    const int n = static_cast<int>(p->frame.size());
-    rc = sync ? PMPI_Ssend_init(p->frame.data(), n, MPI_BYTE, dest, tag, st->comm, req)
-              : PMPI_Send_init(p->frame.data(), n, MPI_BYTE, dest, tag, st->comm, req);
-  } else {
-    stored_header(bytes_of(count, type), p->header);
-    MPI_Datatype t;
-    bool owned = false;
-    rc = framed_type(p->header, buf, count, type, true, &t, &owned);
-    if (rc == MPI_SUCCESS) {
-      p->layout = t;
-      rc = sync ? PMPI_Ssend_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req)
-                : PMPI_Send_init(MPI_BOTTOM, 1, t, dest, tag, st->comm, req);
-    }
+  p->part = st->shared_from_this();
+  p->app = comm;
+  p->buf = const_cast<void*>(buf);
+  p->count = count;
+  p->peer = dest;
+  p->tag = tag;
+  p->type = type;
+  if (!is_named(type)) {
+    PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
+    p->type_owned = true;
   }
+  const int n = static_cast<int>(kMarkerBytes);
+  int rc = sync ? PMPI_Ssend_init(p->marker, n, MPI_BYTE, dest, tag, comm, req)
+                : PMPI_Send_init(p->marker, n, MPI_BYTE, dest, tag, comm, req);
   if (rc != MPI_SUCCESS) {
     delete_pending(p);
-    return report(comm, rc);
+    return rc;
   }
   put_pending(*req, p);
   return MPI_SUCCESS;
 }
 }  // namespace
-
-void refresh_stored_copy(Pending* p) {
-  if (kPackedFrames && !p->is_recv && p->persistent)
-    stored_copy(p->buf, p->count, p->type, p->app, &p->frame);  // same size: same buffer
-}
 
 CallResult send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, MPI_Request* req) {
@@ -315,18 +340,16 @@ CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
   return persistent_send(buf, count, type, dest, tag, comm, req, false);
 }
 // Buffered persistent sends complete locally, as MPI_Bsend does: each
-// MPI_Start sends a copy (start_buffered), and the request MPI sees is a
-// send to MPI_PROC_NULL, which completes at once. To a peer on this node the
-// copy goes through PMPI_Ibsend and the user's attached buffer, unframed
-// (PMPI's persistent Bsend is avoided there too: Open MPI 4.1 resends stale
-// data, README); to the others it is do_bsend's frame in library memory.
+// MPI_Start sends a copy (start_send, do_bsend), and the request MPI sees is
+// a send to MPI_PROC_NULL, which completes at once (PMPI's persistent Bsend
+// is avoided: Open MPI 4.1 resends stale data, README).
 CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                       MPI_Comm comm, MPI_Request* req) {
   P2PComm* st = p2p_of(comm);
   if (!st || dest == MPI_PROC_NULL || arg_error(comm, count, type, dest, Peer::dest, tag))
     return kDeclined;
-  int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, st->comm, req);
-  if (rc != MPI_SUCCESS) return report(comm, rc);
+  int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, req);
+  if (rc != MPI_SUCCESS) return rc;
   auto* p = new Pending;
   p->persistent = p->buffered = true;
   p->part = st->shared_from_this();
@@ -344,14 +367,11 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
   return MPI_SUCCESS;
 }
 
-int start_buffered(Pending* p) {
-  P2PComm* st = p->part.get();
-  if (!st->direct(p->peer))
-    return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, st);
-  MPI_Request r;
-  int rc = PMPI_Ibsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, &r);
-  if (rc == MPI_SUCCESS) rc = PMPI_Request_free(&r);
-  return report(p->app, rc);
+int start_send(Pending* p) {
+  if (p->buffered) return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, p->part.get());
+  std::vector<uint8_t> frame;
+  stored_copy(p->buf, p->count, p->type, p->app, &frame);
+  return report(p->app, announce(p->part.get(), p->peer, std::move(frame), kMarkerBytes, p->marker));
 }
 
 }  // namespace adacomp

@@ -13,7 +13,7 @@ void free_group(Group* g) {
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* s = static_cast<CommState*>(value);
-  for (Group* g : {&s->p2p, &s->rail, &s->leaders, &s->node, &s->coll}) free_group(g);
+  for (Group* g : {&s->rail, &s->leaders, &s->node, &s->coll}) free_group(g);
   delete s;  // and p2p's part, through its own deleter
   return MPI_SUCCESS;
 }
@@ -92,11 +92,6 @@ void ensure_node_groups(CommState* s) {
   s->node = split(s->coll.comm, loc.node, s->coll.rank);
   s->leaders = split(s->coll.comm, loc.local_rank == 0 ? 0 : MPI_UNDEFINED, s->coll.rank);
   s->rail = split(s->coll.comm, loc.local_rank, s->coll.rank);
-}
-
-bool ensure_p2p_group(MPI_Comm comm, CommState* s) {
-  if (s->p2p.comm == MPI_COMM_NULL) s->p2p = private_group(comm);
-  return s->p2p.comm != MPI_COMM_NULL;
 }
 
 }  // namespace adacomp

@@ -38,9 +38,8 @@ struct CommState {
   // this rank's node, the node leaders (local rank 0; null elsewhere), and
   // this rank's rail (the ranks of every node with its local rank).
   Group node, leaders, rail;
-  // Private duplicate for point-to-point traffic (application tags, so never
-  // shared with `coll`), with p2p's part; both null where p2p is off.
-  Group p2p;
+  // Point-to-point's part; null where p2p is off. Point-to-point needs no
+  // communicator of its own (its bodies travel on one world communicator).
   P2PCommPtr p2p_part;
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
@@ -83,8 +82,5 @@ CommState* find_comm_state(MPI_Comm comm);
 // Creates node, leaders and rail groups if not yet there (collective over
 // the communicator, like every caller).
 void ensure_node_groups(CommState* s);
-// Creates the point-to-point communicator of `comm`'s state `s` if not yet
-// there (collective over `comm`). Returns false if it could not be made.
-bool ensure_p2p_group(MPI_Comm comm, CommState* s);
 
 }  // namespace adacomp

@@ -3,8 +3,9 @@
 // for each derived datatype it creates and frees (in about half of the runs,
 // with no communication at all: plain MPICH, Type_create_struct or
 // Type_vector + commit + free in a loop), and the library framed every
-// message with a new struct type: 128-256 bytes per round below. It now
-// keeps its framing types (p2p/framing.h). Measured with glibc's mallinfo2
+// message with a new struct type: 128-256 bytes per round below. Messages
+// now travel as the application sent them (a coded one as a marker and a
+// body, docs/p2p.md), with no datatype of the library's. Measured with glibc's mallinfo2
 // (bytes in use) after a warm-up, over kCalls rounds.
 #include <malloc.h>
 
