@@ -3,8 +3,8 @@
 // frame_header, whole frames of every kind and codec; for channel_record,
 // valid inter-step records (wire/channel_record.h); for quant_grid, the
 // reduction-on-codes payloads (codec/quant_grid.h); for segments, segmented
-// frames (wire/segments.h).
-// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid|segments
+// frames (wire/segments.h); for marker, point-to-point markers (wire/marker.h).
+// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid|segments|marker
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "codec/quant_grid.h"
 #include "fuzz_input.h"
 #include "wire/channel_record.h"
+#include "wire/marker.h"
 #include "wire/frame.h"
 
 namespace {
@@ -109,6 +110,20 @@ int channel_record_seeds(const std::string& dir) {
   return written ? 0 : 1;
 }
 
+// Markers of small, large and the largest bodies, and of every sequence edge.
+int marker_seeds(const std::string& dir) {
+  int written = 0;
+  for (uint32_t sequence : {0u, 1u, 0x7fffffffu})
+    for (uint64_t body : {uint64_t(adacomp::kFrameHeaderBytes), uint64_t(4096),
+                          uint64_t(adacomp::kFrameHeaderBytes + adacomp::kMaxFramePayload)}) {
+      std::vector<uint8_t> out(adacomp::kMarkerBytes);
+      adacomp::write_marker({sequence, body, body * 2}, out.data());
+      written += write_seed(dir, written, out.data(), out.size());
+    }
+  std::printf("marker: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
 // Shared-grid code payloads (fuzz_quant_grid.cpp): smooth, stepped and wide
 // codes, in both forms, for each of the target's modes (flag bits 1 and 2).
 int quant_grid_seeds(const std::string& dir) {
@@ -142,6 +157,7 @@ int main(int argc, char** argv) {
   if (argc != 3) return 2;
   if (std::string(argv[2]) == "frame_header") return frame_seeds(argv[1]);
   if (std::string(argv[2]) == "channel_record") return channel_record_seeds(argv[1]);
+  if (std::string(argv[2]) == "marker") return marker_seeds(argv[1]);
   if (std::string(argv[2]) == "quant_grid") return quant_grid_seeds(argv[1]);
   if (std::string(argv[2]) == "segments") return segment_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);
