@@ -85,7 +85,7 @@ void p2p_attach(MPI_Comm comm) {
   // MPI_COMM_WORLD (spawned processes) passes through. A local look-up,
   // the same on every rank.
   auto part = std::make_shared<P2PComm>();
-  part->loc = &s->loc;
+  part->loc = s->loc;
   part->spans = s->loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
   MPI_Group group, world;
   PMPI_Comm_group(comm, &group);

@@ -49,14 +49,16 @@ struct Stashed {
 
 // Point-to-point's part of a communicator's state (runtime/comm_state.h).
 struct P2PComm : std::enable_shared_from_this<P2PComm> {
-  const Locality* loc = nullptr;  // the communicator's, learned once
+  // The communicator's, learned once; a copy, as a receive may complete
+  // after MPI_Comm_free has deleted the communicator's state.
+  Locality loc;
   std::vector<int> world;         // each rank's rank in MPI_COMM_WORLD
   // The communicator spans nodes: messages between ranks of one node go
   // as the application sent them (never coded, never a marker).
   bool spans = false;
   bool direct(int peer) const {
-    return spans && peer >= 0 && peer < static_cast<int>(loc->node_of.size()) &&
-           loc->same_node(peer);
+    return spans && peer >= 0 && peer < static_cast<int>(loc.node_of.size()) &&
+           loc.same_node(peer);
   }
   // A received message of `bytes` from `source` is a marker.
   bool is_marker(MPI_Count bytes, int source) const {

@@ -24,7 +24,7 @@ CodingEstimate g_estimate;  // this rank's sends, all communicators
 // pays best, if any; otherwise the first.
 int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int count,
                bool adaptive) {
-  const Locality& loc = *st->loc;
+  const Locality& loc = st->loc;
   if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return 0;  // PMPI reports it
   const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
   if (spans && loc.same_node(dest)) return 0;
