@@ -298,10 +298,9 @@ CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int t
 // (start_send) first sends the current data as a stored body. Ready ones
 // become standard ones.
 namespace {
-CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                           MPI_Comm comm, MPI_Request* req, bool sync) {
-  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st || bytes_of(count, type) != kMarkerBytes) return kDeclined;
+// A persistent send's request: what each MPI_Start sends, and where.
+Pending* persistent_pending(P2PComm* st, const void* buf, int count, MPI_Datatype type, int dest,
+                            int tag, MPI_Comm comm) {
   auto* p = new Pending;
   p->persistent = true;
   p->part = st->shared_from_this();
@@ -315,6 +314,14 @@ CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int de
     PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
     p->type_owned = true;
   }
+  return p;
+}
+
+CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* req, bool sync) {
+  P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
+  if (!st || bytes_of(count, type) != kMarkerBytes) return kDeclined;
+  Pending* p = persistent_pending(st, buf, count, type, dest, tag, comm);
   const int n = static_cast<int>(kMarkerBytes);
   int rc = sync ? PMPI_Ssend_init(p->marker, n, MPI_BYTE, dest, tag, comm, req)
                 : PMPI_Send_init(p->marker, n, MPI_BYTE, dest, tag, comm, req);
@@ -350,19 +357,8 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
     return kDeclined;
   int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, req);
   if (rc != MPI_SUCCESS) return rc;
-  auto* p = new Pending;
-  p->persistent = p->buffered = true;
-  p->part = st->shared_from_this();
-  p->app = comm;
-  p->buf = const_cast<void*>(buf);
-  p->count = count;
-  p->peer = dest;
-  p->tag = tag;
-  p->type = type;
-  if (!is_named(type)) {
-    PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
-    p->type_owned = true;
-  }
+  Pending* p = persistent_pending(st, buf, count, type, dest, tag, comm);
+  p->buffered = true;
   put_pending(*req, p);
   return MPI_SUCCESS;
 }
