@@ -16,13 +16,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" || exit 1
 status=0
 passed=0
+# Each stage's start, with the seconds since the suite began, so that the
+# CI budget (45 minutes) can be kept stage by stage.
+SECONDS=0
+stage() { echo "=== [$(printf %3d $((SECONDS / 60)))m$(printf %02d $((SECONDS % 60)))s] $*"; }
 failed=0
 for mpi in openmpi mpich; do
-  echo "=== $mpi: build"
+  stage "$mpi: build"
   if ! "$root/tools/build.sh" $mpi; then
-    echo "=== $mpi: BUILD FAILED"; status=1; continue
+    stage "$mpi: BUILD FAILED"; status=1; continue
   fi
-  echo "=== $mpi: ctest"
+  stage "$mpi: ctest"
   log="$root/build/$mpi-ctest.log"
   (cd "$root/build/$mpi" && ctest --output-on-failure -j1) 2>&1 | tee "$log"
   if [ "${PIPESTATUS[0]}" -ne 0 ]; then status=1; fi
@@ -42,20 +46,20 @@ if [ "${PEER_SUITE:-1}" != 0 ]; then
   results="$root/build/peer/results"
   for mpi in openmpi mpich; do
     coll=A; [ $mpi = openmpi ] && coll=B
-    echo "=== $mpi: MPICH's test suite with AdaComp (pt2pt datatype comm: A, B; coll: $coll; np <= 3)"
+    stage "$mpi: MPICH's test suite with AdaComp (pt2pt datatype comm: A, B; coll: $coll; np <= 3)"
     if python3 "$suite" build $mpi coll pt2pt datatype comm &&
        python3 "$suite" run $mpi A,B pt2pt datatype comm --np-max 3 --once \
          --out "$results/ci-$mpi.tsv" &&
        python3 "$suite" run $mpi $coll coll --np-max 3 --once --out "$results/ci-$mpi-coll.tsv"; then
       passed=$((passed + 1))
     else
-      echo "=== $mpi: MPICH's test suite FAILED"; failed=$((failed + 1)); status=1
+      stage "$mpi: MPICH's test suite FAILED"; failed=$((failed + 1)); status=1
     fi
   done
   python3 "$suite" table "$results"/ci-*.tsv
 fi
 if [ "${SANITIZE:-1}" != 0 ]; then
-  echo "=== openmpi: ASan + UBSan (tools/sanitize.sh)"
+  stage "openmpi: ASan + UBSan (tools/sanitize.sh)"
   if "$root/tools/sanitize.sh"; then
     passed=$((passed + 1))
   else
@@ -66,7 +70,7 @@ fi
 # works there, the plain names belong to Open MPI, MPICH is found by its
 # component and pkg-config name; their modules load under Lmod and
 # Environment Modules (tests/modules_check.sh).
-echo "=== side-by-side install (openmpi + mpich in one prefix)"
+stage "side-by-side install (openmpi + mpich in one prefix)"
 prefix=$(mktemp -d /tmp/adacomp-prefix.XXXXXX)
 # The test suite's trees: install.sh builds nothing more in them.
 if BUILD_ROOT=$root/build "$root/tools/install.sh" "$prefix" openmpi mpich &&
@@ -76,18 +80,18 @@ if BUILD_ROOT=$root/build "$root/tools/install.sh" "$prefix" openmpi mpich &&
    "$prefix/bin/adacomp" --version | grep -q "Open MPI"; then
   passed=$((passed + 1))
 else
-  echo "=== side-by-side install FAILED"; failed=$((failed + 1)); status=1
+  stage "side-by-side install FAILED"; failed=$((failed + 1)); status=1
 fi
 rm -rf "$prefix"
 # The Spack recipe and module templates, checked without Spack.
-echo "=== packaging metadata"
+stage "packaging metadata"
 if python3 "$root/packaging/check.py"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1)); status=1
 fi
 if [ "${SMPI_TESTS:-1}" != 0 ]; then
-  echo "=== smpi: build and simulated tests"
+  stage "smpi: build and simulated tests"
   log="$root/build/smpi-ctest.log"
   if "$root/tools/build.sh" smpi; then
     (cd "$root/build/smpi" && ctest --output-on-failure -j1) 2>&1 | tee "$log"
@@ -96,12 +100,12 @@ if [ "${SMPI_TESTS:-1}" != 0 ]; then
     f=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" | awk '{print $1}')
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-1}))
   else
-    echo "=== smpi: BUILD FAILED"; status=1; failed=$((failed + 1))
+    stage "smpi: BUILD FAILED"; status=1; failed=$((failed + 1))
   fi
 fi
 if [ "${MPI4PY_SUITE:-1}" != 0 ]; then
   for mpi in openmpi mpich; do
-    echo "=== $mpi: mpi4py test suite with AdaComp"
+    stage "$mpi: mpi4py test suite with AdaComp"
     if MPI4PY_SUITE_WITH=yes MPI4PY_SUITE_TIMEOUT=600 "$root/tools/mpi4py-suite.sh" $mpi; then
       passed=$((passed + 1))
     else
@@ -111,12 +115,13 @@ if [ "${MPI4PY_SUITE:-1}" != 0 ]; then
 fi
 fuzz_seconds=${FUZZ_SECONDS:-60}
 if [ "$fuzz_seconds" -gt 0 ]; then
-  echo "=== fuzzing decoders for ${fuzz_seconds}s"
+  stage "fuzzing decoders for ${fuzz_seconds}s"
   if "$root/fuzz/run.sh" "$root/build/fuzz" "$fuzz_seconds"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1)); status=1
   fi
 fi
+stage "done"
 echo "adacomp: $passed passed, $failed failed"
 exit $status
