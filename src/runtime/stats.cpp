@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/report.h"
+#include "runtime/runtime.h"
 #include "runtime/sites.h"
 
 namespace adacomp {
@@ -145,6 +146,7 @@ void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
 
   ReportData d;
   d.ranks = size;
+  d.nodes = job_nodes();
   d.link = link;
   d.sites = std::move(sites);
   for (int r = 0; r < size; ++r) {
