@@ -121,8 +121,8 @@ FAMILY_BYTES = {
 def family(name):
     """The blocking call whose bytes rule `name` follows, if it has one."""
     base = name[:-len("_init")] if name.endswith("_init") else name
-    if base.startswith("I") and base[1:] in FAMILY_BYTES:
-        base = base[1:]
+    if base.startswith("I") and base[1:].capitalize() in FAMILY_BYTES:
+        base = base[1:].capitalize()
     return base if base in FAMILY_BYTES else None
 
 
