@@ -118,6 +118,10 @@ FAMILY_BYTES = {
 }
 
 
+# The calls that start persistent requests: the arguments of count_starts.
+STARTS = {"Start": "request, 1", "Startall": "requests, count"}
+
+
 def family(name):
     """The blocking call whose bytes rule `name` follows, if it has one."""
     base = name[:-len("_init")] if name.endswith("_init") else name
@@ -156,6 +160,9 @@ def c_entry(call, name, large):
         out.append(f"  if ({' || '.join(f'adacomp::on_device({b})' for b in buffers)}) return {pmpi};")
     # The caller's address: the call site of the report (runtime/sites.h).
     out.append(f"  adacomp::CallClock clock(adacomp::call_{name}, __builtin_return_address(0));")
+    # A persistent request's bytes count at each start, at its _init's site.
+    if name == "Request_free":
+        out.append("  if (clock.on() && request) adacomp::forget_persistent(*request);")
     if call.has("polled") and not large:
         out.append(f"  const int rc = {polled(call, args)}")
     if large and not call.has("large"):  # narrowing twin
@@ -168,7 +175,11 @@ def c_entry(call, name, large):
         out.append(f"      : or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
     else:  # a `large` twin: the implementation's overload (or template) for MPI_Count
         out.append(f"  const int rc = or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
-    out += [f"  clock.stop(rc, [&] {{ return {payload(call)}; }});", "  return rc;", "}"]
+    made = ", request" if call.name.endswith("_init") else ""
+    out.append(f"  clock.stop(rc, [&] {{ return {payload(call)}; }}{made});")
+    if name in STARTS:
+        out.append(f"  if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts({STARTS[name]});")
+    out += ["  return rc;", "}"]
     return "\n".join(out)
 
 

@@ -17,6 +17,7 @@
 #include "p2p/p2p.h"
 #include "runtime/call_result.h"
 #include "runtime/device.h"
+#include "runtime/sites.h"
 #include "runtime/stats.h"
 
 #define ADACOMP_EXPORT __attribute__((visibility("default")))

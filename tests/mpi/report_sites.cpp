@@ -8,7 +8,9 @@
 // mixed:    as pcontrol, but only rank 0 calls MPI_Pcontrol: coding must still
 //           agree (no deadlock, same results on every rank)
 // movement: 4 rounds of Alltoall, Alltoallv, Allgatherv, Gather and Scatterv
-//           with uneven counts, some in place; rank 0 prints, per call,
+//           with uneven counts, some in place, and persistent calls started
+//           3 times (Send_init, Recv_init; Alltoall_init with MPI-4); rank 0
+//           prints, per call,
 //           "moved CALL BYTES": the data one round's calls move, summed
 //           over ranks (docs/report.md, "Bytes of a call")
 // Every result is checked: the same on every rank, and within BOUND (0:
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -170,6 +173,53 @@ __attribute__((noinline)) static void movement(int round) {
                    0, MPI_COMM_WORLD);
     if (me != 0) expect_equal(mine, want, "Scatterv");
     moved_scatterv = total * 8LL;
+  }
+  long long moved_send_init = 0, moved_alltoall_init = 0;
+  {  // Persistent: a ring of Send_init/Recv_init, started 3 times (Startall, Start)
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    std::vector<double> out(block), in(block), want(block);
+    for (int i = 0; i < block; ++i) out[i] = value(me, right, i), want[i] = value(left, me, i);
+    MPI_Request reqs[2];
+    MPI_Recv_init(in.data(), block, MPI_DOUBLE, left, 9, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Send_init(out.data(), block, MPI_DOUBLE, right, 9, MPI_COMM_WORLD, &reqs[1]);
+    for (int s = 0; s < 3; ++s) {
+      std::fill(in.begin(), in.end(), 0.0);
+      if (s == 0) {
+        MPI_Startall(2, reqs);
+      } else {
+        MPI_Start(&reqs[0]);
+        MPI_Start(&reqs[1]);
+      }
+      MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+      expect_equal(in, want, "Send_init");
+    }
+    MPI_Request_free(&reqs[0]);
+    MPI_Request_free(&reqs[1]);
+    moved_send_init = 3LL * p * block * 8;
+  }
+#if MPI_VERSION >= 4
+  {  // Alltoall_init, started 3 times
+    std::vector<double> out(size_t(p) * block), in(out.size()), want(out.size());
+    for (int j = 0; j < p; ++j)
+      for (int i = 0; i < block; ++i)
+        out[size_t(j) * block + i] = value(me, j, i), want[size_t(j) * block + i] = value(j, me, i);
+    MPI_Request req;
+    MPI_Alltoall_init(out.data(), block, MPI_DOUBLE, in.data(), block, MPI_DOUBLE, MPI_COMM_WORLD,
+                      MPI_INFO_NULL, &req);
+    for (int s = 0; s < 3; ++s) {
+      std::fill(in.begin(), in.end(), 0.0);
+      MPI_Start(&req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      expect_equal(in, want, "Alltoall_init");
+    }
+    MPI_Request_free(&req);
+    moved_alltoall_init = 3LL * p * p * block * 8;
+  }
+#endif
+  if (round == 0 && me == 0) {
+    std::printf("moved Send_init %lld\nmoved Recv_init %lld\n", moved_send_init,
+                moved_send_init);
+    if (moved_alltoall_init) std::printf("moved Alltoall_init %lld\n", moved_alltoall_init);
   }
   if (round == 0 && me == 0)
     std::printf("moved Alltoall %lld\nmoved Alltoallv %lld\nmoved Allgatherv %lld\n"
