@@ -106,7 +106,7 @@ __attribute__((noinline)) static void movement(int round) {
     expect_equal(out, want, "Alltoall in place");
     moved_alltoall = 2LL * p * p * block * 8;
   }
-  {  // Alltoallv: rank r sends uneven(r) + j elements to rank j
+  {  // Alltoallv: rank r sends uneven(r) + j elements to rank j, then in place
     std::vector<int> sc(p), sd(p), rc(p), rd(p);
     int st = 0, rt = 0;
     for (int j = 0; j < p; ++j) {
@@ -122,6 +122,19 @@ __attribute__((noinline)) static void movement(int round) {
     MPI_Alltoallv(out.data(), sc.data(), sd.data(), MPI_DOUBLE, in.data(), rc.data(), rd.data(),
                   MPI_DOUBLE, MPI_COMM_WORLD);
     expect_equal(in, want, "Alltoallv");
+    // In place: symmetric counts, uneven(me) + uneven(j) with rank j
+    rt = 0;
+    for (int j = 0; j < p; ++j) {
+      rc[j] = uneven(me) + uneven(j), rd[j] = rt, rt += rc[j];
+      for (int r = 0; r < p; ++r) moved_alltoallv += (uneven(r) + uneven(j)) * 8LL;
+    }
+    std::vector<double> place(rt), back(rt);
+    for (int j = 0; j < p; ++j)
+      for (int i = 0; i < rc[j]; ++i)
+        place[rd[j] + i] = value(me, j, i), back[rd[j] + i] = value(j, me, i);
+    MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DOUBLE, place.data(), rc.data(), rd.data(),
+                  MPI_DOUBLE, MPI_COMM_WORLD);
+    expect_equal(place, back, "Alltoallv in place");
   }
   {  // Allgatherv, then in place: rank r's uneven(r) elements to every rank
     std::vector<int> rc(p), rd(p);
