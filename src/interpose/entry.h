@@ -2,7 +2,7 @@
 // src/interpose/mpi_calls.txt) share: the implementations they call, the
 // engine of the nonblocking collectives they advance, the pass-through when
 // one declines, the narrowing large-count twins, and a
-// call's payload size for the report.
+// call's bytes for the report.
 #pragma once
 
 #include <mpi.h>
@@ -17,6 +17,7 @@
 #include "p2p/p2p.h"
 #include "runtime/call_result.h"
 #include "runtime/device.h"
+#include "runtime/sites.h"
 #include "runtime/stats.h"
 
 #define ADACOMP_EXPORT __attribute__((visibility("default")))
@@ -46,18 +47,108 @@ inline long long bytes_of(long long n, MPI_Datatype type) {
   return n * size;
 }
 
-// The payload of a call in bytes, -1 for none or several (count arrays):
-// count of datatype, else one side of a transfer. Only arguments significant
-// on this rank count: with recv_side (Scatter) the send side is the root's
-// alone, Gather's receive side too, and MPI_IN_PLACE voids a side.
-inline long long payload(bool recv_side, long long n, MPI_Datatype type, long long send_n,
-                         MPI_Datatype send_type, const void* send_buf, long long recv_n,
-                         MPI_Datatype recv_type, const void* recv_buf) {
-  if (n >= 0 && type != MPI_DATATYPE_NULL) return bytes_of(n, type);
-  if (recv_side) return recv_buf == MPI_IN_PLACE ? -1 : bytes_of(recv_n, recv_type);
-  if (send_n >= 0 && send_type != MPI_DATATYPE_NULL)
-    return send_buf == MPI_IN_PLACE ? -1 : bytes_of(send_n, send_type);
-  return bytes_of(recv_n, type);  // Reduce_scatter_block: recvcount of datatype
+// A call's bytes in the report (docs/report.md, "Bytes of a call"): what
+// this rank's arguments give plain MPI to move, -1 for none. Asked after the
+// call succeeded, so the arguments significant on this rank are valid.
+// Summed over the ranks of a call they are the data the call moves; the
+// codecs are given part of it (the blocks to other nodes), so a call site's
+// bytes are never less than what its calls coded (bytes_in).
+namespace bytes {
+
+// The group the blocks of Alltoall(v) and Allgather(v) go to: the remote
+// group of an intercommunicator.
+inline int peers(MPI_Comm comm) {
+  int inter = 0, n = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) PMPI_Comm_remote_size(comm, &n);
+  else PMPI_Comm_size(comm, &n);
+  return n;
 }
+inline int rank(MPI_Comm comm) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+template <class Counts>
+long long sum(const Counts* counts, int n, MPI_Datatype type) {
+  long long total = 0;
+  for (int j = 0; j < n; ++j) total += static_cast<long long>(counts[j]);
+  return bytes_of(total, type);
+}
+// An intercommunicator's root group (MPI_ROOT, MPI_PROC_NULL) sends
+// nothing in Gather and receives nothing in Scatter.
+inline bool root_group(int root) { return root == MPI_ROOT || root == MPI_PROC_NULL; }
+
+// Alltoall, Allgather: this rank's block to each rank of the group (in place:
+// the receive buffer's, which is the same size).
+template <class N>
+long long per_peer(const void* sendbuf, N sendcount, MPI_Datatype sendtype, N recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  const long long block = sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype)
+                                                  : bytes_of(sendcount, sendtype);
+  return block < 0 ? -1 : block * peers(comm);
+}
+// Alltoallv: the sum of the send counts (in place: of the receive counts).
+template <class Counts>
+long long alltoallv(const void* sendbuf, const Counts* sendcounts, MPI_Datatype sendtype,
+                    const Counts* recvcounts, MPI_Datatype recvtype, MPI_Comm comm) {
+  return sendbuf == MPI_IN_PLACE ? sum(recvcounts, peers(comm), recvtype)
+                                 : sum(sendcounts, peers(comm), sendtype);
+}
+// Allgatherv: this rank's block to each rank (in place: its receive count).
+template <class N, class Counts>
+long long allgatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
+                     const Counts* recvcounts, MPI_Datatype recvtype, MPI_Comm comm) {
+  const long long block = sendbuf == MPI_IN_PLACE
+                              ? bytes_of(recvcounts[rank(comm)], recvtype)
+                              : bytes_of(sendcount, sendtype);
+  return block < 0 ? -1 : block * peers(comm);
+}
+// Gather(v): each rank's block sent to the root (the root in place: its own
+// block of the receive buffer).
+template <class N>
+long long gather(const void* sendbuf, N sendcount, MPI_Datatype sendtype, N recvcount,
+                 MPI_Datatype recvtype, int root) {
+  if (root_group(root)) return 0;
+  return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+}
+template <class N, class Counts>
+long long gatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
+                  const Counts* recvcounts, MPI_Datatype recvtype, int root) {
+  if (root_group(root)) return 0;
+  return sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[root], recvtype)
+                                 : bytes_of(sendcount, sendtype);
+}
+// Scatter(v): each rank's block received from the root (the root in place:
+// its own block of the send buffer).
+template <class N>
+long long scatter(const void* recvbuf, N recvcount, MPI_Datatype recvtype, N sendcount,
+                  MPI_Datatype sendtype, int root) {
+  if (root_group(root)) return 0;
+  return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+}
+template <class N, class Counts>
+long long scatterv(const void* recvbuf, N recvcount, MPI_Datatype recvtype,
+                   const Counts* sendcounts, MPI_Datatype sendtype, int root) {
+  if (root_group(root)) return 0;
+  return recvbuf == MPI_IN_PLACE ? bytes_of(sendcounts[root], sendtype)
+                                 : bytes_of(recvcount, recvtype);
+}
+// Reduce_scatter(_block): the vector each rank reduces, as Allreduce's count.
+template <class Counts>
+long long reduce_scatter(const Counts* recvcounts, MPI_Datatype type, MPI_Comm comm) {
+  int n = 0;
+  PMPI_Comm_size(comm, &n);
+  return sum(recvcounts, n, type);
+}
+template <class N>
+long long reduce_scatter_block(N recvcount, MPI_Datatype type, MPI_Comm comm) {
+  int n = 0;
+  PMPI_Comm_size(comm, &n);
+  const long long block = bytes_of(recvcount, type);
+  return block < 0 ? -1 : block * n;
+}
+
+}  // namespace bytes
 
 }  // namespace adacomp::entry

@@ -95,6 +95,7 @@ double saved_seconds(const LinkFigures& link, const OpRow& op);
 
 struct ReportData {
   int ranks = 0;
+  int nodes = 1;  // that MPI_COMM_WORLD spans (the library's split)
   std::vector<std::string> hosts;  // per rank
   RankRange wall_seconds, mpi_seconds;
   std::vector<OpRow> ops;  // summed over the regions

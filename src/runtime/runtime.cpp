@@ -26,6 +26,7 @@ Config g_config;
 LinkModel g_inter_link;
 size_t g_eager_limit = kDefaultEagerLimit;
 bool g_spans_nodes = false;
+int g_nodes = 1;
 bool g_thread_multiple = false;
 bool g_p2p_direct = false;
 std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
@@ -141,6 +142,7 @@ void print_banner() {
 bool runtime_active() { return g_active; }
 const LinkModel& inter_node_link() { return g_inter_link; }
 bool job_spans_nodes() { return g_spans_nodes; }
+int job_nodes() { return g_nodes; }
 
 bool threads_share_buffers() { return g_thread_multiple; }
 bool p2p_direct_between_nodes() { return g_p2p_direct; }
@@ -214,6 +216,7 @@ void runtime_start() {
     valid = expand_report_path(g_config.report_path, &g_report_path, &error);
   g_eager_limit = check_agreement(world->coll.comm, valid, error);
   g_spans_nodes = world->spans_nodes();
+  g_nodes = world->loc.nodes;
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   g_thread_multiple = provided == MPI_THREAD_MULTIPLE;

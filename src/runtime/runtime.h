@@ -22,6 +22,8 @@ const LinkModel& inter_node_link();
 size_t eager_limit();
 // Whether MPI_COMM_WORLD spans several nodes (if not, no communicator does).
 bool job_spans_nodes();
+// The nodes MPI_COMM_WORLD spans (ADACOMP_NODE_MAP, else MPI's split).
+int job_nodes();
 // Whether MPI provided MPI_THREAD_MULTIPLE: then several threads may receive
 // into one buffer at once (legal, with undefined contents), so a coded
 // frame must not land in a user's buffer before it is decoded.

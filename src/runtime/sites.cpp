@@ -35,6 +35,13 @@ struct SiteKey {
 
 std::mutex g_mu;
 std::map<SiteKey, SiteRow> g_sites;  // figures only; names come at MPI_Finalize
+// The persistent requests made while timing: their _init's site and the
+// bytes of one start.
+struct Persistent {
+  SiteKey site;
+  uint64_t bytes;
+};
+std::map<MPI_Request, Persistent> g_persistent;
 
 // The ELF file of a loaded module, for addr2line: the main program's
 // dladdr name is argv[0], which need not be a path.
@@ -225,7 +232,7 @@ std::vector<SiteRow> local_rows() {
 }  // namespace
 
 void record_site(int call, void* return_address, uint64_t ns, long long bytes,
-                 const ThreadTally& coded) {
+                 const ThreadTally& coded, const MPI_Request* persistent) {
   SiteKey key{call, {}};
   key.frames[0] = return_address;
   const int depth = config().report_site_depth;
@@ -241,8 +248,26 @@ void record_site(int call, void* return_address, uint64_t ns, long long bytes,
   SiteRow& r = g_sites[key];
   ++r.calls;
   r.ns += ns;
-  if (bytes > 0) r.bytes += static_cast<uint64_t>(bytes);
   r.raw += coded.raw, r.wire += coded.wire, r.codec_ns += coded.codec_ns;
+  if (persistent && bytes > 0) g_persistent[*persistent] = {key, static_cast<uint64_t>(bytes)};
+  else if (bytes > 0) r.bytes += static_cast<uint64_t>(bytes);
+}
+
+void count_starts(const MPI_Request* requests, int n) {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (g_persistent.empty()) return;
+  for (int i = 0; i < n; ++i) {
+    const auto it = g_persistent.find(requests[i]);
+    if (it == g_persistent.end()) continue;
+    g_sites[it->second.site].bytes += it->second.bytes;
+    g_call_times.bytes[it->second.site.call].fetch_add(it->second.bytes,
+                                                         std::memory_order_relaxed);
+  }
+}
+
+void forget_persistent(MPI_Request request) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_persistent.erase(request);
 }
 
 std::vector<SiteRow> gather_sites(MPI_Comm world) {

@@ -18,9 +18,16 @@
 namespace adacomp {
 
 // Adds one call of intercepted call `call` (runtime/stats.h CallId) from
-// `return_address`.
+// `return_address`. With `persistent` (an MPI_<Name>_init call that made
+// that request) the bytes are not the call's but each start's: they are
+// remembered, and count_starts adds them to this site at every start.
 void record_site(int call, void* return_address, uint64_t ns, long long bytes,
-                 const ThreadTally& coded);
+                 const ThreadTally& coded, const MPI_Request* persistent = nullptr);
+// MPI_Start(all) started `n` requests: each persistent one's bytes go to its
+// _init call's site and call (runtime/stats.h CallTimes::bytes).
+void count_starts(const MPI_Request* requests, int n);
+// MPI_Request_free: the request's handle may be reused.
+void forget_persistent(MPI_Request request);
 
 // One site and call, summed over ranks.
 struct SiteRow {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/report.h"
+#include "runtime/runtime.h"
 #include "runtime/sites.h"
 
 namespace adacomp {
@@ -94,12 +95,14 @@ RankRow rank_row(const std::vector<uint64_t>& v, const LinkFigures& link) {
 
 CallTimes g_call_times;
 
-void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded) {
+void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded,
+                 const MPI_Request* persistent) {
   g_call_times.calls[id].fetch_add(1, std::memory_order_relaxed);
   g_call_times.ns[id].fetch_add(ns, std::memory_order_relaxed);
-  record_site(id, site, ns, bytes, coded);
+  record_site(id, site, ns, bytes, coded, persistent);
   if (bytes < 0) return;
-  g_call_times.bytes[id].fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
+  if (!persistent)  // else counted at each start
+    g_call_times.bytes[id].fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
   const int k = size_class(bytes);
   g_call_times.sized_calls[id][k].fetch_add(1, std::memory_order_relaxed);
   g_call_times.sized_ns[id][k].fetch_add(ns, std::memory_order_relaxed);
@@ -145,6 +148,7 @@ void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
 
   ReportData d;
   d.ranks = size;
+  d.nodes = job_nodes();
   d.link = link;
   d.sites = std::move(sites);
   for (int r = 0; r < size; ++r) {

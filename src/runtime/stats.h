@@ -43,8 +43,10 @@ extern CallTimes g_call_times;
 inline void set_call_timing(bool on) { g_call_times.on.store(on, std::memory_order_relaxed); }
 // Adds one call of `ns` made from `site` (the entry point's return
 // address), whose coding added `coded` to the thread's tally; bytes < 0: no
-// single payload size.
-void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded);
+// single payload size. With `persistent`, the _init call that made that
+// request: its bytes count at each start (runtime/sites.h count_starts).
+void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded,
+                 const MPI_Request* persistent = nullptr);
 
 class CallClock {
  public:
@@ -56,15 +58,18 @@ class CallClock {
   }
   // bytes() gives the call's payload size or -1; asked only when timing,
   // and only after the call succeeded, so its arguments are known valid.
+  // `persistent`: the request an MPI_<Name>_init call made.
   template <typename Bytes>
-  void stop(int rc, Bytes&& bytes) {
+  void stop(int rc, Bytes&& bytes, const MPI_Request* persistent = nullptr) {
     if (!on_) return;
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - start_).count();
     const ThreadTally coded{t_tally.raw - tally_.raw, t_tally.wire - tally_.wire,
                             t_tally.codec_ns - tally_.codec_ns};
-    record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded);
+    record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded,
+                rc == MPI_SUCCESS ? persistent : nullptr);
   }
+  bool on() const { return on_; }
   CallClock(const CallClock&) = delete;
   CallClock& operator=(const CallClock&) = delete;
 

@@ -144,9 +144,10 @@ class Report:
             return op["bytes"]
         if self.sites:
             sites = [s for s in self.sites if call_operation(str(s.get("call", ""))) == name]
-            # A site counts a call's count and datatype: one rank's block of
-            # an all-to-all or gather, less than the codecs were given. Such a
-            # sum is no payload: unknown, rather than a negative on the wire.
+            # A site's bytes are the data its calls move, never less than
+            # the codecs were given (docs/report.md, "Bytes of a call"); a
+            # smaller sum (an older report's one block of an all-to-all) is
+            # no payload: unknown, rather than a negative on the wire.
             if sites and all("bytes" in s for s in sites):
                 total = sum(s["bytes"] for s in sites)
                 if not op or total >= op.get("bytes_in", 0):
