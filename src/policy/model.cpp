@@ -93,8 +93,9 @@ int CodingEstimate::choose(int kind, size_t bytes, int count, const LinkModel& l
   for (int a = 1; a <= count; ++a) {
     if (a == best) continue;
     Entry& e = at(kind, bytes, a);
-    if (!e.measured || ++e.skipped >= kRetryAfter) {
+    if (!e.measured || ++e.skipped >= e.retry_after) {
       e.skipped = 0;
+      e.retry_after = std::min(2 * e.retry_after, kRetryAfter);
       return a;  // trial
     }
   }

@@ -106,7 +106,11 @@ bool inter_node_direct(const Config& c, const LinkModel& link);
 // serialises.
 class CodingEstimate {
  public:
-  static constexpr uint32_t kRetryAfter = 64;  // messages without a candidate before its next trial
+  // Messages without a candidate before its next trial: 1, then doubling up
+  // to kRetryAfter. Why not kRetryAfter at once: a first trial pays cold
+  // costs (first touch of the frame buffers, the thread pool's start), and a
+  // codec that seemed to lose on them would be left out for 64 messages.
+  static constexpr uint32_t kRetryAfter = 64;
   // The candidate (Candidates::arm, of `count`) to code a message of
   // `bytes` with, 0 for none: a trial of a candidate when nothing is known
   // of it or its retry is due; otherwise, of those that pay, the one whose
@@ -118,7 +122,7 @@ class CodingEstimate {
  private:
   struct Entry {
     bool measured = false;
-    uint32_t skipped = 0;
+    uint32_t skipped = 0, retry_after = 1;
     double ratio = 1, seconds_per_byte = 0;
   };
   Entry& at(int kind, size_t bytes, int arm);
