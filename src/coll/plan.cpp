@@ -213,8 +213,8 @@ void record_time(CommState* state, int slot, double seconds) {
   PMPI_Allreduce(model.best(), slowest, kArms, MPI_DOUBLE, MPI_MAX, state->coll.comm);
   model.agree(slowest);
   const int won = model.settled();
-  const OpKind op = static_cast<OpKind>(slot / RuntimeModel::kSizeClasses);
-  note_settled(op, RuntimeModel::class_bytes(slot), won ? model.codecs().arm(won).name : "raw",
+  const OpKind op = static_cast<OpKind>(slot / kSizeClasses);
+  note_settled(op, class_bytes(slot % kSizeClasses), won ? model.codecs().arm(won).name : "raw",
                won ? layout_name(layout_of(*state, config().hierarchy)) : "pass-through");
   if (config().verbose < 2 || state->coll.rank != 0) return;
   // Rank 0's codec names: a Bcast's other ranks may have coded other kinds.
@@ -227,7 +227,7 @@ void record_time(CommState* state, int slot, double seconds) {
   }
   std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",
                call_name(op, CallForm::blocking).c_str(),
-               RuntimeModel::class_bytes(slot), won ? model.codecs().arm(won).name : "raw",
+               class_bytes(slot % kSizeClasses), won ? model.codecs().arm(won).name : "raw",
                arms.c_str());
 }
 

@@ -4,12 +4,6 @@
 
 namespace adacomp {
 
-int size_class(size_t bytes) {
-  int cls = 0;
-  while (cls + 1 < RuntimeModel::kSizeClasses && (size_t{1} << (cls + 1)) <= bytes) ++cls;
-  return cls;
-}
-
 int PathChoice::next(const Candidates& codecs) {
   if (!exploring_) return settled_;
   if (step_ == 0) {
@@ -75,8 +69,8 @@ bool inter_node_direct(const Config& c, const LinkModel& link) {
 
 CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes, int arm) {
   constexpr int kArms = Candidates::kMax;
-  if (entries_.empty()) entries_.resize(4 * RuntimeModel::kSizeClasses * kArms);
-  const size_t cls = static_cast<size_t>(kind & 3) * RuntimeModel::kSizeClasses + size_class(bytes);
+  if (entries_.empty()) entries_.resize(4 * kSizeClasses * kArms);
+  const size_t cls = static_cast<size_t>(kind & 3) * kSizeClasses + size_class(bytes);
   return entries_[cls * kArms + static_cast<size_t>(arm - 1)];
 }
 

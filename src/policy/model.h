@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "policy/config.h"
+#include "policy/size_class.h"
 #include "policy/tier.h"
 
 namespace adacomp {
@@ -73,13 +74,10 @@ class PathChoice {
 class RuntimeModel {
  public:
   static constexpr int kMaxOps = 16;
-  static constexpr int kSizeClasses = 48;
-  // The slot of op's calls of `bytes`, as an index that fits a CallResult
-  // (runtime/call_result.h), and the slot itself.
+  // The slot of op's calls of `bytes` (op * kSizeClasses + size class), as
+  // an index that fits a CallResult (runtime/call_result.h), and the slot itself.
   int slot(int op, size_t bytes);
   PathChoice& at(int slot) { return slots_[static_cast<size_t>(slot)]; }
-  // The least message size of the slot's class (size_class).
-  static size_t class_bytes(int slot) { return size_t{1} << (slot % kSizeClasses); }
 
  private:
   std::vector<PathChoice> slots_;  // allocated on first use
@@ -128,7 +126,5 @@ class CodingEstimate {
   Entry& at(int kind, size_t bytes, int arm);
   std::vector<Entry> entries_;
 };
-
-int size_class(size_t bytes);
 
 }  // namespace adacomp

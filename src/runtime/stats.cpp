@@ -39,12 +39,6 @@ std::atomic<uint64_t> g_passes[kPassReasons] = {};
 std::mutex g_settled_mu;
 std::vector<Settled> g_settled;
 
-int size_class(long long bytes) {
-  int k = 0;
-  while (bytes > 0 && k + 1 < kSizeClasses) bytes >>= 1, ++k;
-  return k;
-}
-
 std::vector<uint64_t> local_values() {
   std::vector<uint64_t> v(kValues);
   for (int g = 0; g < kRegions; ++g)
@@ -103,7 +97,7 @@ void record_call(CallId id, void* site, uint64_t ns, long long bytes, const Thre
   if (bytes < 0) return;
   if (!persistent)  // else counted at each start
     g_call_times.bytes[id].fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
-  const int k = size_class(bytes);
+  const int k = size_class(static_cast<size_t>(bytes));
   g_call_times.sized_calls[id][k].fetch_add(1, std::memory_order_relaxed);
   g_call_times.sized_ns[id][k].fetch_add(ns, std::memory_order_relaxed);
 }
@@ -200,7 +194,7 @@ void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
     CallRow row{kCallNames[c], sum[b], sum[b + 1] * 1e-9, range(b + 1, 1e-9), {}};
     for (int k = 0; k < kSizeClasses; ++k) {
       const int z = kSizeBase + 2 * (c * kSizeClasses + k);
-      if (sum[z]) row.sizes.push_back({k == 0 ? 0 : 1ull << (k - 1), sum[z], sum[z + 1] * 1e-9});
+      if (sum[z]) row.sizes.push_back({class_bytes(k), sum[z], sum[z + 1] * 1e-9});
     }
     d.calls.push_back(row);
   }

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "policy/size_class.h"
 #include "runtime/op_stats.h"
 
 namespace adacomp {
@@ -27,8 +28,6 @@ enum CallId : int {
 };
 const char* call_name(CallId id);  // "Allreduce", as in MPI_Allreduce
 
-// Message-size classes of the call histograms: 0 bytes, then [2^(k-1), 2^k).
-constexpr int kSizeClasses = 42;
 
 struct CallTimes {
   std::atomic<bool> on{false};
