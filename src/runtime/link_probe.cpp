@@ -62,7 +62,7 @@ void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
 
 }  // namespace
 
-LinkModel probe_inter_node_link(const CommState& world) {
+LinkModel probe_inter_node_link(const CommState& world, const Config& c) {
   const Locality& loc = world.loc;
   // Nodes 2k and 2k+1 form pair k; their leaders probe at the same time
   // (different links), and every rank takes the median over the pairs.
@@ -73,6 +73,7 @@ LinkModel probe_inter_node_link(const CommState& world) {
   PMPI_Comm_split(world.coll.comm, probing ? loc.node / 2 : MPI_UNDEFINED, loc.node, &pair);
   if (probing) {
     probe_pair(pair, loc.node % 2 == 0, &mine[0], &mine[1]);
+    if (loc.node == c.probe_outlier_node) mine[0] *= c.probe_outlier_factor;
     PMPI_Comm_free(&pair);
     if (loc.node % 2) mine[0] = mine[1] = 0;  // the first end reports the pair
   }

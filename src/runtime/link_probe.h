@@ -13,7 +13,8 @@
 
 namespace adacomp {
 
-// Collective over the world state's private communicator.
-LinkModel probe_inter_node_link(const CommState& world);
+// Collective over the world state's private communicator. `c` may name a
+// node whose leader's reading is scaled (ADACOMP_LINK_PROBE_OUTLIER, tests).
+LinkModel probe_inter_node_link(const CommState& world, const Config& c);
 
 }  // namespace adacomp

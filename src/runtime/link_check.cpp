@@ -1,0 +1,69 @@
+#include "runtime/link_check.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "runtime/eager_limit.h"
+#include "runtime/runtime.h"
+
+namespace adacomp {
+namespace {
+
+LinkModel g_at_init;
+bool g_measured = false;
+std::atomic<double> g_bandwidth{0};
+std::atomic<double> g_achieved{0};
+std::atomic<unsigned> g_raises{0};
+
+void raise_to(std::atomic<double>& v, double x) {
+  double old = v.load(std::memory_order_relaxed);
+  while (x > old && !v.compare_exchange_weak(old, x, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+void link_start(const LinkModel& link, bool measured) {
+  g_at_init = link;
+  g_measured = measured && link.known();
+  g_bandwidth.store(link.bandwidth_Bps, std::memory_order_relaxed);
+  g_achieved.store(0, std::memory_order_relaxed);
+  g_raises.store(0, std::memory_order_relaxed);
+}
+
+LinkModel link_now() {
+  LinkModel l = g_at_init;
+  l.bandwidth_Bps = g_bandwidth.load(std::memory_order_relaxed);
+  return l;
+}
+LinkModel link_at_init() { return g_at_init; }
+bool link_measured() { return g_measured; }
+
+void note_link_transfer(size_t bytes, double seconds) {
+  // The part of a rendezvous message that may have come with its request,
+  // before the receive was posted: at most the eager limit (whichever
+  // transport's is larger). Smaller bodies tell nothing.
+  const size_t eager = std::max(eager_limit(), kDefaultEagerLimit);
+  if (!g_measured || bytes < 4 * eager || !(seconds > 0)) return;
+  raise_to(g_achieved, static_cast<double>(bytes - eager) / seconds);
+}
+
+double link_achieved() { return g_achieved.load(std::memory_order_relaxed); }
+
+double link_vote() {
+  if (!g_measured) return 0;
+  return std::max(g_bandwidth.load(std::memory_order_relaxed), link_achieved());
+}
+
+void link_agree(double largest_vote) {
+  if (!g_measured) return;
+  double old = g_bandwidth.load(std::memory_order_relaxed);
+  while (largest_vote > old &&
+         !g_bandwidth.compare_exchange_weak(old, largest_vote, std::memory_order_relaxed)) {
+  }
+  if (largest_vote > old) g_raises.fetch_add(1, std::memory_order_relaxed);
+}
+
+unsigned link_raises() { return g_raises.load(std::memory_order_relaxed); }
+
+}  // namespace adacomp
