@@ -1,9 +1,10 @@
 // The link between nodes (docs/p2p.md, "Routes between nodes"), under
 // ADACOMP_NODE_MAP with the probe's test hook ADACOMP_LINK_PROBE_OUTLIER:
-//   agree high|low  six one-rank nodes (three probing pairs), node 0's
-//                   reading scaled by 1e9 (high) or 1e-9 (low): every rank
-//                   holds the same figure, bit for bit, and the outlier does
-//                   not decide it (the median of the pairs);
+//   agree high|low  one node's reading scaled by 1e9 (high) or 1e-9 (low):
+//                   every rank holds the same figure, bit for bit, and the
+//                   outlier does not decide it (six one-rank nodes: the
+//                   median of three pairs; two nodes, high at either end:
+//                   the lower of the pair's two readings);
 //   raise REPORT    two nodes, node 0's reading scaled by 1e-6 (a probe
 //                   taken at a loaded moment): point-to-point is framed and
 //                   coded; the coded bodies' receives show the link achieves
@@ -53,8 +54,8 @@ void agree(bool high) {
         l.probed_Bps, l.bandwidth_Bps);
   CHECK(same_everywhere(l.bandwidth_Bps) && same_everywhere(l.latency_s),
         "ranks disagree on the link: %g B/s, %g s here", l.bandwidth_Bps, l.latency_s);
-  // Node 0's pair read at least 1 MB/s here (shared memory), so scaled by
-  // 1e9 it is above 1e15 B/s; scaled by 1e-9, below 1e3 B/s (under 1 TB/s).
+  // A pair reads at least 1 MB/s here (shared memory), so scaled by 1e9 it
+  // is above 1e15 B/s; scaled by 1e-9, below 1e3 B/s (under 1 TB/s).
   if (high)
     CHECK(l.bandwidth_Bps < 1e13, "a high outlier decided the figure: %g B/s", l.bandwidth_Bps);
   else
