@@ -144,7 +144,9 @@ bool job_spans_nodes() { return g_spans_nodes; }
 
 bool threads_share_buffers() { return g_thread_multiple; }
 bool p2p_direct_between_nodes() { return g_p2p_direct; }
-const char* p2p_route_name() { return !g_spans_nodes ? "none" : g_p2p_direct ? "direct" : "framed"; }
+const char* p2p_route_name() {
+  return !g_spans_nodes ? "none" : g_p2p_direct ? "direct" : "framed";
+}
 size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
 const Config& config() { return g_config; }

@@ -66,7 +66,8 @@ void agree(bool high) {
 double value(int from, size_t i, int round) {
   uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(from) << 32 | round);
   h ^= h >> 29;
-  return 1.0 + static_cast<double>(h & ((uint64_t{1} << 40) - 1)) / static_cast<double>(uint64_t{1} << 40);
+  const double scale = static_cast<double>(uint64_t{1} << 40);
+  return 1.0 + static_cast<double>(h & ((uint64_t{1} << 40) - 1)) / scale;
 }
 
 std::string file_text(const std::string& path) {
@@ -131,8 +132,9 @@ int check_outputs(const std::string& report, const std::string& printed) {
       ++wrong;
     }
   }
-  for (const char* want : {"link between nodes", "(measured at MPI_Init); point-to-point between nodes framed",
-                           "raised during the run", "point-to-point between nodes: framed"}) {
+  for (const char* want :
+       {"link between nodes", "(measured at MPI_Init); point-to-point between nodes framed",
+        "raised during the run", "point-to-point between nodes: framed"}) {
     if (text.find(want) == std::string::npos) {
       std::printf("FAIL: the library printed no '%s'\n", want);
       ++wrong;
