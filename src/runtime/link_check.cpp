@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 
-#include "runtime/eager_limit.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
@@ -40,12 +39,15 @@ LinkModel link_at_init() { return g_at_init; }
 bool link_measured() { return g_measured; }
 
 void note_link_transfer(size_t bytes, double seconds) {
-  // The part of a rendezvous message that may have come with its request,
-  // before the receive was posted: at most the eager limit (whichever
-  // transport's is larger). Smaller bodies tell nothing.
-  const size_t eager = std::max(eager_limit(), kDefaultEagerLimit);
-  if (!g_measured || bytes < 4 * eager || !(seconds > 0)) return;
-  raise_to(g_achieved, static_cast<double>(bytes - eager) / seconds);
+  // The part of a message that may have come before the receive was posted:
+  // at most the eager limit, which some transports (UCX's rendezvous
+  // threshold, say) set higher than the one the library knows; so at least
+  // kHead. Bodies under four times that are left out: they might have
+  // travelled eagerly, whole, and their time would say nothing.
+  constexpr size_t kHead = 256 << 10;
+  const size_t head = std::max(eager_limit(), kHead);
+  if (!g_measured || bytes < 4 * head || !(seconds > 0)) return;
+  raise_to(g_achieved, static_cast<double>(bytes - head) / seconds);
 }
 
 double link_achieved() { return g_achieved.load(std::memory_order_relaxed); }

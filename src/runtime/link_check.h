@@ -5,9 +5,11 @@
 // by the probe (runtime/link_probe.h). A measured figure can be skewed low by
 // a loaded moment, and point-to-point senders would then code where coding
 // does not pay. So the receiver of every coded body from another node that
-// is large enough to travel by rendezvous times its receive: the data cannot
-// move before the receive is posted, so (bytes - eager limit) / seconds is a
-// rate the link certainly achieved, whatever the load (a lower bound). The
+// is large enough to travel by rendezvous (1 MiB, four times the larger of
+// the eager limit and 256 KiB) times its receive: beyond what may come with
+// the request, the data cannot move before the receive is posted, so
+// (bytes - that head) / seconds is a rate the link certainly achieved,
+// whatever the load (a lower bound). The
 // ranks agree on raising the figure in-band, within the runtime model's
 // settlements (coll/plan.cpp record_time: one more value in the MAX that
 // already agrees on the settled arm): every rank of the communicator
