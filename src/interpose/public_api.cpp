@@ -56,7 +56,7 @@ ADACOMP_EXPORT int adacomp_get_link(adacomp_link* out) {
   out->probed_Bps = out->measured ? adacomp::link_at_init().bandwidth_Bps : 0;
   out->achieved_Bps = adacomp::link_achieved();
   out->raises = static_cast<int>(adacomp::link_raises());
-  out->p2p_direct = adacomp::p2p_direct_between_nodes();
+  out->p2p_direct = adacomp::job_spans_nodes() && adacomp::p2p_direct_between_nodes();
   return 0;
 }
 
