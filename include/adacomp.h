@@ -36,6 +36,21 @@ typedef struct adacomp_xor_memory {
   unsigned long long recv_bytes, recv_peak;
 } adacomp_xor_memory;
 
+/* The link between nodes as this rank uses it (docs/p2p.md, "Routes between
+ * nodes"). bandwidth_Bps is 0 when unknown. */
+typedef struct adacomp_link {
+  double bandwidth_Bps;  /* in use now: calibrated, or measured at MPI_Init
+                            and perhaps raised during the run */
+  double latency_s;
+  double probed_Bps;     /* the probe's agreed figure at MPI_Init (0: not measured) */
+  double achieved_Bps;   /* the best rate this rank's receives of coded bodies
+                            from other nodes achieved (0: none yet) */
+  int measured;          /* 1 measured, 0 calibrated or unknown */
+  int raises;            /* times an agreement raised bandwidth_Bps on this rank */
+  int p2p_direct;        /* 1: point-to-point between nodes is direct (MPI's
+                            own calls); 0: framed, or the job is on one node */
+} adacomp_link;
+
 /* Library version, e.g. "0.1.0". */
 const char* adacomp_version(void);
 
@@ -45,6 +60,9 @@ int adacomp_get_stats(const char* op, adacomp_op_stats* out);
 
 /* Fills *out with this process's inter-step reference memory. Returns 0. */
 int adacomp_get_xor_memory(adacomp_xor_memory* out);
+
+/* Fills *out with this rank's link figures. Returns 0. */
+int adacomp_get_link(adacomp_link* out);
 
 /* Compressed nonblocking and persistent collectives started on this rank
  * whose schedules have not finished (the application may still have to

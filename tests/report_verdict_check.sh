@@ -5,7 +5,8 @@
 #  - one host, default settings: the verdict says one host, not the
 #    thresholds or the model;
 #  - two declined "nodes" (ADACOMP_NODE_MAP) with the thresholds out of
-#    reach: below_threshold, and the link measured at MPI_Init;
+#    reach: below_threshold, and the link measured at MPI_Init, with the
+#    route class, in the banner and both reports;
 #  - a forced lossless run on a calibrated slow link: a gain in seconds,
 #    estimated from the bytes kept off each node's link (the sentence says so),
 #    point-to-point bytes counted once (send row only), settings with
@@ -70,6 +71,12 @@ assert "ADACOMP_THRESHOLD_LOSSLESS = never" in v["text"], v
 l = r["link"]
 assert l["source"] == "measured" and l["bandwidth_Bps"] > 0 and l["latency_s"] > 0, l
 assert "measured at MPI_Init" in out, out
+# The link and the route class: in the banner, the text report and the JSON.
+route = l["p2p_between_nodes"]
+assert route in ("direct", "framed") and l["probed_Bps"] == l["bandwidth_Bps"], l
+assert l["raised_in_run"] is False, l
+assert "(measured at MPI_Init); point-to-point between nodes " + route in out, out
+assert "point-to-point between nodes: " + route in out, out
 '
 
 conf=$dir/site.conf

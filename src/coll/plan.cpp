@@ -7,6 +7,7 @@
 #include "coll/schedule.h"
 #include "policy/gate.h"
 #include "runtime/args.h"
+#include "runtime/link_check.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
@@ -208,10 +209,15 @@ void record_time(CommState* state, int slot, double seconds) {
   if (slot < 0) return;
   PathChoice& model = state->model.at(slot);
   if (!model.record(seconds)) return;
+  // One MAX agrees on the arms' times and, in-band, on the link figure
+  // (runtime/link_check.h): the same value on every rank of the communicator.
   constexpr int kArms = PathChoice::kMaxArms;
-  double slowest[kArms];
-  PMPI_Allreduce(model.best(), slowest, kArms, MPI_DOUBLE, MPI_MAX, state->coll.comm);
+  double mine[kArms + 1], slowest[kArms + 1];
+  std::copy(model.best(), model.best() + kArms, mine);
+  mine[kArms] = link_vote();
+  PMPI_Allreduce(mine, slowest, kArms + 1, MPI_DOUBLE, MPI_MAX, state->coll.comm);
   model.agree(slowest);
+  link_agree(slowest[kArms]);
   const int won = model.settled();
   const OpKind op = static_cast<OpKind>(slot / kSizeClasses);
   note_settled(op, class_bytes(slot % kSizeClasses), won ? model.codecs().arm(won).name : "raw",

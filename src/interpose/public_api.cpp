@@ -6,6 +6,7 @@
 #include "coll/schedule.h"
 #include "p2p/interstep.h"
 #include "policy/tier.h"
+#include "runtime/link_check.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
 
@@ -44,6 +45,18 @@ ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
   out->send_peak = m.send_peak;
   out->recv_bytes = m.recv_bytes;
   out->recv_peak = m.recv_peak;
+  return 0;
+}
+
+ADACOMP_EXPORT int adacomp_get_link(adacomp_link* out) {
+  const adacomp::LinkModel now = adacomp::inter_node_link();
+  out->bandwidth_Bps = now.bandwidth_Bps;
+  out->latency_s = now.latency_s;
+  out->measured = adacomp::link_measured();
+  out->probed_Bps = out->measured ? adacomp::link_at_init().bandwidth_Bps : 0;
+  out->achieved_Bps = adacomp::link_achieved();
+  out->raises = static_cast<int>(adacomp::link_raises());
+  out->p2p_direct = adacomp::job_spans_nodes() && adacomp::p2p_direct_between_nodes();
   return 0;
 }
 

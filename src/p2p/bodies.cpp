@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "p2p/internal.h"
+#include "runtime/link_check.h"
 
 namespace adacomp {
 namespace {
@@ -19,6 +20,10 @@ MPI_Comm g_world = MPI_COMM_NULL;
 // marker arrives, so two bodies in flight never share one.
 std::unique_ptr<std::atomic<uint32_t>[]> g_next;
 int g_tag_span = 32767;
+// Each world rank's node, and this rank's: bodies from another node tell
+// the link check what the link achieves (runtime/link_check.h).
+std::vector<int> g_node_of;
+int g_my_node = 0;
 
 int body_tag(uint32_t sequence) { return 1 + static_cast<int>(sequence % g_tag_span); }
 
@@ -33,6 +38,10 @@ void bodies_open() {
   int found = 0;
   PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
   if (found && ub && *ub > 1) g_tag_span = *ub;  // tags 1..tag_ub
+  if (const CommState* w = find_comm_state(MPI_COMM_WORLD)) {
+    g_node_of = w->loc.node_of;
+    g_my_node = w->loc.node;
+  }
   if (PMPI_Comm_dup(MPI_COMM_WORLD, &g_world) == MPI_SUCCESS)
     PMPI_Comm_set_errhandler(g_world, MPI_ERRORS_RETURN);
 }
@@ -79,8 +88,13 @@ int send_body(int to, std::vector<uint8_t>&& frame, uint32_t* sequence) {
 
 int recv_body(int from, const Marker& m, std::vector<uint8_t>* body) {
   body->resize(m.body_bytes);
-  return PMPI_Recv(body->data(), static_cast<int>(m.body_bytes), MPI_BYTE, from,
-                   body_tag(m.sequence), g_world, MPI_STATUS_IGNORE);
+  const double start = PMPI_Wtime();
+  const int rc = PMPI_Recv(body->data(), static_cast<int>(m.body_bytes), MPI_BYTE, from,
+                           body_tag(m.sequence), g_world, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && from < static_cast<int>(g_node_of.size()) &&
+      g_node_of[static_cast<size_t>(from)] != g_my_node)
+    note_link_transfer(m.body_bytes, PMPI_Wtime() - start);
+  return rc;
 }
 
 }  // namespace adacomp

@@ -74,6 +74,20 @@ bool parse_on_off(const std::string& v, bool* out) {
   return parse_choice(v, {{"on", true}, {"off", false}}, out);
 }
 
+// ADACOMP_LINK_PROBE_OUTLIER: "none", or NODE:FACTOR (a node index, a
+// positive factor).
+bool parse_probe_outlier(const std::string& v, Config* c) {
+  c->probe_outlier_node = -1;
+  c->probe_outlier_factor = 1;
+  if (v == "none") return true;
+  const size_t colon = v.find(':');
+  double factor = 0;
+  return colon != std::string::npos &&
+         parse_int(v.substr(0, colon), 0, 1 << 30, &c->probe_outlier_node) &&
+         parse_positive(v.substr(colon + 1), &factor) && factor > 0 &&
+         (c->probe_outlier_factor = factor, true);
+}
+
 // ADACOMP_NODE_MAP: comma-separated positive block sizes.
 bool parse_node_map(const std::string& text, std::vector<int>* blocks) {
   blocks->clear();
@@ -219,6 +233,9 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) {
        return parse_int(v, 1, kMaxSiteDepth, &c.report_site_depth);
      }},
+    {"ADACOMP_LINK_PROBE_OUTLIER", "none",
+     "NODE:FACTOR (tests: node NODE's leader scales its link probe's bandwidth by FACTOR)",
+     [](const std::string& v, Config& c) { return parse_probe_outlier(v, &c); }},
     {"ADACOMP_FAULT", "none", "corrupt-frames|none",
      [](const std::string& v, Config& c) {
        c.fault_corrupt_frames = v == "corrupt-frames";
@@ -369,7 +386,8 @@ std::string config_fingerprint(const Config& c) {
     << ";model=" << c.model << ";link="
     << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
     << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy)
-    << ";nonblocking=" << c.nonblocking << ";nodes=";
+    << ";nonblocking=" << c.nonblocking << ";route=" << int(c.p2p_route)
+    << ";outlier=" << c.probe_outlier_node << "," << c.probe_outlier_factor << ";nodes=";
   for (int n : c.node_map) f << n << ",";
   return f.str();
 }

@@ -118,6 +118,12 @@ struct Config {
   // Test-only fault injection: corrupt outgoing frames so that the error
   // path can be exercised end to end. Not part of the agreed configuration.
   bool fault_corrupt_frames = false;
+  // Test-only: the leader of node probe_outlier_node (-1: none) multiplies
+  // the bandwidth its link probe measured by probe_outlier_factor, to show
+  // that one rank's outlier does not decide the agreed figure
+  // (runtime/link_probe.h). Agreed like every other setting.
+  int probe_outlier_node = -1;
+  double probe_outlier_factor = 1;
 
   bool lossy_enabled() const { return abs_error_bound > 0 || rel_error_bound > 0; }
   // The adaptive policy (the default) decides from measurements; the other

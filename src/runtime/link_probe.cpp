@@ -57,32 +57,55 @@ void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
     if (done) break;
     bytes *= 2;
   }
-  *bandwidth = t > *latency ? static_cast<double>(bytes) / (t - *latency) : 0;
+  // Latency comes off only where it is well under the transfer: a loaded
+  // host can inflate it to nearly the largest transfer's time, and t minus
+  // it would then make any rate. There bytes / t, latency included, is
+  // still a rate the link achieved (a low one, which the check during the
+  // run raises: runtime/link_check.h), so the probe never reads none.
+  const double b = static_cast<double>(bytes);
+  *bandwidth = t > 2 * *latency ? b / (t - *latency) : t > 0 ? b / t : 0;
 }
 
 }  // namespace
 
-LinkModel probe_inter_node_link(const CommState& world) {
+LinkModel probe_inter_node_link(const CommState& world, const Config& c) {
   const Locality& loc = world.loc;
   // Nodes 2k and 2k+1 form pair k; their leaders probe at the same time
-  // (different links), and every rank takes the median over the pairs.
-  double mine[2] = {0, 0};  // bandwidth, latency
+  // (different links). Both ends time the same round trips, and each
+  // reports its reading: a pair's figure is the lower one (an end that
+  // read high does not decide it; one that read low is raised during the
+  // run, runtime/link_check.h), and every rank takes the median over the
+  // pairs, from the same gathered figures, so all agree bit for bit.
+  double mine[2] = {0, 0};  // bandwidth, latency; zero: not a probing leader
   const int pair_node = loc.node ^ 1;
   const bool probing = loc.local_rank == 0 && pair_node < loc.nodes;
   MPI_Comm pair = MPI_COMM_NULL;
   PMPI_Comm_split(world.coll.comm, probing ? loc.node / 2 : MPI_UNDEFINED, loc.node, &pair);
   if (probing) {
     probe_pair(pair, loc.node % 2 == 0, &mine[0], &mine[1]);
+    if (loc.node == c.probe_outlier_node) mine[0] *= c.probe_outlier_factor;
     PMPI_Comm_free(&pair);
-    if (loc.node % 2) mine[0] = mine[1] = 0;  // the first end reports the pair
   }
   std::vector<double> all(2 * static_cast<size_t>(world.coll.size));
   PMPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, world.coll.comm);
+  // Per pair, the lower positive reading (an end may measure none) and
+  // that end's latency.
+  std::vector<double> pair_bandwidth(static_cast<size_t>(loc.nodes / 2), 0);
+  std::vector<double> pair_latency(pair_bandwidth.size(), 0);
+  for (int r = 0; r < world.coll.size; ++r) {
+    const double bandwidth = all[2 * static_cast<size_t>(r)];
+    const size_t k = static_cast<size_t>(loc.node_of[static_cast<size_t>(r)] / 2);
+    if (bandwidth <= 0 || k >= pair_bandwidth.size()) continue;
+    if (pair_bandwidth[k] == 0 || bandwidth < pair_bandwidth[k]) {
+      pair_bandwidth[k] = bandwidth;
+      pair_latency[k] = all[2 * static_cast<size_t>(r) + 1];
+    }
+  }
   std::vector<double> bandwidths, latencies;
-  for (size_t r = 0; r < all.size(); r += 2) {
-    if (all[r] <= 0) continue;
-    bandwidths.push_back(all[r]);
-    latencies.push_back(all[r + 1]);
+  for (size_t k = 0; k < pair_bandwidth.size(); ++k) {
+    if (pair_bandwidth[k] <= 0) continue;
+    bandwidths.push_back(pair_bandwidth[k]);
+    latencies.push_back(pair_latency[k]);
   }
   LinkModel link;
   link.bandwidth_Bps = median(bandwidths);

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "policy/config.h"
+#include "runtime/link_check.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
@@ -186,10 +187,14 @@ void write_regions(FILE* f, const ReportData& d) {
 
 LinkFigures report_link() {
   LinkFigures l;
-  const LinkModel& inter = inter_node_link();
+  const LinkModel inter = inter_node_link();
   const LinkModel& intra = config().intra;
   if (inter.known()) {
     l = {inter.bandwidth_Bps, inter.latency_s, config().link.known() ? "calibrated" : "measured"};
+    if (link_measured()) {
+      l.probed_Bps = link_at_init().bandwidth_Bps;
+      l.raised = l.bandwidth_Bps > l.probed_Bps;
+    }
   } else if (intra.known()) {  // a job inside one node, calibrated there
     l = {intra.bandwidth_Bps, intra.latency_s, "calibrated"};
   }
@@ -248,13 +253,15 @@ bool write_report(const std::string& path, const ReportData& d, std::string* err
                range_json(d.wall_seconds).c_str(), range_json(d.mpi_seconds).c_str());
   write_settings(f);
   // The link the saved-time estimates use: calibrated, or measured at
-  // MPI_Init; and the route point-to-point took between nodes.
+  // MPI_Init (then perhaps raised by the check during the run: the probe's
+// figure beside it); and the route point-to-point took between nodes.
   std::fprintf(f,
                "  \"link\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"calibrated\": %s, "
-               "\"source\": \"%s\", \"p2p_between_nodes\": \"%s\"},\n",
+               "\"source\": \"%s\", \"probed_Bps\": %.9g, \"raised_in_run\": %s, "
+               "\"p2p_between_nodes\": \"%s\"},\n",
                d.link.bandwidth_Bps, d.link.latency_s,
                std::strcmp(d.link.source, "calibrated") == 0 ? "true" : "false", d.link.source,
-               !job_spans_nodes() ? "none" : p2p_direct_between_nodes() ? "direct" : "framed");
+               d.link.probed_Bps, d.link.raised ? "true" : "false", p2p_route_name());
   std::fprintf(f, "  \"operations\": {\n");
   for (size_t i = 0; i < d.ops.size(); ++i) {
     const OpRow& r = d.ops[i];

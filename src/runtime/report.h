@@ -85,6 +85,10 @@ struct Settled {
 struct LinkFigures {
   double bandwidth_Bps = 0, latency_s = 0;
   const char* source = "none";  // "calibrated", "measured" or "none"
+  // Measured: the probe's figure at MPI_Init, and whether the check during
+  // the run raised it (runtime/link_check.h).
+  double probed_Bps = 0;
+  bool raised = false;
 };
 LinkFigures report_link();
 // Wire time saved by sending `wire` bytes for `raw`, less `codec_ns` of

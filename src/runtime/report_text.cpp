@@ -46,8 +46,13 @@ const char* pass_reason(const ReportData& d) {
 
 std::string link_text(const LinkFigures& l) {
   if (!(l.bandwidth_Bps > 0)) return "no link figure (not calibrated, not measured)";
-  return format("%.4g MB/s, %.3g us", l.bandwidth_Bps / 1e6, l.latency_s * 1e6) + " (" +
-         (std::string(l.source) == "measured" ? "measured at MPI_Init" : "calibrated") + ")";
+  std::string source = std::string(l.source) == "measured" ? "measured at MPI_Init" : "calibrated";
+  if (l.raised)
+    source = format("measured: %.4g MB/s at MPI_Init, raised during the run to what the library's "
+                    "transfers between nodes achieved",
+                    l.probed_Bps / 1e6);
+  return format("%.4g MB/s, %.3g us", l.bandwidth_Bps / 1e6, l.latency_s * 1e6) + " (" + source +
+         ")";
 }
 
 void coded_verdict(const ReportData& d, uint64_t coded, uint64_t raw, uint64_t wire,
@@ -160,7 +165,8 @@ void print_report(const ReportData& d, int verbose) {
   const Verdict v = judge(d);
   std::fprintf(stderr, "adacomp: %s\nadacomp: next step: %s\n", v.text.c_str(),
                v.next_step.c_str());
-  std::fprintf(stderr, "adacomp: link: %s\n", link_text(d.link).c_str());
+  std::fprintf(stderr, "adacomp: link: %s; point-to-point between nodes: %s\n",
+               link_text(d.link).c_str(), p2p_route_name());
   std::string chosen;
   for (const SettingValue& s : config().settings)
     if (s.source != "default")

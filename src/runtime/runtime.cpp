@@ -13,6 +13,7 @@
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
 #include "runtime/eager_limit.h"
+#include "runtime/link_check.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"
 #include "runtime/mpi_library.h"
@@ -23,7 +24,6 @@ namespace adacomp {
 namespace {
 
 Config g_config;
-LinkModel g_inter_link;
 size_t g_eager_limit = kDefaultEagerLimit;
 bool g_spans_nodes = false;
 int g_nodes = 1;
@@ -140,12 +140,15 @@ void print_banner() {
 }  // namespace
 
 bool runtime_active() { return g_active; }
-const LinkModel& inter_node_link() { return g_inter_link; }
+LinkModel inter_node_link() { return link_now(); }
 bool job_spans_nodes() { return g_spans_nodes; }
 int job_nodes() { return g_nodes; }
 
 bool threads_share_buffers() { return g_thread_multiple; }
 bool p2p_direct_between_nodes() { return g_p2p_direct; }
+const char* p2p_route_name() {
+  return !g_spans_nodes ? "none" : g_p2p_direct ? "direct" : "framed";
+}
 size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
 const Config& config() { return g_config; }
@@ -220,11 +223,13 @@ void runtime_start() {
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   g_thread_multiple = provided == MPI_THREAD_MULTIPLE;
-  g_inter_link = g_config.link;
+  LinkModel link = g_config.link;
   // Only the adaptive policy's point-to-point decisions use it.
-  if (!g_inter_link.known() && g_config.model && g_config.adaptive() && world->spans_nodes())
-    g_inter_link = probe_inter_node_link(*world);
-  g_p2p_direct = inter_node_direct(g_config, g_inter_link);
+  const bool measured =
+      !link.known() && g_config.model && g_config.adaptive() && world->spans_nodes();
+  if (measured) link = probe_inter_node_link(*world, g_config);
+  link_start(link, measured);
+  g_p2p_direct = inter_node_direct(g_config, link);
   set_call_timing(g_config.verbose > 0 || !g_config.report_path.empty());
   g_active = true;
   if (g_config.verbose && world->coll.rank == 0) {
@@ -233,15 +238,23 @@ void runtime_start() {
       std::fprintf(stderr,
                    "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s); "
                    "point-to-point between nodes %s\n",
-                   world->coll.size, world->loc.nodes, g_inter_link.bandwidth_Bps / 1e6,
-                   g_inter_link.latency_s * 1e6, g_config.link.known() ? "calibrated" : "measured",
-                   g_p2p_direct ? "direct" : "framed");
+                   world->coll.size, world->loc.nodes, link.bandwidth_Bps / 1e6,
+                   link.latency_s * 1e6,
+                   g_config.link.known() ? "calibrated"
+                   : measured            ? "measured at MPI_Init"
+                                         : "not measured",
+                   p2p_route_name());
   }
 }
 
 void runtime_stop() {
   if (!g_active) return;
   const MPI_Comm world = comm_state(MPI_COMM_WORLD)->coll.comm;
+  if (link_measured()) {  // the report shows one figure: every rank's check, agreed
+    double vote = link_vote(), largest = 0;
+    PMPI_Allreduce(&vote, &largest, 1, MPI_DOUBLE, MPI_MAX, world);
+    link_agree(largest);
+  }
   report_stats(world, g_config.verbose, g_report_path);
   // Every rank enters PMPI_Finalize only once rank 0 has printed and written
   // the report. Otherwise the other ranks start disconnecting while rank 0

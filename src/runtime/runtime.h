@@ -16,8 +16,9 @@ namespace adacomp {
 bool runtime_active();
 const Config& config();
 // The link between nodes: calibrated, or measured at MPI_Init when the job
-// spans nodes (unknown otherwise).
-const LinkModel& inter_node_link();
+// spans nodes (unknown otherwise), and raised during the run by what the
+// library's own transfers achieved (runtime/link_check.h).
+LinkModel inter_node_link();
 // The largest message every rank's MPI sends eagerly (runtime/eager_limit.h).
 size_t eager_limit();
 // Whether MPI_COMM_WORLD spans several nodes (if not, no communicator does).
@@ -31,6 +32,9 @@ bool threads_share_buffers();
 // Whether point-to-point between nodes travels direct (policy/model.h
 // inter_node_direct), decided once at MPI_Init from agreed inputs.
 bool p2p_direct_between_nodes();
+// That route class as the banner and the report name it: "direct",
+// "framed", or "none" (the job runs on one node).
+const char* p2p_route_name();
 // The adaptive policy never codes inside a node unless calibration found
 // that it pays there: on a job inside one node it passes everything through.
 bool node_local_raw();

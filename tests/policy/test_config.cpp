@@ -188,6 +188,24 @@ void fingerprint() {
   EXPECT(config_fingerprint(a) != config_fingerprint(b));
   EXPECT(load("", {"ADACOMP_LOSSLESS_CODEC=zstd"}, &b, &error));
   EXPECT(config_fingerprint(a) != config_fingerprint(b));
+  // Which communicators have point-to-point state, and the probe's figure.
+  EXPECT(load("", {"ADACOMP_P2P_ROUTE=direct"}, &b, &error));
+  EXPECT(config_fingerprint(a) != config_fingerprint(b));
+  EXPECT(load("", {"ADACOMP_LINK_PROBE_OUTLIER=0:1e9"}, &b, &error));
+  EXPECT(config_fingerprint(a) != config_fingerprint(b));
+}
+
+// The probe's test hook: NODE:FACTOR or none; errors name the variable.
+void probe_outlier() {
+  Config c;
+  std::string error;
+  EXPECT(load("", {}, &c, &error) && c.probe_outlier_node == -1 && c.probe_outlier_factor == 1);
+  EXPECT(load("", {"ADACOMP_LINK_PROBE_OUTLIER=2:1e-6"}, &c, &error) &&
+         c.probe_outlier_node == 2 && c.probe_outlier_factor == 1e-6);
+  EXPECT(load("", {"ADACOMP_LINK_PROBE_OUTLIER=none"}, &c, &error) && c.probe_outlier_node == -1);
+  for (const char* bad : {"2", "2:", ":3", "-1:2", "1:0", "1:-2", "x:2", "1:2x"})
+    EXPECT(fails_with("", {std::string("ADACOMP_LINK_PROBE_OUTLIER=") + bad},
+                      {"ADACOMP_LINK_PROBE_OUTLIER", "NODE:FACTOR"}));
 }
 
 }  // namespace
@@ -200,6 +218,7 @@ int main() {
   files();
   errors();
   fingerprint();
+  probe_outlier();
   unlink(g_file.c_str());
   rmdir(dir);
   return unit::finish("policy config");

@@ -73,6 +73,8 @@ def header(r, out):
     route = "; point-to-point between nodes %s" % route if route in ("direct", "framed") else ""
     if link.get("bandwidth_Bps"):
         source = link.get("source") or ("calibrated" if link.get("calibrated") else "measured")
+        if link.get("raised_in_run") and link.get("probed_Bps"):
+            source += ": %.4g MB/s at MPI_Init, raised during the run" % (link["probed_Bps"] / 1e6)
         out.append("  link:     %.4g MB/s, %.3g us (%s)%s"
                    % (link["bandwidth_Bps"] / 1e6, (link.get("latency_s") or 0) * 1e6,
                       source, route))
