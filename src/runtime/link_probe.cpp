@@ -1,6 +1,8 @@
 #include "runtime/link_probe.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace adacomp {
@@ -37,17 +39,18 @@ std::vector<double> one_way(MPI_Comm comm, int peer, bool first, std::vector<cha
 }
 
 // This pair's estimate, as `first` (the deciding end) sees it: the median
-// of kSamples latencies and of kSamples transfers of a size grown until a
-// transfer outweighs latency (and any shaper's burst allowance), so that
+// of kSamples latencies, and the bandwidth from the medians of kSamples
+// transfers of sizes doubled until a transfer outweighs latency, so that
 // one slow moment does not decide.
 void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
   const int peer = first ? 1 : 0;
   std::vector<char> buf(kMaxProbeBytes);
   one_way(comm, peer, first, buf, 1, 1);  // connection set-up
   *latency = median(one_way(comm, peer, first, buf, 8, kSamples));
-  size_t bytes = 256 << 10;
-  double t = 0;
+  size_t bytes = 128 << 10;
+  double previous = median(one_way(comm, peer, first, buf, bytes, kSamples)), t = 0;
   for (;;) {
+    bytes *= 2;
     t = median(one_way(comm, peer, first, buf, bytes, kSamples));
     // Long enough, and well above the latency (which a loaded host can
     // inflate past a short transfer's time). The first end (rank 0 of the
@@ -55,15 +58,17 @@ void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
     int done = (t >= kLongEnough && t > 2 * *latency) || bytes >= kMaxProbeBytes;
     PMPI_Bcast(&done, 1, MPI_INT, 0, comm);
     if (done) break;
-    bytes *= 2;
+    previous = t;
   }
-  // Latency comes off only where it is well under the transfer: a loaded
-  // host can inflate it to nearly the largest transfer's time, and t minus
-  // it would then make any rate. There bytes / t, latency included, is
-  // still a rate the link achieved (a low one, which the check during the
-  // run raises: runtime/link_check.h), so the probe never reads none.
-  const double b = static_cast<double>(bytes);
-  *bandwidth = t > 2 * *latency ? b / (t - *latency) : t > 0 ? b / t : 0;
+  // The rate is the slope between the last two sizes: what a transfer costs
+  // whatever its size (latency, a rendezvous handshake) and what it gets
+  // free (a shaper's burst allowance: 256 KB in tools/netns.sh, which made
+  // 512 KB read 1.6x a 1 Gbit/s link) cancel. Where the two times are too
+  // close for a slope (a loaded host), bytes / t, latency included, is
+  // still a rate the link achieved: a low one, which the check during the
+  // run raises (runtime/link_check.h), so the probe never reads none.
+  const double half = static_cast<double>(bytes) / 2;
+  *bandwidth = t - previous > 0.25 * t ? half / (t - previous) : t > 0 ? 2 * half / t : 0;
 }
 
 }  // namespace
@@ -87,7 +92,17 @@ LinkModel probe_inter_node_link(const CommState& world, const Config& c) {
     PMPI_Comm_free(&pair);
   }
   std::vector<double> all(2 * static_cast<size_t>(world.coll.size));
-  PMPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, world.coll.comm);
+  // The other ranks wait for the probe asleep, not in MPI's busy polling:
+  // on a node with more ranks than cores their spinning takes the probing
+  // leader's core and skews its timings (measured: 16 MB/s read on a
+  // 125 MB/s link, 2 nodes x 2 ranks on 2 cores).
+  MPI_Request gathered;
+  PMPI_Iallgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, world.coll.comm, &gathered);
+  for (int done = 0;;) {
+    PMPI_Test(&gathered, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
   // Per pair, the lower positive reading (an end may measure none) and
   // that end's latency.
   std::vector<double> pair_bandwidth(static_cast<size_t>(loc.nodes / 2), 0);
