@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
       const std::vector<double>& expect = theirs.at_step(step);
       for (int v = 0; v < 3; ++v) {
         adacomp_override_tier(variants[v].tier);
-        adacomp_override_xor(variants[v].xor_on);
+        adacomp_override_interstep(variants[v].xor_on);
         adacomp_op_stats before{}, after{};
         adacomp_get_stats("send", &before);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -159,13 +159,13 @@ int main(int argc, char** argv) {
         times[v].push_back(slowest);
         in[v] += after.compressed_calls > before.compressed_calls ? after.bytes_in - before.bytes_in : bytes;
         wire[v] += after.compressed_calls > before.compressed_calls ? after.bytes_wire - before.bytes_wire : bytes;
-        xors[v] += after.xor_calls - before.xor_calls;
+        xors[v] += after.interstep_calls - before.interstep_calls;
         sends[v] += 1;
         if (std::memcmp(recv.data(), expect.data(), bytes) != 0) ok[v] = 0;
       }
     }
     adacomp_override_tier(nullptr);
-    adacomp_override_xor(-1);
+    adacomp_override_interstep(-1);
     for (int v = 0; v < 3; ++v) {
       int good = ok[v], all_good = 0;
       MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -23,18 +23,20 @@ typedef struct adacomp_op_stats {
   double seconds_decompress;
   unsigned long long lossy_calls;     /* compressed calls in a lossy tier */
   unsigned long long pipelined_calls; /* compressed calls cut into chunks */
-  unsigned long long xor_calls;       /* send/recv: coded as the XOR with the
-                                         channel's previous message */
+  union {                             /* send/recv: coded inter-step, as the */
+    unsigned long long interstep_calls; /* XOR with the channel's previous message */
+    unsigned long long xor_calls;       /* deprecated name of interstep_calls */
+  };
 } adacomp_op_stats;
 
 /* Reference memory of point-to-point inter-step coding in this process:
  * bytes kept now and at most, for messages sent (bounded by
  * ADACOMP_INTERSTEP_MEMORY) and received (that much per sender when received in
  * sending order; see docs/p2p.md). */
-typedef struct adacomp_xor_memory {
+typedef struct adacomp_interstep_memory {
   unsigned long long send_bytes, send_peak;
   unsigned long long recv_bytes, recv_peak;
-} adacomp_xor_memory;
+} adacomp_interstep_memory;
 
 /* The link between nodes as this rank uses it (docs/p2p.md, "Routes between
  * nodes"). bandwidth_Bps is 0 when unknown. */
@@ -59,7 +61,7 @@ const char* adacomp_version(void);
 int adacomp_get_stats(const char* op, adacomp_op_stats* out);
 
 /* Fills *out with this process's inter-step reference memory. Returns 0. */
-int adacomp_get_xor_memory(adacomp_xor_memory* out);
+int adacomp_get_interstep_memory(adacomp_interstep_memory* out);
 
 /* Fills *out with this rank's link figures. Returns 0. */
 int adacomp_get_link(adacomp_link* out);
@@ -79,9 +81,22 @@ int adacomp_outstanding_collectives(void);
  * For calibration and benchmarks. Returns 0, or -1 for an unknown name. */
 int adacomp_override_tier(const char* tier);
 
-/* Turns this rank's point-to-point inter-step (XOR) coding of the messages
- * it sends on (1) or off (0); -1 restores ADACOMP_INTERSTEP. Receivers decode
+/* Turns this rank's point-to-point inter-step coding of the messages it
+ * sends on (1) or off (0); -1 restores ADACOMP_INTERSTEP. Receivers decode
  * whatever arrives, so ranks need not agree. For benchmarks. Returns 0. */
+int adacomp_override_interstep(int on);
+
+/* Deprecated names of the inter-step API (the coding was first called XOR
+ * coding); they still work and will be removed in a future major version. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ADACOMP_DEPRECATED(use) __attribute__((deprecated("use " use)))
+#else
+#define ADACOMP_DEPRECATED(use)
+#endif
+typedef adacomp_interstep_memory adacomp_xor_memory;
+ADACOMP_DEPRECATED("adacomp_get_interstep_memory")
+int adacomp_get_xor_memory(adacomp_xor_memory* out);
+ADACOMP_DEPRECATED("adacomp_override_interstep")
 int adacomp_override_xor(int on);
 
 #ifdef __cplusplus

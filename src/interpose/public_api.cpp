@@ -29,7 +29,7 @@ ADACOMP_EXPORT int adacomp_get_stats(const char* op, adacomp_op_stats* out) {
     out->seconds_decompress = total(adacomp::counter_ns_decompress) * 1e-9;
     out->lossy_calls = total(adacomp::counter_lossy_calls);
     out->pipelined_calls = total(adacomp::counter_pipelined_calls);
-    out->xor_calls = total(adacomp::counter_xor_calls);
+    out->interstep_calls = total(adacomp::counter_interstep_calls);
     return 0;
   }
   return -1;
@@ -39,7 +39,7 @@ ADACOMP_EXPORT int adacomp_outstanding_collectives(void) {
   return adacomp::g_outstanding_collectives.load(std::memory_order_relaxed);
 }
 
-ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
+ADACOMP_EXPORT int adacomp_get_interstep_memory(adacomp_interstep_memory* out) {
   adacomp::ChannelMemory m = adacomp::channel_memory();
   out->send_bytes = m.send_bytes;
   out->send_peak = m.send_peak;
@@ -60,10 +60,18 @@ ADACOMP_EXPORT int adacomp_get_link(adacomp_link* out) {
   return 0;
 }
 
-ADACOMP_EXPORT int adacomp_override_xor(int on) {
+ADACOMP_EXPORT int adacomp_override_interstep(int on) {
   adacomp::set_interstep_override(on);
   return 0;
 }
+
+// The deprecated names (include/adacomp.h) stay exported for programs
+// built against older headers.
+ADACOMP_EXPORT int adacomp_get_xor_memory(adacomp_xor_memory* out) {
+  return adacomp_get_interstep_memory(out);
+}
+
+ADACOMP_EXPORT int adacomp_override_xor(int on) { return adacomp_override_interstep(on); }
 
 ADACOMP_EXPORT int adacomp_override_tier(const char* tier) {
   adacomp::Override o;

@@ -37,7 +37,7 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
   }
   if (p->companion != MPI_REQUEST_NULL) {
     // Isendrecv completes when both halves have; the send half is ours too.
-    int rs = or_pmpi(wait_as(op, &p->companion, MPI_STATUS_IGNORE),
+    int rs = or_pmpi_untimed(wait_as(op, &p->companion, MPI_STATUS_IGNORE),
                      [&] { return PMPI_Wait(&p->companion, MPI_STATUS_IGNORE); });
     if (rc == MPI_SUCCESS) rc = rs;
   }

@@ -96,7 +96,7 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
                               : raise_failure(app, Failure::corrupt_frame, op,
                                               "inter-step reference does not match");
   }
-  if (rec.xor_prev) stats.xor_calls.fetch_add(1, std::memory_order_relaxed);
+  if (rec.xor_prev) stats.interstep_calls.fetch_add(1, std::memory_order_relaxed);
   *plain = out;
   return MPI_SUCCESS;
 }

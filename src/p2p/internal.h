@@ -85,9 +85,10 @@ P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int des
                     int recvcount, MPI_Datatype recvtype, int source, int recvtag);
 
 // A call the library makes itself on the application's behalf: where the
-// implementation declines, `pmpi` does it.
+// implementation declines, `pmpi` does it, untimed (unlike entry::or_pmpi,
+// which times the declined application call for the adaptive model).
 template <typename F>
-int or_pmpi(CallResult r, F pmpi) {
+int or_pmpi_untimed(CallResult r, F pmpi) {
   return r ? *r : pmpi();
 }
 

@@ -123,16 +123,16 @@ SendChannels::Channel* SendChannels::use(const Key& k, size_t budget) {
 bool SendChannels::trial_due(const Channel& c) { return !c.ref.empty() && c.until_trial == 0; }
 
 void SendChannels::sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both,
-                        bool xor_won) {
+                        bool interstep_won) {
   c->ref.assign(data, data + k.bytes);
   ++c->next_seq;
   if (!tried_both) {
     if (c->until_trial > 0) --c->until_trial;
     return;
   }
-  c->prefer_xor = xor_won;
+  c->prefer_interstep = interstep_won;
   c->until_trial = kTrialEvery;
-  c->lost_trials = xor_won ? 0 : c->lost_trials + 1;
+  c->lost_trials = interstep_won ? 0 : c->lost_trials + 1;
   if (c->lost_trials >= kLostTrialsToSleep) {
     // Data without inter-step similarity: stop paying for the references.
     retire(channels_.find(k));
@@ -159,7 +159,7 @@ void SendChannels::return_retired(int dest, const std::vector<Retired>& r) {
 
 size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
                             const Codec& plain, const EncodeParams& p, const uint8_t* data,
-                            uint8_t* out, bool* xor_used) {
+                            uint8_t* out, bool* interstep_used) {
   SendChannels::Channel* c = chans.use(k, budget);
   if (!c) return 0;
   ChannelRecord rec;
@@ -177,39 +177,39 @@ size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, s
   const size_t cap = bytes - 1 - record;
   uint8_t* body = out + kFrameHeaderBytes + record;
   const bool both = SendChannels::trial_due(*c);
-  const bool try_xor = !c->ref.empty() && (both || c->prefer_xor);
-  const bool try_plain = both || !try_xor;
+  const bool try_interstep = !c->ref.empty() && (both || c->prefer_interstep);
+  const bool try_plain = both || !try_interstep;
   long n_plain = try_plain ? plain.encode(p, data, bytes, body, cap) : -1;
-  long n_xor = -1;
+  long n_interstep = -1;
   // XOR residuals of floats are mostly zero high bytes: a byte-plane shuffle
   // codes them better than a value predictor.
   const Codec& delta = *find_codec(k.kind == ElemKind::bytes ? CodecId::zstd : CodecId::blosc);
-  if (try_xor) {
+  if (try_interstep) {
     uint8_t* residual = scratch(ScratchSlot::accumulator, bytes);
     xor_bytes(residual, data, c->ref.data(), bytes);
     uint8_t* coded = try_plain ? scratch(ScratchSlot::frames, cap) : body;
-    n_xor = delta.encode(p, residual, bytes, coded, cap);
-    if (n_xor >= 0 && (n_plain < 0 || n_xor < n_plain)) {
-      if (coded != body) std::memcpy(body, coded, static_cast<size_t>(n_xor));
+    n_interstep = delta.encode(p, residual, bytes, coded, cap);
+    if (n_interstep >= 0 && (n_plain < 0 || n_interstep < n_plain)) {
+      if (coded != body) std::memcpy(body, coded, static_cast<size_t>(n_interstep));
     } else {
-      n_xor = -1;
+      n_interstep = -1;
     }
   }
-  if (n_xor < 0 && n_plain < 0) {
+  if (n_interstep < 0 && n_plain < 0) {
     chans.return_retired(k.dest, rec.retired);
     return 0;
   }
-  rec.xor_prev = n_xor >= 0;
+  rec.xor_prev = n_interstep >= 0;
   write_channel_record(rec, out + kFrameHeaderBytes);
   FrameHeader h;
   h.codec = rec.xor_prev ? delta.id : plain.id;
   h.kind = k.kind;
   h.flags = kFrameInterstep;
   h.raw_bytes = bytes;
-  h.payload_bytes = record + static_cast<size_t>(rec.xor_prev ? n_xor : n_plain);
+  h.payload_bytes = record + static_cast<size_t>(rec.xor_prev ? n_interstep : n_plain);
   write_frame_header(h, out);
   chans.sent(k, c, data, both, rec.xor_prev);
-  *xor_used = rec.xor_prev;
+  *interstep_used = rec.xor_prev;
   return kFrameHeaderBytes + h.payload_bytes;
 }
 

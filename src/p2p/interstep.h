@@ -54,7 +54,7 @@ class SendChannels {
     std::vector<uint8_t> ref;  // the last message sent; empty before the first
     uint64_t last_use = 0;
     int until_trial = 0;  // messages until both codings are tried again
-    bool prefer_xor = false;
+    bool prefer_interstep = false;
     int lost_trials = 0;  // consecutive trials XOR lost
     int dormant = 0;      // messages left to send without the channel
   };
@@ -70,7 +70,7 @@ class SendChannels {
   // Whether this message should be coded both ways (and the winner kept).
   static bool trial_due(const Channel& c);
   // After a channel frame went out: `data` becomes the reference.
-  void sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both, bool xor_won);
+  void sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both, bool interstep_won);
   // Retirement notices owed to `dest`, at most kMaxRetiredPerFrame.
   std::vector<Retired> take_retired(int dest);
   // Notices that could not travel go back to the front of the queue.
@@ -90,10 +90,10 @@ class SendChannels {
 // message coded by `plain` or its XOR with the previous one coded by a
 // byte-plane codec, whichever is smaller when both are tried. Returns the
 // frame size, or 0 when the message goes without a channel (none available,
-// or coding does not shrink it); `*xor_used` tells which coding went out.
+// or coding does not shrink it); `*interstep_used` tells which coding went out.
 size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
                             const Codec& plain, const EncodeParams& p, const uint8_t* data,
-                            uint8_t* out, bool* xor_used);
+                            uint8_t* out, bool* interstep_used);
 
 // Receiver side of one private communicator. Not thread-safe: the owner locks.
 class RecvChannels {

@@ -126,7 +126,7 @@ CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     // Already complete (probed message, MPI_PROC_NULL): a fresh request
     // carries the send half.
     MPI_Status done;
-    rc = or_pmpi(wait_as("Isendrecv", req, &done), [&] { return PMPI_Wait(req, &done); });
+    rc = or_pmpi_untimed(wait_as("Isendrecv", req, &done), [&] { return PMPI_Wait(req, &done); });
     if (rc != MPI_SUCCESS) return rc;
     p = new Pending;
     p->companion = s;
@@ -160,7 +160,7 @@ CallResult isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, 
   int pos = 0;
   if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);
   const int n = static_cast<int>(bytes);
-  int rc = or_pmpi(isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count, type, source,
+  int rc = or_pmpi_untimed(isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count, type, source,
                              recvtag, comm, req),
                    [&] {
                      return PMPI_Isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count,

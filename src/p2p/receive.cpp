@@ -111,7 +111,7 @@ CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
   int rc_send = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                           recvtype, source, recvtag, comm, nullptr, &r, "Sendrecv");
   if (r == MPI_REQUEST_NULL) return rc_send;  // the receive failed
-  int rc = or_pmpi(wait_as("Sendrecv", &r, status), [&] { return PMPI_Wait(&r, status); });
+  int rc = or_pmpi_untimed(wait_as("Sendrecv", &r, status), [&] { return PMPI_Wait(&r, status); });
   return rc_send != MPI_SUCCESS ? rc_send : rc;
 }
 
@@ -135,7 +135,7 @@ CallResult sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, i
     scount = static_cast<int>(bytes);
     stype = MPI_BYTE;
   }
-  return or_pmpi(sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag,
+  return or_pmpi_untimed(sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag,
                           comm, status),
                  [&] {
                    return PMPI_Sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type,

@@ -120,10 +120,10 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     if (!kSmpi && interstep_enabled()) {  // internal.h
       read_lost_reports();
       *order = std::unique_lock<std::mutex>(st->mu);
-      bool xor_used = false;
+      bool interstep_used = false;
       m = encode_interstep_frame(st->sending, {dest, tag, bytes, kind}, cfg.interstep_memory,
-                                 *c.codec, c.params, data, out, &xor_used);
-      if (xor_used) s.xor_calls.fetch_add(1, std::memory_order_relaxed);
+                                 *c.codec, c.params, data, out, &interstep_used);
+      if (interstep_used) s.interstep_calls.fetch_add(1, std::memory_order_relaxed);
       if (!m) order->unlock();
     }
     return m ? m : code_frame(c, data, bytes, out);

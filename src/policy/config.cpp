@@ -120,7 +120,7 @@ const Setting kSettings[] = {
        return parse_choice(v, {{"raw", Mode::raw}, {"0", Mode::raw}, {"lossless", Mode::lossless},
                                {"1", Mode::lossless}, {"lossy", Mode::lossy}, {"2", Mode::lossy},
                                {"adaptive", Mode::adaptive}, {"3", Mode::adaptive},
-                               {"pipelined", Mode::pipelined}, {"4", Mode::pipelined}},
+                               {"pipelined", Mode::adaptive_pipelined}, {"4", Mode::adaptive_pipelined}},
                            &c.mode);
      }},
     {"ADACOMP_THRESHOLD_LOSSLESS", "64K", "a byte count with optional K, M or G suffix, or never",
@@ -300,7 +300,7 @@ const char* mode_name(Mode m) {
     case Mode::lossless: return "lossless";
     case Mode::lossy: return "lossy";
     case Mode::adaptive: return "adaptive";
-    case Mode::pipelined: return "pipelined";
+    case Mode::adaptive_pipelined: return "pipelined";
   }
   return "?";
 }

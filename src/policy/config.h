@@ -19,7 +19,10 @@ namespace adacomp {
 // A tier threshold no message reaches (`never` in settings).
 constexpr size_t kNever = SIZE_MAX;
 
-enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, pipelined = 4 };
+// ADACOMP_MODE. adaptive_pipelined is the setting's value `pipelined`: the
+// adaptive policy that also cuts large messages into chunks (unlike
+// Override::pipelined, which forces the pipelined tier at every size).
+enum class Mode : int { raw = 0, lossless = 1, lossy = 2, adaptive = 3, adaptive_pipelined = 4 };
 
 // Measured by adacomp-calibrate; zero means "not calibrated".
 struct LinkModel {
@@ -128,7 +131,7 @@ struct Config {
   bool lossy_enabled() const { return abs_error_bound > 0 || rel_error_bound > 0; }
   // The adaptive policy (the default) decides from measurements; the other
   // modes force one behaviour wherever data crosses a node boundary.
-  bool adaptive() const { return mode == Mode::adaptive || mode == Mode::pipelined; }
+  bool adaptive() const { return mode == Mode::adaptive || mode == Mode::adaptive_pipelined; }
 };
 
 // Parses file then environment. On an invalid value returns false and fills

@@ -28,7 +28,7 @@ GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, Gate
       break;
     case Override::adaptive_pipelined:
       v.adaptive = c.model;
-      v.tier = choose_tier(c, Mode::pipelined, bytes, kind);
+      v.tier = choose_tier(c, Mode::adaptive_pipelined, bytes, kind);
       break;
     case Override::lossless: v.tier = {Tier::lossless, false}; break;
     case Override::lossy: v.tier = {compressed, false}; break;

@@ -20,9 +20,9 @@ TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind) 
       t.tier = lossy_ok ? Tier::lossy : Tier::lossless;
       break;
     case Mode::adaptive:
-    case Mode::pipelined:
+    case Mode::adaptive_pipelined:
       t.tier = bytes >= c.threshold_lossy && lossy_ok ? Tier::lossy : Tier::lossless;
-      t.pipelined = mode == Mode::pipelined && bytes >= c.threshold_pipeline;
+      t.pipelined = mode == Mode::adaptive_pipelined && bytes >= c.threshold_pipeline;
       break;
     case Mode::raw:
       break;

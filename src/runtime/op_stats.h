@@ -36,7 +36,7 @@ std::string call_name(OpKind op, CallForm form);
   X(compressed_calls, "compressed_calls", "compressed", 10, count)                \
   X(lossy_calls, "lossy_calls", "lossy", 8, count)            /* of compressed */ \
   X(pipelined_calls, "pipelined_calls", "pipelined", 9, count)  /* of compressed */ \
-  X(xor_calls, "xor_calls", "xor", 8, count)  /* of compressed: XOR with the last */ \
+  X(interstep_calls, "xor_calls", "xor", 8, count)  /* of compressed: inter-step */ \
   X(bytes_in, "bytes_in", "bytes_in", 14, count)   /* payload given to the codecs */ \
   X(bytes_wire, "bytes_wire", "bytes_wire", 14, count)  /* frame bytes sent */    \
   X(ns_compress, "seconds_compress", "comp_s", 10, nanoseconds)                   \

@@ -43,7 +43,7 @@ bool node_local_raw();
 Override tier_override();
 void set_tier_override(Override o);
 // Point-to-point inter-step coding: the configuration, unless
-// adacomp_override_xor() set it (-1 restores the configuration). Only
+// adacomp_override_interstep() set it (-1 restores the configuration). Only
 // senders decide, so ranks need not agree.
 bool interstep_enabled();
 void set_interstep_override(int on);

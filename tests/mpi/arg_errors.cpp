@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
   COMPARE("Improbe tag -5", Improbe(from, -5, comm, &flag, &msg, &st));
 
   // A bad call keeps no reference memory (no channel for an invalid rank).
-  adacomp_xor_memory mem{};
-  adacomp_get_xor_memory(&mem);
+  adacomp_interstep_memory mem{};
+  adacomp_get_interstep_memory(&mem);
   CHECK(mem.send_peak == 0 && mem.recv_peak == 0, "bad calls kept references: %llu sent, %llu received",
         mem.send_peak, mem.recv_peak);
 

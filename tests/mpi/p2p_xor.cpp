@@ -7,8 +7,8 @@
 // reference budget that forces channels to be retired, after a truncated
 // message, and on data where XOR does not pay (the channel goes to sleep).
 //
-//   test_p2p_xor            expects XOR frames (ADACOMP_XOR on, the default)
-//   test_p2p_xor --no-xor   expects none (ADACOMP_XOR=off); data still exact
+//   test_p2p_xor            expects inter-step frames (ADACOMP_INTERSTEP on, the default)
+//   test_p2p_xor --no-xor   expects none (ADACOMP_INTERSTEP=off); data still exact
 //   test_p2p_xor --budget N checks the reference memory against N bytes
 #include <mpi.h>
 
@@ -23,7 +23,7 @@
 namespace {
 
 int rank_, size_, next_, prev_;
-bool expect_xor = true;
+bool expect_interstep = true;
 size_t budget = 0;
 
 // A particle coordinate drifting slowly: consecutive steps share their high
@@ -308,8 +308,8 @@ void channel_sleeps() {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   const size_t n = 2048;
-  adacomp_xor_memory before{}, after{};
-  adacomp_get_xor_memory(&before);
+  adacomp_interstep_memory before{}, after{};
+  adacomp_get_interstep_memory(&before);
   for (int step = 0; step < 70; ++step) {
     std::vector<double> out(n), in(n), expect(n);
     for (size_t i = 0; i < n; ++i) {
@@ -320,12 +320,28 @@ void channel_sleeps() {
                  MPI_STATUS_IGNORE);
     CHECK(same(in, expect), "sleeping channel step %d", step);
   }
-  adacomp_get_xor_memory(&after);
-  if (expect_xor)
+  adacomp_get_interstep_memory(&after);
+  if (expect_interstep)
     CHECK(after.send_bytes == before.send_bytes,
           "channel without inter-step gain still holds %llu reference bytes (before %llu)",
           after.send_bytes - before.send_bytes, before.send_bytes);
   MPI_Comm_free(&comm);
+}
+
+// The deprecated pre-rename names (include/adacomp.h) still work.
+void deprecated_names_agree(const adacomp_op_stats& send) {
+  CHECK(send.xor_calls == send.interstep_calls, "xor_calls %llu != interstep_calls %llu",
+        send.xor_calls, send.interstep_calls);
+  adacomp_interstep_memory now{};
+  adacomp_get_interstep_memory(&now);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  adacomp_xor_memory old{};
+  CHECK(adacomp_get_xor_memory(&old) == 0 && old.send_peak == now.send_peak &&
+            old.recv_peak == now.recv_peak,
+        "adacomp_get_xor_memory disagrees with adacomp_get_interstep_memory");
+  CHECK(adacomp_override_xor(-1) == 0, "adacomp_override_xor(-1) failed");
+#pragma GCC diagnostic pop
 }
 
 }  // namespace
@@ -333,7 +349,7 @@ void channel_sleeps() {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--no-xor")) expect_xor = false;
+    if (!std::strcmp(argv[i], "--no-xor")) expect_interstep = false;
     if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) budget = std::strtoull(argv[++i], nullptr, 10);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -355,16 +371,17 @@ int main(int argc, char** argv) {
   channel_sleeps();
 
   adacomp_op_stats send = op_stats("send"), recv = op_stats("recv");
-  if (expect_xor) {
-    CHECK(send.xor_calls > 0 && recv.xor_calls > 0, "no XOR frames: sent %llu, received %llu",
-          send.xor_calls, recv.xor_calls);
+  if (expect_interstep) {
+    CHECK(send.interstep_calls > 0 && recv.interstep_calls > 0, "no inter-step frames: sent %llu, received %llu",
+          send.interstep_calls, recv.interstep_calls);
   } else {
-    CHECK(send.xor_calls == 0 && recv.xor_calls == 0, "XOR frames with ADACOMP_XOR=off");
+    CHECK(send.interstep_calls == 0 && recv.interstep_calls == 0, "inter-step frames with ADACOMP_INTERSTEP=off");
   }
   CHECK(send.compressed_calls > 0, "nothing compressed");
+  deprecated_names_agree(send);
   if (budget) {
-    adacomp_xor_memory m{};
-    adacomp_get_xor_memory(&m);
+    adacomp_interstep_memory m{};
+    adacomp_get_interstep_memory(&m);
     // Every rank receives from one ring neighbour (rank 0 also from all
     // others in any_source, whose channels stay within their senders' budget).
     const size_t senders = rank_ == 0 ? static_cast<size_t>(size_ > 1 ? size_ - 1 : 1) : 1;

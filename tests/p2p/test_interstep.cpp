@@ -86,7 +86,7 @@ std::vector<double> drift(int channel, int step, size_t n) {
 // receiver holds no more than the budget when it receives in order, and
 // again once it has received everything otherwise (until then it also holds
 // channels whose retirement travels in a frame it has not received).
-void exchange(size_t budget, int channels, bool reorder, bool expect_xor) {
+void exchange(size_t budget, int channels, bool reorder, bool expect_interstep) {
   const size_t n = 2048, bytes = n * sizeof(double);
   const Codec& plain = *find_codec(CodecId::fpc);
   EncodeParams p;
@@ -94,7 +94,7 @@ void exchange(size_t budget, int channels, bool reorder, bool expect_xor) {
   SendChannels tx;
   RecvChannels rx;
   std::vector<std::vector<Frame>> queues(channels);
-  int xor_frames = 0;
+  int interstep_frames = 0;
   for (int step = 0; step < 40; ++step)
     for (int c = 0; c < channels; ++c) {
       Frame f;
@@ -109,7 +109,7 @@ void exchange(size_t budget, int channels, bool reorder, bool expect_xor) {
             channel_memory().send_bytes, budget);
       if (!len) continue;  // went without a channel: not this test's business
       f.bytes.resize(len);
-      xor_frames += used;
+      interstep_frames += used;
       queues[c].push_back(std::move(f));
     }
   // Reordered: channels taken last first, a few frames each.
@@ -132,7 +132,7 @@ void exchange(size_t budget, int channels, bool reorder, bool expect_xor) {
       left |= next[c] < queues[c].size();
     }
   }
-  CHECK((xor_frames > 0) == expect_xor, "%d XOR frames with budget %zu", xor_frames, budget);
+  CHECK((interstep_frames > 0) == expect_interstep, "%d inter-step frames with budget %zu", interstep_frames, budget);
   CHECK(channel_memory().recv_bytes <= budget, "receiver holds %zu at the end, budget %zu",
         channel_memory().recv_bytes, budget);
 }

@@ -74,7 +74,7 @@ void defaults_and_values() {
          c.lossless_codec == CodecId::bitplane && c.zstd_level == -7 &&
          c.interstep_memory == 3u << 20 && c.node_map == std::vector<int>({1, 2, 3}));
   // Modes by number; every lossy codec by name; tiers kept ordered.
-  EXPECT(load("", {"ADACOMP_MODE=4"}, &c, &error) && c.mode == Mode::pipelined);
+  EXPECT(load("", {"ADACOMP_MODE=4"}, &c, &error) && c.mode == Mode::adaptive_pipelined);
   for (const char* name : {"quant", "quant_fast", "quant_zstd", "zfp", "truncate", "to_f32"}) {
     EXPECT(load("", {std::string("ADACOMP_LOSSY_CODEC=") + name}, &c, &error));
     EXPECT(c.lossy_codec == find_codec(name)->id && !c.lossy_auto);

@@ -31,9 +31,9 @@ void tiers() {
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
   EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossy));      // adaptive: never pipelined
-  EXPECT(is(choose_tier(c, Mode::pipelined, t3 - 1, f64), Tier::lossy));
-  EXPECT(is(choose_tier(c, Mode::pipelined, t3, f64), Tier::lossy, true));
-  EXPECT(is(choose_tier(c, Mode::pipelined, t3, bytes), Tier::lossless, true));
+  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3 - 1, f64), Tier::lossy));
+  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, f64), Tier::lossy, true));
+  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, bytes), Tier::lossless, true));
   EXPECT(is(choose_tier(c, Mode::lossy, t1, f64), Tier::lossy));  // forced modes: from T1
   EXPECT(is(choose_tier(c, Mode::lossy, t1, bytes), Tier::lossless));
   EXPECT(is(choose_tier(c, Mode::lossless, t3, f64), Tier::lossless));
