@@ -19,6 +19,19 @@ int attached(int rc, MPI_Comm* newcomm) {
   return rc;
 }
 
+// Whether any communicator can ever get a part (see p2p_attach): not when
+// the adaptive policy passes traffic inside a node through and the job is
+// on one node, or its link between nodes routes everything direct. Then
+// point-to-point stays off, as in raw mode, and MPI_Init makes no world
+// communicator for bodies (bodies_open, a collective over MPI_COMM_WORLD)
+// nor MPI_Finalize its barrier. Decided alike on every rank: the
+// configuration, layout and link are agreed.
+bool frames_possible() {
+  if (!node_local_raw()) return true;
+  return job_spans_nodes() &&
+         (config().hierarchy == Hierarchy::flat || !p2p_direct_between_nodes());
+}
+
 }  // namespace
 
 P2PComm* p2p_of(MPI_Comm comm) {
@@ -46,7 +59,7 @@ P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int des
 }
 
 void p2p_init() {
-  if (!runtime_active() || config().mode == Mode::raw) return;
+  if (!runtime_active() || config().mode == Mode::raw || !frames_possible()) return;
   bodies_open();
   g_on.store(true, std::memory_order_release);
   p2p_attach(MPI_COMM_WORLD);
@@ -70,11 +83,11 @@ void p2p_attach(MPI_Comm comm) {
   // In the adaptive policy a communicator inside one node has nothing to
   // code (unless calibration found that coding pays there): its traffic
   // passes straight through, at plain MPI's cost. Every rank sees the same
-  // layout, so all decide alike. A job on one node needs no look at all.
-  if (node_local_raw() && !job_spans_nodes()) return;
-  // The layout, learned once for both layers. The collectives' communicator
-  // is made now only where nonblocking collectives may be compressed: they
-  // cannot make it later without blocking (comm_state).
+  // layout, so all decide alike. (A job on one node never gets here:
+  // frames_possible.) The layout, learned once for both layers. The
+  // collectives' communicator is made now only where nonblocking collectives
+  // may be compressed: they cannot make it later without blocking
+  // (comm_state).
   CommState* s = comm_state(comm, config().nonblocking ? StatePart::collectives : StatePart::layout);
   if (!s || (node_local_raw() && s->loc.nodes == 1)) return;
   // A link on which coding cannot pay routes every peer on another node

@@ -69,6 +69,12 @@ void bodies_close() {
       PMPI_Mrecv(dropped.data(), n, MPI_BYTE, &msg, &s);
   }
   abandon_detached();
+  // Then every rank makes MPI progress until all are here, so that no rank
+  // enters PMPI_Finalize with bodies still in its MPI's send queue: MPICH
+  // 4.0 over UCX's TCP transport can hang there (docs/report.md,
+  // "MPI_Finalize"; the report's barrier did this before MPI_Finalize
+  // gathered statistics only when asked).
+  PMPI_Barrier(g_world);
   PMPI_Comm_free(&g_world);
   g_next.reset();
 }

@@ -41,11 +41,4 @@ uint64_t local_eager_limit() {
 uint64_t local_eager_limit() { return 0; }
 #endif
 
-// Unknown counts as above any answer, so that a known limit is the least.
-uint64_t eager_limit_vote(uint64_t mine) { return mine ? kMaxLimit + 1 - mine : 0; }
-
-size_t eager_limit_elected(uint64_t largest_vote) {
-  return largest_vote ? static_cast<size_t>(kMaxLimit + 1 - largest_vote) : kDefaultEagerLimit;
-}
-
 }  // namespace adacomp

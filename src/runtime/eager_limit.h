@@ -14,14 +14,10 @@ namespace adacomp {
 constexpr size_t kDefaultEagerLimit = 64 * 1024;
 
 // This process's limit as the running MPI has set it, after MPI_Init (Open
-// MPI: btl_tcp_eager_limit), or 0 where it does not tell. No communication.
+// MPI: btl_tcp_eager_limit), or 0 where it does not tell. No communication:
+// every rank must cut the same chunks, so MPI_Init's agreement takes the
+// least answer of all ranks (runtime.cpp), kDefaultEagerLimit where none
+// answered.
 uint64_t local_eager_limit();
-
-// Every rank must cut the same chunks, so the ranks agree on the smallest
-// answer, within the one MPI_MAX agreement of MPI_Init (runtime.cpp): each
-// votes eager_limit_vote(local_eager_limit()), and the largest vote elects
-// the limit (kDefaultEagerLimit where no rank's MPI answered).
-uint64_t eager_limit_vote(uint64_t mine);
-size_t eager_limit_elected(uint64_t largest_vote);
 
 }  // namespace adacomp

@@ -1,6 +1,9 @@
 #include "runtime/locality.h"
 
 #include <algorithm>
+#include <unordered_map>
+
+#include "codec/bytes.h"
 
 namespace adacomp {
 namespace {
@@ -51,32 +54,32 @@ int Locality::local_rank_of(int rank) const {
   return n;
 }
 
-void locality_init(const std::vector<int>& node_map) {
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  // Always collective, so that ranks disagreeing on the map (stopped right
-  // after by the configuration check) cannot hang here.
-  MPI_Comm node;
-  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  g_world_key = world_ranks_of(node, 1)[0];
-  PMPI_Comm_free(&node);
-  if (!node_map.empty()) {
+uint64_t node_identity() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {0};
+  int len = 0;
+  PMPI_Get_processor_name(name, &len);
+  return bits::fnv1a_64(name, static_cast<size_t>(std::max(len, 0)));
+}
+
+void locality_init(const std::vector<uint64_t>& identities, int rank,
+                   const std::vector<int>& node_map) {
+  const int size = static_cast<int>(identities.size());
+  std::vector<int> keys(size);
+  if (node_map.empty()) {
+    std::unordered_map<uint64_t, int> first_rank;
+    for (int r = 0; r < size; ++r) keys[r] = first_rank.emplace(identities[r], r).first->second;
+  } else {
     // Block b holds world ranks [start, start + node_map[b]); ranks past the
     // map's end form one more node each.
     int start = 0;
-    g_world_key = rank;
-    for (int size : node_map) {
-      if (rank < start + size) {
-        g_world_key = start;
-        break;
-      }
-      start += size;
+    for (int block : node_map) {
+      for (int r = start; r < std::min(size, start + block); ++r) keys[r] = start;
+      start += block;
     }
+    for (int r = start; r < size; ++r) keys[r] = r;
   }
-  int size = 1;
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  g_world_keys.assign(size, 0);
-  PMPI_Allgather(&g_world_key, 1, MPI_INT, g_world_keys.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  g_world_keys = keys;
+  g_world_key = keys[rank];
 }
 
 Locality learn_locality(MPI_Comm comm) {

@@ -4,14 +4,19 @@
 // code only what crosses nodes; point-to-point never codes a message to a
 // peer on its own node.
 //
-// A node is what MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) finds on
-// MPI_COMM_WORLD at MPI_Init, or, when ADACOMP_NODE_MAP is set, consecutive
-// blocks of world ranks of the given sizes (to exercise node-aware paths on
-// one machine; every rank must set the same map).
+// A node is the world ranks of one processor name (MPI_Get_processor_name:
+// the host name in Open MPI and MPICH, the simulated host in SMPI), which is
+// where their launchers place ranks that share memory, the ranks
+// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) finds; it is learned from
+// MPI_Init's one agreement instead of from that split, which costs
+// collectives of its own (MPICH: two splits). When ADACOMP_NODE_MAP is set:
+// consecutive blocks of world ranks of the given sizes (to exercise
+// node-aware paths on one machine; every rank must set the same map).
 #pragma once
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace adacomp {
@@ -32,10 +37,15 @@ struct Locality {
   int local_rank_of(int rank) const;
 };
 
-// At MPI_Init, collective over MPI_COMM_WORLD: this rank's node key (the
-// lowest world rank on its node), and every world rank's. `node_map` is ADACOMP_NODE_MAP ("" when
-// unset, otherwise validated block sizes).
-void locality_init(const std::vector<int>& node_map);
+// This rank's node identity: a hash of its processor name. No communication.
+uint64_t node_identity();
+// At MPI_Init, from every world rank's node identity (in rank order): every
+// world rank's node key, the lowest world rank on its node, kept in a world
+// table, and this `rank`'s. `node_map` is ADACOMP_NODE_MAP (empty when
+// unset, otherwise validated block sizes), which decides instead. No
+// communication.
+void locality_init(const std::vector<uint64_t>& identities, int rank,
+                   const std::vector<int>& node_map);
 
 // The layout of `comm` (an intracommunicator). Local where all its ranks are
 // in MPI_COMM_WORLD; otherwise one allgather of node keys, collective over

@@ -1,12 +1,13 @@
 #include "runtime/runtime.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <chrono>
 #include <thread>
+#include <vector>
 
 #include "codec/bytes.h"
 #include "policy/model.h"
@@ -30,6 +31,7 @@ int g_nodes = 1;
 bool g_thread_multiple = false;
 bool g_p2p_direct = false;
 std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
+bool g_report_wanted = false;  // by any rank: then MPI_Finalize gathers the statistics
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_interstep_override{-1};
@@ -46,54 +48,27 @@ int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost =
   std::exit(1);
 }
 
-// All ranks must have a valid configuration, and the same library version
-// with the same settings, or they could take different collective paths
-// and deadlock. The same MPI_MAX also elects the eager limit (eager_limit.h):
-// one collective for all that MPI_Init agrees on. Returns that limit.
-size_t check_agreement(MPI_Comm world, bool valid, const std::string& error) {
-  int rank;
-  PMPI_Comm_rank(world, &rank);
-  std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
-  uint64_t h = bits::fnv1a_64(fp.data(), fp.size());
-  // First field: the lowest invalid rank wins the MAX, so its error is
-  // printed once (ranks usually share their settings and so their error).
-  // Below 2^63: MPICH 4.0's MPI_MAX on MPI_UINT64_T compares as signed.
-  // (h and ~h stay correct either way: a rank holds the maximum of both only
-  // when all ranks hold the same h, so a difference stops every rank.)
-  const uint64_t invalid = (uint64_t{1} << 62) - static_cast<uint64_t>(rank);
-  uint64_t mine[4] = {valid ? 0u : invalid, h, ~h, eager_limit_vote(local_eager_limit())}, maxes[4];
-  PMPI_Allreduce(mine, maxes, 4, MPI_UINT64_T, MPI_MAX, world);
-  if (maxes[0] != 0) {
-    if (maxes[0] == mine[0])
-      std::fprintf(stderr, "adacomp: configuration error%s: %s\n",
-                   rank == 0 ? "" : (" on rank " + std::to_string(rank)).c_str(), error.c_str());
-    stop_job(world);
-  }
-  if (maxes[1] != h || maxes[2] != ~h) {  // then on every rank: see the note above
-    // Once, not per rank: rank 0's settings and the first rank that differs.
-    uint64_t h0 = h;
-    PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, world);
-    int mine_differs = h != h0 ? rank : INT32_MAX, first = 0;
-    PMPI_Allreduce(&mine_differs, &first, 1, MPI_INT, MPI_MIN, world);
-    if (rank == 0 || rank == first)
-      std::fprintf(stderr,
-                   "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
-                   "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
-                   rank, fp.c_str());
-    stop_job(world);
-  }
-  return eager_limit_elected(maxes[3]);
-}
+// What each rank brings to MPI_Init's agreement, one row per rank.
+enum AgreementField { kNode, kInvalid, kFingerprint, kEagerLimit, kWantsReport, kFields };
 
-#ifndef ADACOMP_STATIC_IN_EVERY_RANK
-// Every rank must start the library: the collectives below would otherwise
-// wait forever for ranks that never call them (a rank started without it).
-// A nonblocking duplicate of MPI_COMM_WORLD first, waited for at most
-// `timeout` seconds, turns that wait into an error on the ranks that have it.
-void await_every_rank(double timeout) {
-  MPI_Comm probe;
+// Every rank's row, gathered over MPI_COMM_WORLD: the library's first
+// collective, and on one node under the default policy its only one. Every
+// rank must start the library, or the collectives of MPI_Init would wait
+// forever for ranks that never call them (a rank started without it): the
+// gather is nonblocking and waited for at most `timeout` seconds, which
+// turns that wait into an error on the ranks that have the library. On
+// MPI_COMM_WORLD itself, as a private duplicate would cost a collective of
+// its own first: nothing of the application's can be on MPI_COMM_WORLD
+// during MPI_Init, so its messages and the library's do not meet.
+std::vector<uint64_t> gather_rows(const uint64_t (&mine)[kFields], int size, double timeout) {
+  std::vector<uint64_t> rows(static_cast<size_t>(size) * kFields);
+#ifdef ADACOMP_STATIC_IN_EVERY_RANK  // SMPI: linked into the program, so in every rank
+  (void)timeout;
+  PMPI_Allgather(mine, kFields, MPI_UINT64_T, rows.data(), kFields, MPI_UINT64_T, MPI_COMM_WORLD);
+#else
   MPI_Request req;
-  if (PMPI_Comm_idup(MPI_COMM_WORLD, &probe, &req) != MPI_SUCCESS) return;
+  PMPI_Iallgather(mine, kFields, MPI_UINT64_T, rows.data(), kFields, MPI_UINT64_T,
+                  MPI_COMM_WORLD, &req);
   const double start = PMPI_Wtime();
   for (int done = 0, polls = 0; !done; ++polls) {
     PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
@@ -112,9 +87,62 @@ void await_every_rank(double timeout) {
     }
     if (polls > 1000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  PMPI_Comm_free(&probe);
-}
 #endif
+  return rows;
+}
+
+// All ranks must have a valid configuration, and the same library version
+// with the same settings, or they could take different collective paths
+// and deadlock: then every rank stops here. The same gather tells every
+// rank the world's layout (node identities, runtime/locality.h), the eager
+// limit (the least any rank's MPI gave, eager_limit.h) and whether any rank
+// wants the statistics that MPI_Finalize gathers: one collective for
+// everything MPI_Init agrees on.
+void agree(bool valid, const std::string& error) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(g_config);
+  const bool wants_report = g_config.verbose > 0 || !g_config.report_path.empty();
+  const uint64_t mine[kFields] = {node_identity(), valid ? 0u : 1u,
+                                  bits::fnv1a_64(fp.data(), fp.size()), local_eager_limit(),
+                                  wants_report ? 1u : 0u};
+  const std::vector<uint64_t> rows = gather_rows(mine, size, g_config.init_timeout_s);
+  auto field = [&](int r, AgreementField f) { return rows[static_cast<size_t>(r) * kFields + f]; };
+
+  int first_invalid = -1, first_differing = -1;
+  std::vector<uint64_t> nodes(size);
+  uint64_t least_eager = 0, report = 0;
+  for (int r = size - 1; r >= 0; --r) {
+    if (field(r, kInvalid)) first_invalid = r;
+    if (field(r, kFingerprint) != field(0, kFingerprint)) first_differing = r;
+    nodes[r] = field(r, kNode);
+    const uint64_t eager = field(r, kEagerLimit);  // 0: that rank's MPI did not tell
+    if (eager && (!least_eager || eager < least_eager)) least_eager = eager;
+    report |= field(r, kWantsReport);
+  }
+  // Printed once: the lowest invalid rank's error (ranks usually share
+  // their settings and so their error), or rank 0's settings and those of
+  // the first rank that differs.
+  if (first_invalid >= 0) {
+    if (rank == first_invalid)
+      std::fprintf(stderr, "adacomp: configuration error%s: %s\n",
+                   rank == 0 ? "" : (" on rank " + std::to_string(rank)).c_str(), error.c_str());
+    stop_job(MPI_COMM_WORLD);
+  }
+  if (first_differing >= 0) {
+    if (rank == 0 || rank == first_differing)
+      std::fprintf(stderr,
+                   "adacomp: rank %d runs '%s'; ranks disagree on the AdaComp "
+                   "version or configuration (ADACOMP_* variables, adacomp.conf)\n",
+                   rank, fp.c_str());
+    stop_job(MPI_COMM_WORLD);
+  }
+  g_eager_limit = least_eager ? static_cast<size_t>(least_eager) : kDefaultEagerLimit;
+  g_report_wanted = report != 0;
+  // Valid and alike on every rank by now, the node map included.
+  locality_init(nodes, rank, g_config.node_map);
+}
 
 std::string threshold_text(size_t bytes) {
   return bytes == kNever ? "never" : std::to_string(bytes);
@@ -186,9 +214,6 @@ void runtime_start() {
   report_begin();
   std::string error;
   bool valid = load_config(&g_config, &error);
-#ifndef ADACOMP_STATIC_IN_EVERY_RANK  // SMPI: linked into the program (and it lacks Comm_idup)
-  await_every_rank(g_config.init_timeout_s);
-#endif
 
   int err_class;
   PMPI_Add_error_class(&err_class);
@@ -209,37 +234,40 @@ void runtime_start() {
   }
   comm_state_init();
   args_init();
-  locality_init(valid ? g_config.node_map : std::vector<int>{});
-  const CommState* world = comm_state(MPI_COMM_WORLD);
-  if (!world) {
-    std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
-    PMPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  if (valid && !g_config.report_path.empty() && world->coll.rank == 0)
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (valid && !g_config.report_path.empty() && rank == 0)
     valid = expand_report_path(g_config.report_path, &g_report_path, &error);
-  g_eager_limit = check_agreement(world->coll.comm, valid, error);
-  g_spans_nodes = world->spans_nodes();
-  g_nodes = world->loc.nodes;
+  agree(valid, error);
+  const Locality layout = learn_locality(MPI_COMM_WORLD);  // from the table agree filled
+  g_spans_nodes = layout.nodes > 1;
+  g_nodes = layout.nodes;
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   g_thread_multiple = provided == MPI_THREAD_MULTIPLE;
   LinkModel link = g_config.link;
   // Only the adaptive policy's point-to-point decisions use it.
-  const bool measured =
-      !link.known() && g_config.model && g_config.adaptive() && world->spans_nodes();
-  if (measured) link = probe_inter_node_link(*world, g_config);
+  const bool measured = !link.known() && g_config.model && g_config.adaptive() && g_spans_nodes;
+  if (measured) {
+    const CommState* world = comm_state(MPI_COMM_WORLD);
+    if (!world) {
+      std::fprintf(stderr, "adacomp: cannot duplicate MPI_COMM_WORLD\n");
+      PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    link = probe_inter_node_link(*world, g_config);
+  }
   link_start(link, measured);
   g_p2p_direct = inter_node_direct(g_config, link);
   set_call_timing(g_config.verbose > 0 || !g_config.report_path.empty());
   g_active = true;
-  if (g_config.verbose && world->coll.rank == 0) {
+  if (g_config.verbose && rank == 0) {
     print_banner();
-    if (world->spans_nodes())
+    if (g_spans_nodes)
       std::fprintf(stderr,
                    "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s); "
                    "point-to-point between nodes %s\n",
-                   world->coll.size, world->loc.nodes, link.bandwidth_Bps / 1e6,
-                   link.latency_s * 1e6,
+                   static_cast<int>(layout.node_of.size()), layout.nodes,
+                   link.bandwidth_Bps / 1e6, link.latency_s * 1e6,
                    g_config.link.known() ? "calibrated"
                    : measured            ? "measured at MPI_Init"
                                          : "not measured",
@@ -249,21 +277,26 @@ void runtime_start() {
 
 void runtime_stop() {
   if (!g_active) return;
-  const MPI_Comm world = comm_state(MPI_COMM_WORLD)->coll.comm;
-  if (link_measured()) {  // the report shows one figure: every rank's check, agreed
-    double vote = link_vote(), largest = 0;
-    PMPI_Allreduce(&vote, &largest, 1, MPI_DOUBLE, MPI_MAX, world);
+  // Both agreed on every rank (agree, link_start), so every rank gathers
+  // alike; the world's state is made here if nothing made it before.
+  const bool vote = link_measured();
+  const CommState* world = g_report_wanted || vote ? comm_state(MPI_COMM_WORLD) : nullptr;
+  if (vote) {  // the report shows one figure: every rank's check, agreed
+    double mine = link_vote(), largest = 0;
+    PMPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, world->coll.comm);
     link_agree(largest);
   }
-  report_stats(world, g_config.verbose, g_report_path);
-  // Every rank enters PMPI_Finalize only once rank 0 has printed and written
-  // the report. Otherwise the other ranks start disconnecting while rank 0
-  // still makes MPI progress (receiving the rows, then in MPI_Finalize's own
-  // first steps), and MPICH 4.0 over UCX's TCP transport can hang there: a
-  // rank's disconnect flush needs its peer to answer, and a peer that
-  // already finished its own disconnect waits in the PMI barrier without
-  // progress (docs/report.md, "MPI_Finalize").
-  PMPI_Barrier(world);
+  if (g_report_wanted) {
+    report_stats(world->coll.comm, g_config.verbose, g_report_path);
+    // Every rank enters PMPI_Finalize only once rank 0 has printed and
+    // written the report. Otherwise the other ranks start disconnecting
+    // while rank 0 still makes MPI progress (receiving the rows, then in
+    // MPI_Finalize's own first steps), and MPICH 4.0 over UCX's TCP
+    // transport can hang there: a rank's disconnect flush needs its peer to
+    // answer, and a peer that already finished its own disconnect waits in
+    // the PMI barrier without progress (docs/report.md, "MPI_Finalize").
+    PMPI_Barrier(world->coll.comm);
+  }
   g_active = false;
   args_finalize();
   comm_state_finalize();

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Start-up cost of the library: an empty MPI program (bench/startup.c,
+# MPI_Init and MPI_Finalize) run plain and with the library preloaded
+# (LD_PRELOAD=build/<mpi>/libadacomp-<mpi>.so), alternating, RUNS times for
+# each MPI and rank count. Prints one table row per MPI and rank count, the
+# medians over the runs of: the job's wall time (launcher included), and the
+# slowest rank's MPI_Init and MPI_Finalize; plain, with the library, and the
+# library's extra (+ms). Run it on an idle machine.
+#   bench/startup.sh [--runs N] [--ranks "2 4 8"] [--mpi "openmpi mpich"]
+#                    [--cluster "2x1 2x2" [--rate 1gbit]]
+# --cluster runs on the emulated cluster instead (tools/cluster.sh; root;
+# LAYOUTs as there, nodes named $CLUSTER_PREFIX-<k>, startup-bench-<k> by
+# default), where the library also probes the link between nodes at MPI_Init.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/tools/help.sh"
+runs=7 ranks="2 4 8" mpis="openmpi mpich" layouts="" rate=1gbit
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2 ;;
+    --ranks) ranks=$2 ;;
+    --mpi) mpis=$2 ;;
+    --cluster) layouts=$2 ;;
+    --rate) rate=$2 ;;
+    *) echo "bench/startup.sh: unknown option '$1' (bench/startup.sh --help)" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+
+if [ -n "$layouts" ]; then
+  export CLUSTER_PREFIX=${CLUSTER_PREFIX:-startup-bench}
+  nodes=0
+  for layout in $layouts; do
+    n=$(source "$root/tools/cluster.sh" && cluster_layout "$layout" | wc -l)
+    [ "$n" -gt "$nodes" ] && nodes=$n
+  done
+  trap '"$root/tools/cluster.sh" down' EXIT
+  "$root/tools/cluster.sh" up "$nodes" "$rate"
+  sizes=$layouts where="cluster $rate"
+else
+  sizes=$ranks where="one node"
+fi
+
+# One job: "wall_ms init_ms finalize_ms", the last two of its slowest rank.
+job() {  # FLAVOR SIZE plain|library
+  local flavor=$1 size=$2 build=$root/build/$1 launch=() start end out
+  local lib=$build/libadacomp-$flavor.so program=$build/bench/adacomp-startup
+  if [ -n "$layouts" ]; then
+    launch=("$root/tools/cluster.sh" run "$flavor" "$size" --timeout 120)
+    [ "$3" = plain ] || launch+=(--env "LD_PRELOAD=$lib")
+    launch+=(--)
+  elif [ "$flavor" = openmpi ]; then
+    launch=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$size")
+    [ "$3" = plain ] || launch+=(-x "LD_PRELOAD=$lib")
+  else
+    launch=(mpirun.mpich -np "$size")
+    [ "$3" = plain ] || launch+=(-genv LD_PRELOAD "$lib")
+  fi
+  start=$(date +%s%N)
+  out=$("${launch[@]}" "$program") || { echo "bench/startup.sh: job failed: ${launch[*]} $program" >&2; exit 1; }
+  end=$(date +%s%N)
+  awk -v wall=$(((end - start) / 1000)) '
+    /^startup rank/ { if ($5 > init) init = $5; if ($7 > fin) fin = $7; n++ }
+    END { if (!n) exit 1; printf "%.1f %.3f %.3f\n", wall / 1000, init, fin }' <<<"$out"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '%-8s %-14s %-6s %5s | %9s %9s %7s | %9s %9s %7s | %9s %9s %7s\n' mpi where ranks runs \
+  "job plain" "library" "+ms" "Init" "library" "+ms" "Finalize" "library" "+ms"
+for flavor in $mpis; do
+  build=$root/build/$flavor
+  if [ ! -x "$build/bench/adacomp-startup" ] || [ ! -e "$build/libadacomp-$flavor.so" ]; then
+    "$root/tools/build.sh" "$flavor" "$build" --target adacomp >/dev/null
+    cmake --build "$build" --target adacomp-startup >/dev/null
+  fi
+  for size in $sizes; do
+    plain=() library=()
+    for ((i = 0; i < runs; i++)); do
+      plain+=("$(job "$flavor" "$size" plain)")
+      library+=("$(job "$flavor" "$size" library)")
+    done
+    row=()
+    for column in 1 2 3; do
+      p=$(printf '%s\n' "${plain[@]}" | cut -d' ' -f$column | median)
+      l=$(printf '%s\n' "${library[@]}" | cut -d' ' -f$column | median)
+      row+=("$p" "$l" "$(awk -v p="$p" -v l="$l" 'BEGIN { printf "%+.1f", l - p }')")
+    done
+    printf '%-8s %-14s %-6s %5s | %9.1f %9.1f %7s | %9.1f %9.1f %7s | %9.1f %9.1f %7s\n' \
+      "$flavor" "$where" "$size" "$runs" "${row[@]}"
+  done
+done
