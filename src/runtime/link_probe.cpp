@@ -9,8 +9,9 @@ namespace adacomp {
 namespace {
 
 constexpr int kTagProbe = 7;
-constexpr int kSamples = 5;
-constexpr double kLongEnough = 2e-3;       // seconds one way: bandwidth dominates
+constexpr int kLatencySamples = 5;
+constexpr int kTransferSamples = 3;       // per size: each costs link time at MPI_Init
+constexpr double kLongEnough = 2e-3;       // seconds: bandwidth dominates
 constexpr size_t kMaxProbeBytes = 8 << 20;
 
 double median(std::vector<double> v) {
@@ -19,54 +20,57 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// One-way times of `bytes` (half of each round trip), `rounds` of them.
-std::vector<double> one_way(MPI_Comm comm, int peer, bool first, std::vector<char>& buf,
-                            size_t bytes, int rounds) {
+// `rounds` round trips of `bytes` from the first end and one byte back: the
+// rate comes from the difference between two sizes (probe_pair), in which
+// the reply cancels, so the reply need not carry the data back (half the
+// link time the probe costs at MPI_Init).
+std::vector<double> round_trips(MPI_Comm comm, int peer, bool first, std::vector<char>& buf,
+                                size_t bytes, int rounds) {
   std::vector<double> t;
   for (int i = 0; i < rounds; ++i) {
     const double t0 = PMPI_Wtime();
     const int n = static_cast<int>(bytes);
     if (first) {
       PMPI_Send(buf.data(), n, MPI_BYTE, peer, kTagProbe, comm);
-      PMPI_Recv(buf.data(), n, MPI_BYTE, peer, kTagProbe, comm, MPI_STATUS_IGNORE);
+      PMPI_Recv(buf.data(), 1, MPI_BYTE, peer, kTagProbe, comm, MPI_STATUS_IGNORE);
     } else {
       PMPI_Recv(buf.data(), n, MPI_BYTE, peer, kTagProbe, comm, MPI_STATUS_IGNORE);
-      PMPI_Send(buf.data(), n, MPI_BYTE, peer, kTagProbe, comm);
+      PMPI_Send(buf.data(), 1, MPI_BYTE, peer, kTagProbe, comm);
     }
-    t.push_back((PMPI_Wtime() - t0) / 2);
+    t.push_back(PMPI_Wtime() - t0);
   }
   return t;
 }
 
 // This pair's estimate, as `first` (the deciding end) sees it: the median
-// of kSamples latencies, and the bandwidth from the medians of kSamples
+// of kLatencySamples latencies, and the bandwidth from the medians of kTransferSamples
 // transfers of sizes doubled until a transfer outweighs latency, so that
 // one slow moment does not decide.
 void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
   const int peer = first ? 1 : 0;
   std::vector<char> buf(kMaxProbeBytes);
-  one_way(comm, peer, first, buf, 1, 1);  // connection set-up
-  *latency = median(one_way(comm, peer, first, buf, 8, kSamples));
+  round_trips(comm, peer, first, buf, 1, 1);  // connection set-up
+  *latency = median(round_trips(comm, peer, first, buf, 8, kLatencySamples)) / 2;
   size_t bytes = 128 << 10;
-  double previous = median(one_way(comm, peer, first, buf, bytes, kSamples)), t = 0;
+  double previous = median(round_trips(comm, peer, first, buf, bytes, kTransferSamples)), t = 0;
   for (;;) {
     bytes *= 2;
-    t = median(one_way(comm, peer, first, buf, bytes, kSamples));
+    t = median(round_trips(comm, peer, first, buf, bytes, kTransferSamples));
     // Long enough, and well above the latency (which a loaded host can
     // inflate past a short transfer's time). The first end (rank 0 of the
     // pair) decides, so both leave the loop together.
-    int done = (t >= kLongEnough && t > 2 * *latency) || bytes >= kMaxProbeBytes;
+    int done = (t >= kLongEnough && t > 4 * *latency) || bytes >= kMaxProbeBytes;
     PMPI_Bcast(&done, 1, MPI_INT, 0, comm);
     if (done) break;
     previous = t;
   }
   // The rate is the slope between the last two sizes: what a transfer costs
-  // whatever its size (latency, a rendezvous handshake) and what it gets
-  // free (a shaper's burst allowance: 256 KB in tools/netns.sh, which made
-  // 512 KB read 1.6x a 1 Gbit/s link) cancel. Where the two times are too
-  // close for a slope (a loaded host), bytes / t, latency included, is
-  // still a rate the link achieved: a low one, which the check during the
-  // run raises (runtime/link_check.h), so the probe never reads none.
+  // whatever its size (latency, the reply, a rendezvous handshake) and what
+  // it gets free (a shaper's burst allowance: 256 KB in tools/netns.sh,
+  // which made 512 KB read 1.6x a 1 Gbit/s link) cancel. Where the two
+  // times are too close for a slope (a loaded host), bytes / t, latency
+  // included, is still a rate the link achieved: a low one, which the check
+  // during the run raises (runtime/link_check.h), so the probe never reads none.
   const double half = static_cast<double>(bytes) / 2;
   *bandwidth = t - previous > 0.25 * t ? half / (t - previous) : t > 0 ? 2 * half / t : 0;
 }
