@@ -104,35 +104,20 @@ long long allgatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
                               : bytes_of(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
-// Gather(v): each rank's block sent to the root (the root in place: its own
-// block of the receive buffer).
+// Gather(v) and Scatter(v): the block each rank exchanges with the root,
+// `mine` its own buffer (Gather's send, Scatter's receive) and `at_root` the
+// root's buffer of every block (the root in place: its own block there).
 template <class N>
-long long gather(const void* sendbuf, N sendcount, MPI_Datatype sendtype, N recvcount,
-                 MPI_Datatype recvtype, int root) {
+long long root_block(const void* mine, N count, MPI_Datatype type, N root_count,
+                     MPI_Datatype root_type, int root) {
   if (root_group(root)) return 0;
-  return sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+  return mine == MPI_IN_PLACE ? bytes_of(root_count, root_type) : bytes_of(count, type);
 }
 template <class N, class Counts>
-long long gatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
-                  const Counts* recvcounts, MPI_Datatype recvtype, int root) {
+long long root_block_v(const void* mine, N count, MPI_Datatype type, const Counts* root_counts,
+                       MPI_Datatype root_type, int root) {
   if (root_group(root)) return 0;
-  return sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[root], recvtype)
-                                 : bytes_of(sendcount, sendtype);
-}
-// Scatter(v): each rank's block received from the root (the root in place:
-// its own block of the send buffer).
-template <class N>
-long long scatter(const void* recvbuf, N recvcount, MPI_Datatype recvtype, N sendcount,
-                  MPI_Datatype sendtype, int root) {
-  if (root_group(root)) return 0;
-  return recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
-}
-template <class N, class Counts>
-long long scatterv(const void* recvbuf, N recvcount, MPI_Datatype recvtype,
-                   const Counts* sendcounts, MPI_Datatype sendtype, int root) {
-  if (root_group(root)) return 0;
-  return recvbuf == MPI_IN_PLACE ? bytes_of(sendcounts[root], sendtype)
-                                 : bytes_of(recvcount, recvtype);
+  return mine == MPI_IN_PLACE ? bytes_of(root_counts[root], root_type) : bytes_of(count, type);
 }
 // Reduce_scatter(_block): the vector each rank reduces, as Allreduce's count.
 template <class Counts>
