@@ -40,10 +40,56 @@ P2PComm* p2p_of(MPI_Comm comm) {
   return s ? s->p2p_part.get() : nullptr;
 }
 
+namespace {
+
+// The bytes of (count, type); -1 where arg_error must look first.
+MPI_Count message_bytes(int count, MPI_Datatype type) {
+  MPI_Count size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
+    return -1;
+  return count * size;
+}
+
+// A send that the library would pass on unchanged (send.cpp, make_body).
+bool never_coded(int count, MPI_Datatype type) {
+  const MPI_Count bytes = message_bytes(count, type);
+  return bytes >= 0 && bytes < static_cast<MPI_Count>(kMinCodedPayload) &&
+         bytes != static_cast<MPI_Count>(kMarkerBytes);
+}
+
+bool send_declined(const P2PComm* st, int count, MPI_Datatype type, int dest) {
+  return dest == MPI_PROC_NULL || st->direct(dest) || never_coded(count, type);
+}
+bool recv_declined(const P2PComm* st, int count, MPI_Datatype type, int source) {
+  return source == MPI_PROC_NULL || st->direct(source) ||
+         (!interstep_enabled() && small_receive(st, count, type, source));
+}
+
+}  // namespace
+
+// No marker can reach such a receive whole: one would be truncated by MPI
+// as the coded message it announces would be. A stashed marker must still
+// be found first (MPI's order).
+bool small_receive(const P2PComm* st, int count, MPI_Datatype type, int source) {
+  const MPI_Count bytes = message_bytes(count, type);
+  return source != MPI_PROC_NULL && !st->direct(source) && bytes >= 0 &&
+         bytes < static_cast<MPI_Count>(kMarkerBytes) &&
+         st->stashed.load(std::memory_order_acquire) == 0;
+}
+
 P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag) {
   P2PComm* st = p2p_of(comm);
   if (!st || peer == MPI_PROC_NULL || st->direct(peer) ||
+      (role == Peer::dest && never_coded(count, type)) ||
       arg_error(comm, count, type, peer, role, tag))
+    return nullptr;
+  return st;
+}
+
+P2PComm* route_recv(MPI_Comm comm, int count, MPI_Datatype type, int source, int tag) {
+  P2PComm* st = p2p_of(comm);
+  if (!st || recv_declined(st, count, type, source) ||
+      arg_error(comm, count, type, source, Peer::source, tag))
     return nullptr;
   return st;
 }
@@ -51,7 +97,9 @@ P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role,
 P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                     int recvcount, MPI_Datatype recvtype, int source, int recvtag) {
   P2PComm* st = p2p_of(comm);
-  if (!st || (st->direct(dest) && st->direct(source)) ||
+  if (!st ||
+      (send_declined(st, sendcount, sendtype, dest) &&
+       recv_declined(st, recvcount, recvtype, source)) ||
       arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
       arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
     return nullptr;

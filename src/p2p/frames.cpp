@@ -195,6 +195,15 @@ bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging) {
   return true;
 }
 
+void lose_cut_marker(P2PComm* st, int source) {
+  if (source < 0 || st->direct(source)) return;
+  {
+    std::lock_guard<std::mutex> g(st->mu);
+    st->receiving.lose_source(source);
+  }
+  tell_sender(st, source, 0);
+}
+
 int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
                 std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
                 MPI_Status* s, bool may_wait, bool cut, const char* op) {
@@ -216,13 +225,7 @@ int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
     // MPI has reported it. A receive smaller than a marker may have cut one,
     // whose body no receive will take (bodies_close drops it): that
     // sender's channels must not wait for a frame that may be lost.
-    if (bytes_of(count, type) < kMarkerBytes && !st->direct(source)) {
-      {
-        std::lock_guard<std::mutex> g(st->mu);
-        st->receiving.lose_source(source);
-      }
-      tell_sender(st, source, 0);
-    }
+    if (bytes_of(count, type) < kMarkerBytes) lose_cut_marker(st, source);
     return MPI_ERR_TRUNCATE;
   }
   if (body->empty()) {

@@ -22,6 +22,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -69,6 +70,8 @@ struct P2PComm : std::enable_shared_from_this<P2PComm> {
   // position order; never held while waiting.
   std::mutex mu;
   std::deque<Stashed> stash;  // messages taken off the wire by a probe
+  // stash.size(), read without the lock by route_recv (a receive's fast path).
+  std::atomic<size_t> stashed{0};
   SendChannels sending;
   RecvChannels receiving;
 };
@@ -76,11 +79,23 @@ struct P2PComm : std::enable_shared_from_this<P2PComm> {
 // The part of `comm`, or nullptr: point-to-point is off, or not for `comm`.
 P2PComm* p2p_of(MPI_Comm comm);
 // The part of `comm` if the library takes a call with this peer; nullptr
-// declines it: no part, MPI_PROC_NULL, a peer on this node, or bad arguments
-// (PMPI reports those: runtime/args.h).
+// declines it: no part, MPI_PROC_NULL, a peer on this node, bad arguments
+// (PMPI reports those: runtime/args.h), or a send that can never be coded
+// nor be a marker (fewer than kMinCodedPayload bytes, not kMarkerBytes), so
+// that such a send costs one size query more than MPI's.
 P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag);
+// The same for a nonblocking receive, which also declines where it cannot
+// hold a marker (fewer than kMarkerBytes), no probe has stashed one on
+// `comm`, and inter-step coding is off (with it on, a marker cut short must
+// be told to its sender: lose_cut_marker): small receives and their
+// completions are then MPI's own.
+P2PComm* route_recv(MPI_Comm comm, int count, MPI_Datatype type, int source, int tag);
+// Whether a receive of (count, type) from `source` on `st` cannot hold a
+// marker while none is stashed: recv() then makes it MPI's own receive, and
+// only a truncation has anything left to do.
+bool small_receive(const P2PComm* st, int count, MPI_Datatype type, int source);
 // The same for a call that sends to `dest` and receives from `source`: both
-// peers on this node, or either side's bad arguments, decline it.
+// sides declined as above, or either side's bad arguments, decline it.
 P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                     int recvcount, MPI_Datatype recvtype, int source, int recvtag);
 
@@ -244,6 +259,11 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
 int start_send(Pending* p);
 
 // ---- messages received (frames.cpp) ---------------------------------------
+
+// A receive smaller than a marker failed with MPI_ERR_TRUNCATE from
+// `source`: it may have cut a marker whose body no receive will take, so
+// that sender's channels must not wait for a frame that may be lost.
+void lose_cut_marker(P2PComm* st, int source);
 
 // finish_recv's answer when the message's body is a channel frame whose
 // predecessors on its channel are not applied yet and the caller must not

@@ -115,6 +115,7 @@ int iprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_S
   set_status(s, m.source, m.tag, raw_size_of(m));
   std::lock_guard<std::mutex> g(st->mu);
   st->stash.push_back(std::move(m));
+  st->stashed.store(st->stash.size(), std::memory_order_release);
   return MPI_SUCCESS;
 }
 
@@ -147,6 +148,7 @@ bool take_stashed(P2PComm* st, int source, int tag, Stashed* out) {
     if (matches(*it, source, tag)) {
       *out = std::move(*it);
       st->stash.erase(it);
+      st->stashed.store(st->stash.size(), std::memory_order_release);
       return true;
     }
   }

@@ -52,6 +52,14 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 
 CallResult recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                 MPI_Status* status) {
+  P2PComm* part = p2p_of(comm);
+  if (part && small_receive(part, count, type, source)) {
+    MPI_Status local;
+    MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
+    const int rc = PMPI_Recv(buf, count, type, source, tag, comm, s);
+    if (truncation(rc)) lose_cut_marker(part, s->MPI_SOURCE);
+    return rc;
+  }
   P2PComm* st = route(comm, count, type, source, Peer::source, tag);
   if (!st) return kDeclined;
   stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
@@ -72,12 +80,14 @@ CallResult recv(void* buf, int count, MPI_Datatype type, int source, int tag, MP
 }
 CallResult irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                  MPI_Request* req) {
-  P2PComm* st = route(comm, count, type, source, Peer::source, tag);
+  P2PComm* st = route_recv(comm, count, type, source, tag);
   if (!st) return kDeclined;
   return do_irecv(buf, count, type, source, tag, comm, req, false, st, "Irecv");
 }
 CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int tag,
                      MPI_Comm comm, MPI_Request* req) {
+  // Not route_recv: a marker a probe stashes later must still reach a
+  // small persistent receive started after it, through MPI_Start.
   P2PComm* st = route(comm, count, type, source, Peer::source, tag);
   if (!st) return kDeclined;
   return do_irecv(buf, count, type, source, tag, comm, req, true, st, "Recv_init");
@@ -86,7 +96,10 @@ CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int ta
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op) {
-  P2PComm* rs = route(comm, recvcount, recvtype, source, Peer::source, recvtag);
+  // Isendrecv's send half rides on its receive's table entry: that receive
+  // stays the library's whatever its size.
+  P2PComm* rs = send_req ? route(comm, recvcount, recvtype, source, Peer::source, recvtag)
+                         : route_recv(comm, recvcount, recvtype, source, recvtag);
   int rc = rs ? do_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, recv_req, false,
                          rs, op)
               : PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, recv_req);
