@@ -200,8 +200,10 @@ void copy_status(MPI_Status* to, const MPI_Status& from);
 // Bytes a receive's status counts.
 MPI_Count status_bytes(MPI_Status* s);
 // A request that is already complete, carrying `status` (a generalized
-// request; nullptr: an empty status).
-int completed_request(const MPI_Status* status, MPI_Request* req);
+// request; nullptr: an empty status) and `error`, which its MPI_Wait or
+// MPI_Test returns (a message delivered truncated: MPI_ERR_TRUNCATE there,
+// as MPI's own receive would give it).
+int completed_request(const MPI_Status* status, MPI_Request* req, int error = MPI_SUCCESS);
 // A message cut by MPI because it exceeds the posted buffer.
 bool truncation(int rc);
 void stored_header(size_t bytes, uint8_t* dst);

@@ -235,7 +235,7 @@ CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI
   if (rc == MPI_SUCCESS) {
     MPI_Status s{};
     rc = deliver(*m, buf, count, type, &s, "Imrecv");
-    if (rc == MPI_SUCCESS) rc = report(m->app, completed_request(&s, req));
+    if (rc == MPI_SUCCESS || truncation(rc)) rc = report(m->app, completed_request(&s, req, rc));
   }
   return rc;
 }

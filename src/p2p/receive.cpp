@@ -17,9 +17,9 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     Stashed m;
     if (take_stashed(st, source, tag, &m)) {
       MPI_Status s{};
-      int rc = deliver(m, buf, count, type, &s, op);
-      if (rc != MPI_SUCCESS) return rc;
-      return report(comm, completed_request(&s, req));
+      const int rc = deliver(m, buf, count, type, &s, op);
+      if (rc != MPI_SUCCESS && !truncation(rc)) return rc;
+      return report(comm, completed_request(&s, req, rc));
     }
   }
   std::vector<uint8_t> staging;

@@ -26,10 +26,13 @@ void count_pending() {
 // A request that is already complete, carrying `status` (generalized request).
 struct Done {
   MPI_Status status;
+  int error = MPI_SUCCESS;
 };
+// Its return is what the completing call returns.
 int done_query(void* extra, MPI_Status* s) {
-  *s = static_cast<Done*>(extra)->status;
-  return MPI_SUCCESS;
+  const Done* d = static_cast<Done*>(extra);
+  *s = d->status;
+  return d->error;
 }
 int done_free(void* extra) {
   delete static_cast<Done*>(extra);
@@ -191,8 +194,9 @@ void set_status(MPI_Status* s, int source, int tag, size_t raw) {
   PMPI_Status_set_cancelled(s, 0);
 }
 
-int completed_request(const MPI_Status* status, MPI_Request* req) {
+int completed_request(const MPI_Status* status, MPI_Request* req, int error) {
   auto* d = new Done;
+  d->error = error;
   if (status) {
     d->status = *status;
     d->status.MPI_ERROR = MPI_SUCCESS;  // a caller's local status may hold anything there

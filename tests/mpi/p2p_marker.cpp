@@ -12,12 +12,16 @@
 //   truncation   a coded message into a receive too small for it (and one
 //                smaller than the marker): MPI_ERR_TRUNCATE, later traffic
 //                unharmed;
+//   small        a receive too small for a marker after a probe took a coded
+//                message: MPI_ERR_TRUNCATE on that message, not the next
+//                (small receives are MPI's own unless a marker is stashed);
 //   cancel       an unmatched wildcard receive cancels, and the message sent
 //                after it arrives; a synchronous coded send completes only
 //                when received.
 // Peers may share a node (ADACOMP_NODE_MAP): their messages are never coded.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -214,6 +218,48 @@ void probe_coded_and_truncate() {
   MPI_Comm_free(&c);
 }
 
+// A probe takes a coded message's marker off the wire; a receive too small
+// for a marker, blocking or not, must still match that message first (and
+// fail with MPI_ERR_TRUNCATE), then the small message sent after it arrives.
+void probed_then_small_receive() {
+  MPI_Comm c = error_returning_comm();
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // MPICH 4.0: MPI_Wait's errors
+  const int n = 20000, small = 4;
+  std::vector<double> out(n), in(n, -1.0);
+  for (int i = 0; i < n; ++i) out[i] = value(rank_, 11, i);
+  for (int v = 0; v < 2; ++v) {
+    const int tag = 60 + v;
+    MPI_Request s[2];
+    MPI_Isend(out.data(), n, MPI_DOUBLE, next_, tag, c, &s[0]);
+    MPI_Isend(out.data(), small, MPI_DOUBLE, next_, tag, c, &s[1]);
+    MPI_Status st;
+    MPI_Probe(prev_, tag, c, &st);
+    int got = -1;
+    MPI_Get_count(&st, MPI_DOUBLE, &got);
+    CHECK(got == n, "small receive %d: probe count %d, expected %d", v, got, n);
+    int rc;
+    if (v == 0) {
+      rc = MPI_Recv(in.data(), 10, MPI_DOUBLE, prev_, tag, c, &st);
+    } else {
+      MPI_Request r;
+      MPI_Irecv(in.data(), 10, MPI_DOUBLE, prev_, tag, c, &r);
+      rc = MPI_Wait(&r, &st);
+    }
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE, "small receive %d after a probe: error class %d", v, cls);
+    std::fill(in.begin(), in.end(), -1.0);
+    rc = MPI_Recv(in.data(), small, MPI_DOUBLE, prev_, tag, c, &st);
+    MPI_Get_count(&st, MPI_DOUBLE, &got);
+    bool ok = rc == MPI_SUCCESS && got == small;
+    for (int i = 0; i < small; ++i) ok = ok && in[i] == value(prev_, 11, i);
+    CHECK(ok, "small receive %d: the message after the probed one: rc %d count %d", v, rc, got);
+    MPI_Waitall(2, s, MPI_STATUSES_IGNORE);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_free(&c);
+}
+
 void cancel_and_sync() {
   const int n = 9000;
   std::vector<double> out(n), in(n, -1.0);
@@ -259,6 +305,7 @@ int main(int argc, char** argv) {
   wildcards(false);
   wildcards(true);
   probe_coded_and_truncate();
+  probed_then_small_receive();
   cancel_and_sync();
   // Summed: with peers on this rank's node, a rank may code nothing itself.
   long long mine = static_cast<long long>(op_stats("send").compressed_calls), coded = 0;
