@@ -2,6 +2,7 @@
 // communicator's state (made where every member is present: MPI_COMM_WORLD
 // and MPI_COMM_SELF at init, new communicators in the intercepted
 // constructors), and the routing of each call.
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -50,10 +51,13 @@ MPI_Count message_bytes(int count, MPI_Datatype type) {
   return count * size;
 }
 
-// A send that the library would pass on unchanged (send.cpp, make_body).
+// A send that the library would pass on unchanged (send.cpp, make_body,
+// encode_message): below both the smallest coded payload and the lossless
+// threshold, which every transfer's gate applies whatever the override.
 bool never_coded(int count, MPI_Datatype type) {
   const MPI_Count bytes = message_bytes(count, type);
-  return bytes >= 0 && bytes < static_cast<MPI_Count>(kMinCodedPayload) &&
+  const size_t floor = std::max(kMinCodedPayload, config().threshold_lossless);
+  return bytes >= 0 && bytes < static_cast<MPI_Count>(floor) &&
          bytes != static_cast<MPI_Count>(kMarkerBytes);
 }
 

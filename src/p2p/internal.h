@@ -70,7 +70,7 @@ struct P2PComm : std::enable_shared_from_this<P2PComm> {
   // position order; never held while waiting.
   std::mutex mu;
   std::deque<Stashed> stash;  // messages taken off the wire by a probe
-  // stash.size(), read without the lock by route_recv (a receive's fast path).
+  // stash.size(), read without the lock by small_receive and take_stashed.
   std::atomic<size_t> stashed{0};
   SendChannels sending;
   RecvChannels receiving;
@@ -81,7 +81,8 @@ P2PComm* p2p_of(MPI_Comm comm);
 // The part of `comm` if the library takes a call with this peer; nullptr
 // declines it: no part, MPI_PROC_NULL, a peer on this node, bad arguments
 // (PMPI reports those: runtime/args.h), or a send that can never be coded
-// nor be a marker (fewer than kMinCodedPayload bytes, not kMarkerBytes), so
+// nor be a marker (fewer than kMinCodedPayload bytes and than the lossless
+// threshold, not kMarkerBytes), so
 // that such a send costs one size query more than MPI's.
 P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag);
 // The same for a nonblocking receive, which also declines where it cannot

@@ -143,6 +143,7 @@ int mprobe_impl(int source, int tag, MPI_Comm comm, bool block, int* flag, MPI_M
 }  // namespace
 
 bool take_stashed(P2PComm* st, int source, int tag, Stashed* out) {
+  if (st->stashed.load(std::memory_order_acquire) == 0) return false;  // no lock for nothing
   std::lock_guard<std::mutex> g(st->mu);
   for (auto it = st->stash.begin(); it != st->stash.end(); ++it) {
     if (matches(*it, source, tag)) {

@@ -54,7 +54,7 @@ int RuntimeModel::slot(int op, size_t bytes) {
 }
 
 bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link) {
-  if (!link.known() || ratio < 1.02) return false;
+  if (!link.known() || ratio < kIncompressibleRatio) return false;
   return (1.0 - 1.0 / ratio) / link.bandwidth_Bps > codec_seconds_per_byte;
 }
 
@@ -89,7 +89,9 @@ int CodingEstimate::choose(int kind, size_t bytes, int count, const LinkModel& l
     Entry& e = at(kind, bytes, a);
     if (!e.measured || ++e.skipped >= e.retry_after) {
       e.skipped = 0;
-      e.retry_after = std::min(2 * e.retry_after, kRetryAfter);
+      const bool incompressible = e.measured && e.ratio < kIncompressibleRatio;
+      e.retry_after = incompressible ? std::min(8 * e.retry_after, kRetryAfterIncompressible)
+                                     : std::min(2 * e.retry_after, kRetryAfter);
       return a;  // trial
     }
   }

@@ -83,6 +83,8 @@ class RuntimeModel {
   std::vector<PathChoice> slots_;  // allocated on first use
 };
 
+// Below this ratio coding never pays, whatever the link and codec speed.
+constexpr double kIncompressibleRatio = 1.02;
 // The cMPI break-even for a sender's own decision.
 bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& link);
 
@@ -109,6 +111,13 @@ class CodingEstimate {
   // costs (first touch of the frame buffers, the thread pool's start), and a
   // codec that seemed to lose on them would be left out for 64 messages.
   static constexpr uint32_t kRetryAfter = 64;
+  // The same once a candidate's last trial found the data incompressible
+  // (ratio below coding_pays' floor): such a trial is a whole coding for
+  // nothing (zstd on random bytes: about 370 us per 256 KiB, where plain MPI
+  // takes 20 us on one node), and compressibility is the data's, which
+  // changes slowly. Their distance grows eightfold to 4096, which keeps what
+  // trials cost within about 1% soon after a size is first sent.
+  static constexpr uint32_t kRetryAfterIncompressible = 4096;
   // The candidate (Candidates::arm, of `count`) to code a message of
   // `bytes` with, 0 for none: a trial of a candidate when nothing is known
   // of it or its retry is due; otherwise, of those that pay, the one whose

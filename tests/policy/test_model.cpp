@@ -146,6 +146,17 @@ int main() {
     EXPECT(CodingEstimate::kRetryAfter == 64);
     EXPECT((trials == std::vector<int>{0, 4, 12, 28, 60, 124, 188}));
     EXPECT(e.choose(1, 1 << 20, 1, LinkModel{}) == 0);
+    // Incompressible data: the trials' distance grows eightfold, to
+    // kRetryAfterIncompressible.
+    CodingEstimate r;
+    std::vector<int> tries;
+    for (int i = 0; i < 13000; ++i)
+      if (r.choose(1, 1 << 20, 1, slow) == 1) {
+        tries.push_back(i);
+        r.record(1, 1 << 20, 1, 1 << 20, 0.5e-3);  // ratio 1
+      }
+    EXPECT(CodingEstimate::kRetryAfterIncompressible == 4096);
+    EXPECT((tries == std::vector<int>{0, 2, 18, 146, 1170, 5266, 9362}));
   }
   {  // two candidates (bytes: zstd, lz4): each tried once, then the one of
      // least wire plus codec time
