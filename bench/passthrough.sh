@@ -7,6 +7,10 @@
 #   pingpong/one-node    8-byte MPI_Send/MPI_Recv ping-pong, per message
 #   pingpong/two-nodes   the same across two emulated nodes (tools/cluster.sh
 #                        2x1, link unshaped): the path between nodes
+#   pingpong/framed      one node, the two ranks declared two nodes with the
+#                        route between them forced framed (ADACOMP_NODE_MAP,
+#                        ADACOMP_P2P_ROUTE): what a slow link's route costs
+#                        a message that is not coded
 #   bench/passthrough.sh [openmpi|mpich] [runs, default 5]
 # CASES (default all three) picks some; CALLS sets the calls (round trips)
 # per run (default 200000). Run it on an idle machine.
@@ -32,6 +36,7 @@ for case in $cases; do
   op=${case%/*} where=${case#*/}
   case $where in
     one-node) launch=("${local_launch[@]}") ;;
+    framed) launch=(env ADACOMP_NODE_MAP=1,1 ADACOMP_P2P_ROUTE=framed "${local_launch[@]}") ;;
     two-nodes) "$root/tools/cluster.sh" up 2 unshaped
                launch=("$root/tools/cluster.sh" run "$flavor" 2x1 --timeout 600 --) ;;
     *) echo "passthrough.sh: unknown case '$case'" >&2; exit 2 ;;

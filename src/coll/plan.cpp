@@ -142,7 +142,8 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   // An uncommitted derived datatype (runtime/args.h).
   if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   plan->type = type_info(type);
-  if (reduction && (!reducible(plan->type) || !op_commutative(op))) return false;
+  if (reduction && (!reducible(plan->type) || !op_commutative(op) || !op_defined_for(op, type)))
+    return false;
   if (intercommunicator(comm)) return false;
   plan->tier = v.tier;
   // (An Allreduce on quantisation codes has arms too: the codec picks the

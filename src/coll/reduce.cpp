@@ -55,7 +55,8 @@ class TreeReduce : TreeWalk {
       for (size_t got = 0; i_ < nc_; ++i_) {
         if (!call_.complete(1, &recvs_[i_ * k_ + c_], &got, wait)) return false;
         if (call_.decode(in_ + cap_ * (i_ * k_ + c_), got, incoming_, bytes))
-          PMPI_Reduce_local(incoming_, chunk, static_cast<int>(bytes / elem), type_, op_);
+          call_.check_mpi(  // MPI's check of the (type, op) pair (ring.cpp)
+              PMPI_Reduce_local(incoming_, chunk, static_cast<int>(bytes / elem), type_, op_));
       }
       if (tree_.parent >= 0) {
         const size_t n = call_.encode(chunk, bytes, out_ + cap_ * c_);

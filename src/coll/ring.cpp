@@ -132,9 +132,11 @@ size_t HopRing::encode(int b, int c, uint8_t* frame) {
 
 void HopRing::fold(int b, int c, const uint8_t* frame, size_t size) {
   const size_t bytes = chunk_bytes(b, c);
+  // MPI's own check of the (type, op) pair (MPI_MAX on MPI_BYTE, say):
+  // its error is the call's, as MPI's Allreduce would give it.
   if (call_.decode(frame, size, incoming_, bytes))
-    PMPI_Reduce_local(incoming_, a_.acc + chunk_offset(b, c),
-                      static_cast<int>(bytes / a_.elem_size), a_.type, a_.op);
+    call_.check_mpi(PMPI_Reduce_local(incoming_, a_.acc + chunk_offset(b, c),
+                                      static_cast<int>(bytes / a_.elem_size), a_.type, a_.op));
 }
 
 void HopRing::decode(int b, int c, const uint8_t* frame, size_t size) {

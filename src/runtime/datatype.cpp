@@ -1,5 +1,7 @@
 #include "runtime/datatype.h"
 
+#include <initializer_list>
+
 namespace adacomp {
 
 bool is_named(MPI_Datatype t) {
@@ -34,6 +36,40 @@ ElemKind elem_kind(MPI_Datatype t) {
   if (t == MPI_FLOAT || t == MPI_REAL || t == MPI_REAL4) return ElemKind::f32;
   if (t == MPI_DOUBLE || t == MPI_DOUBLE_PRECISION || t == MPI_REAL8) return ElemKind::f64;
   return ElemKind::bytes;
+}
+
+namespace {
+
+bool one_of(MPI_Datatype t, std::initializer_list<MPI_Datatype> types) {
+  for (MPI_Datatype u : types)
+    if (t == u) return true;
+  return false;
+}
+
+// MPI's "C integer" and "Fortran integer" categories (MPI-4 6.9.2).
+bool integer_type(MPI_Datatype t) {
+  return one_of(t, {MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
+                    MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
+                    MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+                    MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+                    MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER});
+}
+
+bool floating_type(MPI_Datatype t) {
+  return one_of(t, {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
+                    MPI_REAL4, MPI_REAL8});
+}
+
+}  // namespace
+
+bool op_defined_for(MPI_Op op, MPI_Datatype type) {
+  if (op == MPI_MAX || op == MPI_MIN || op == MPI_SUM || op == MPI_PROD)
+    return integer_type(type) || floating_type(type);
+  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+    return integer_type(type) && type != MPI_INTEGER;  // C integers (and logicals: declined)
+  if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+    return integer_type(type) || type == MPI_BYTE;
+  return op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE && op != MPI_NO_OP;
 }
 
 bool op_commutative(MPI_Op op) {

@@ -32,5 +32,10 @@ bool is_named(MPI_Datatype t);
 inline bool reducible(const TypeInfo& t) { return t.named && t.contiguous && t.size > 0; }
 
 bool op_commutative(MPI_Op op);
+// Whether MPI defines predefined `op` on named `type` (user ops: always).
+// Reductions the library would compute on a pair MPI rejects (MPI_MAX on
+// MPI_BYTE, say) are declined, so that PMPI reports the error on every
+// rank, as it checks arguments before moving data.
+bool op_defined_for(MPI_Op op, MPI_Datatype type);
 
 }  // namespace adacomp
