@@ -50,7 +50,7 @@ bool one_of(MPI_Datatype t, std::initializer_list<MPI_Datatype> types) {
 bool integer_type(MPI_Datatype t) {
   return one_of(t, {MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
                     MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
-                    MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+                    MPI_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
                     MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
                     MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER});
 }
@@ -60,13 +60,21 @@ bool floating_type(MPI_Datatype t) {
                     MPI_REAL4, MPI_REAL8});
 }
 
+bool complex_type(MPI_Datatype t) {
+  return one_of(t, {MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_COMPLEX,
+                    MPI_DOUBLE_COMPLEX});
+}
+
+bool logical_type(MPI_Datatype t) { return one_of(t, {MPI_C_BOOL, MPI_LOGICAL}); }
+
 }  // namespace
 
 bool op_defined_for(MPI_Op op, MPI_Datatype type) {
-  if (op == MPI_MAX || op == MPI_MIN || op == MPI_SUM || op == MPI_PROD)
-    return integer_type(type) || floating_type(type);
+  if (op == MPI_MAX || op == MPI_MIN) return integer_type(type) || floating_type(type);
+  if (op == MPI_SUM || op == MPI_PROD)
+    return integer_type(type) || floating_type(type) || complex_type(type);
   if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
-    return integer_type(type) && type != MPI_INTEGER;  // C integers (and logicals: declined)
+    return (integer_type(type) && type != MPI_INTEGER) || logical_type(type);
   if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
     return integer_type(type) || type == MPI_BYTE;
   return op != MPI_MAXLOC && op != MPI_MINLOC && op != MPI_REPLACE && op != MPI_NO_OP;
