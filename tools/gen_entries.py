@@ -10,7 +10,9 @@ of intercepted calls (its format is described at its top):
 
 A C entry point first advances the nonblocking collectives outstanding
 (coll/schedule.h), passes a call with a buffer in device memory to PMPI, times
-the call (and notes its return address: the report's call site), runs the implementation and, when it declines, PMPI with the same
+the call (and notes its return address: the report's call site), passes a
+collective whose send and receive buffers are one when MPI refuses that
+(alias_probe), runs the implementation and, when it declines, PMPI with the same
 arguments; a `polled` call runs adacomp::polled::<name> instead while
 collectives are outstanding (interpose/completion.h). A Fortran one maps each C parameter by type and name: handles go
 through the f2c/c2f functions (message handles through the library's own
@@ -142,13 +144,85 @@ def payload(call):
     return "-1LL"
 
 
+def blocking_form(name, by_name):
+    """The blocking collective of a nonblocking or persistent one (Ialltoall,
+    Alltoall_init: Alltoall), or the call itself."""
+    base = name[:-len("_init")] if name.endswith("_init") else name
+    if base.startswith("I") and base[1].upper() + base[2:] in by_name:
+        base = base[1].upper() + base[2:]
+    return by_name.get(base)
+
+
+# Where MPI looks for the alias in a collective whose own block is one of
+# several: the buffer holding every block, this rank's block in it (counted
+# in elements of its type), and the other buffer. MPICH compares an
+# Allgather's send buffer with this rank's block of the receive buffer.
+OWN_BLOCK = {
+    "Allgather": ("recvbuf", "rank * recvcount", "recvtype", "sendbuf"),
+    "Gather": ("recvbuf", "rank * recvcount", "recvtype", "sendbuf"),
+    "Allgatherv": ("recvbuf", "displs[rank]", "recvtype", "sendbuf"),
+    "Gatherv": ("recvbuf", "displs[rank]", "recvtype", "sendbuf"),
+    "Scatter": ("sendbuf", "rank * sendcount", "sendtype", "recvbuf"),
+    "Scatterv": ("sendbuf", "displs[rank]", "sendtype", "recvbuf"),
+}
+
+
+def alias_probe(call, by_name, expr, large):
+    """Lines setting `alias_refused` for a collective with a send and a
+    receive buffer (none for other calls). `expr` maps each parameter to its
+    C expression. A buffer passed as both is erroneous, and MPIs check it
+    alone, before any message (MPICH on every such call, Open MPI at a
+    Reduce's root); the library must do the same, or its ranks would part:
+    the rank MPI refuses returns at once and the others run the library's
+    schedule. So the rank asks its MPI, by the blocking call on its private
+    MPI_COMM_SELF over its own block (root 0, this rank's counts and types,
+    displacement 0: at most a copy onto itself), and a refusal passes the call
+    to PMPI, which raises the error as plain MPI does. Only the root of a
+    rooted call is asked: elsewhere the other buffer is not significant."""
+    names = {p.name for p in call.params}
+    blocking = blocking_form(call.name, by_name)
+    if not ({"sendbuf", "recvbuf", "comm"} <= names) or "dest" in names or not blocking:
+        return []
+    e = lambda text: re.sub(r"\b(\w+)\b", lambda m: expr.get(m.group(1), m.group(1)), text)
+    displ = "MPI_Aint" if large else "int"
+    whole, other = "recvbuf", "sendbuf"
+    body = []
+    if blocking.name in OWN_BLOCK:
+        whole, index, type_, other = OWN_BLOCK[blocking.name]
+        body = [f"      void* own = adacomp::block_at({e(whole)}, {e(index)}, {e(type_)});",
+                f"      if (own != {e(other)}) return MPI_SUCCESS;"]
+    args = []
+    for p in blocking.params:
+        if p.name == "comm":
+            args.append("self")
+        elif p.name == "root":
+            args.append("0")
+        elif p.name == whole and body:
+            args.append("own")
+        elif p.arr and p.base == "DISPL":
+            args.append("no_displ")
+        elif p.arr:
+            args.append(f"{expr[p.name]} + rank")
+        else:
+            args.append(expr[p.name])
+    if "no_displ" in args:
+        body.insert(0, f"      static const {displ} no_displ[1] = {{0}};")
+    root = expr["root"] if "root" in names else "adacomp::kNoRoot"
+    pmpi = f"PMPI_{blocking.name}{'_c' if large else ''}({', '.join(args)})"
+    test = (f"adacomp::may_hold({e(whole)}, {e(other)})" if blocking.name in OWN_BLOCK
+            else f"adacomp::aliased({e(other)}, {e(whole)})")
+    return ([f"  const bool alias_refused = {test} &&",
+             f"      adacomp::pmpi_refuses_alias({expr['comm']}, {root}, [&](MPI_Comm self, int rank) {{"]
+            + body + ["      (void)rank;", f"      return {pmpi};", "    });"])
+
+
 def polled(call, args):
     """The first half of a polled call's return-code expression."""
     return (f"adacomp::collectives_outstanding()\n"
             f"      ? adacomp::polled::{call.name.lower()}({args})")
 
 
-def c_entry(call, name, large):
+def c_entry(call, name, large, by_name):
     args = ", ".join(p.name for p in call.params if not p.varargs)
     pmpi = f"PMPI_{name}({args})"
     impl = call.name.lower()
@@ -163,18 +237,20 @@ def c_entry(call, name, large):
     # A persistent request's bytes count at each start, at its _init's site.
     if name == "Request_free":
         out.append("  if (clock.on() && request) adacomp::forget_persistent(*request);")
-    if call.has("polled") and not large:
-        out.append(f"  const int rc = {polled(call, args)}")
+    probe = alias_probe(call, by_name, {p.name: p.name for p in call.params}, large)
+    out += probe
+    rc = "  const int rc = " + (f"alias_refused ? {pmpi}\n      : " if probe else "")
     if large and not call.has("large"):  # narrowing twin
         narrow = ", ".join(f"static_cast<int>({p.name})" if p.poly else p.name for p in call.params)
         fits = " && ".join(f"fits_int({p.name})" for p in call.params if p.poly)
-        out += [f"  const int rc = {fits}",
+        out += [f"{rc}{fits}",
                 f"      ? or_pmpi(adacomp::{impl}({narrow}), [&] {{ return {pmpi}; }})",
                 f"      : {pmpi};"]
     elif call.has("polled") and not large:
-        out.append(f"      : or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
+        out += [f"{rc}{polled(call, args)}",
+                f"      : or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});"]
     else:  # a `large` twin: the implementation's overload (or template) for MPI_Count
-        out.append(f"  const int rc = or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
+        out.append(f"{rc}or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
     made = ", request" if call.name.endswith("_init") else ""
     out.append(f"  clock.stop(rc, [&] {{ return {payload(call)}; }}{made});")
     if name in STARTS:
@@ -255,7 +331,7 @@ def fortran_param(call, p, count_name, fparams, pre, args, post):
         raise SystemExit(f"gen_entries: no Fortran mapping for '{p.decl(False)}' in {name}")
 
 
-def fortran_entry(call):
+def fortran_entry(call, by_name):
     name, params = call.name, call.params
     fparams, pre, args, post = [], [], [], []
     count_name = next((p.name for p in params if p.name in ("count", "incount")), None)
@@ -264,13 +340,15 @@ def fortran_entry(call):
     if any(p.name == "argc" for p in params):
         pre.insert(0, "adacomp::fortran_setup();")  # MPICH: before MPI starts
     fparams.append("MPI_Fint* ierr")
+    probe = alias_probe(call, by_name, {p.name: a for p, a in zip(params, args)}, False)
     args = ", ".join(args)
-    body = ["  adacomp::progress_collectives();"] + ["  " + l for l in pre]
+    body = ["  adacomp::progress_collectives();"] + ["  " + l for l in pre] + probe
     call_impl = f"or_pmpi(adacomp::{name.lower()}({args}), [&] {{ return PMPI_{name}({args}); }})"
     if call.has("polled"):
-        body += [f"  int rc = {polled(call, args)}", f"      : {call_impl};"]
-    else:
-        body.append(f"  int rc = {call_impl};")
+        call_impl = f"{polled(call, args)}\n      : {call_impl}"
+    if probe:
+        call_impl = f"alias_refused ? PMPI_{name}({args})\n      : {call_impl}"
+    body.append(f"  int rc = {call_impl};")
     body += ["  " + l for l in post]
     body.append("  if (ierr) *ierr = rc;")
     lname, fsig = name.lower(), ", ".join(fparams)
@@ -303,6 +381,7 @@ def main():
         sys.exit("usage: gen_entries.py mpi_calls.txt OUT")
     table, out = sys.argv[1], sys.argv[2]
     calls = parse(table)
+    by_name = {call.name: call for call in calls}
     forms = [(call, name, large, mpi4) for call in calls for name, large, mpi4 in call.forms()]
     write(os.path.join(out, "calls", "adacomp_calls.h"),
           [HEADER, "// Every C entry point MPI_<Name>, in table order."] +
@@ -311,10 +390,10 @@ def main():
           [HEADER, '#include "interpose/entry.h"', "",
            "using adacomp::entry::fits_int;", "using adacomp::entry::or_pmpi;",
            "using adacomp::entry::bytes_of;", ""] +
-          guarded((mpi4, c_entry(call, name, large) + "\n") for call, name, large, mpi4 in forms))
+          guarded((mpi4, c_entry(call, name, large, by_name) + "\n") for call, name, large, mpi4 in forms))
     write(os.path.join(out, "entries_fortran.cpp"),
           [HEADER, '#include "interpose/fortran.h"', "", "using adacomp::entry::or_pmpi;", ""] +
-          guarded((call.has("mpi4"), fortran_entry(call) + "\n")
+          guarded((call.has("mpi4"), fortran_entry(call, by_name) + "\n")
                   for call in calls if not call.has("c_only")))
 
 

@@ -50,13 +50,17 @@ class TreeBcast : TreeWalk {
       const size_t bytes = chunk_bytes(c);
       if (is_root) sizes_[c] = call_.encode(chunk, bytes, frame);
       else if (!call_.complete(1, &recvs_[c], &sizes_[c], wait)) return false;
+      // A receive that failed (a count that differs from the root's) sends
+      // its subtree an empty frame, which every rank below fails to decode,
+      // as MPI's own Bcast passes its error down the tree.
+      if (!is_root && call_.mpi_failed()) sizes_[c] = 0;
       // Farthest child first: its subtree is the deepest.
       for (auto child = tree_.children.rbegin(); child != tree_.children.rend(); ++child) {
         sends_.emplace_back();
         call_.isend(frame, sizes_[c], bytes, members_[*child], tag_, &sends_.back());
       }
       // Decode while the chunk travels on to the children.
-      if (!is_root) call_.decode(frame, sizes_[c], chunk, bytes);
+      if (!is_root && !call_.mpi_failed()) call_.decode(frame, sizes_[c], chunk, bytes);
       call_.progress();
     }
     return sent(wait);

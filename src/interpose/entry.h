@@ -15,6 +15,7 @@
 #include "interpose/completion.h"
 #include "interpose/lifecycle.h"
 #include "p2p/p2p.h"
+#include "runtime/args.h"
 #include "runtime/call_result.h"
 #include "runtime/device.h"
 #include "runtime/sites.h"

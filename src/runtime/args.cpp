@@ -1,6 +1,7 @@
 #include "runtime/args.h"
 
 #include <climits>
+#include <mutex>
 
 #include "runtime/datatype.h"
 
@@ -42,6 +43,27 @@ MPI_Comm private_self() { return g_self; }
 
 void args_finalize() {
   if (g_self != MPI_COMM_NULL) PMPI_Comm_free(&g_self);
+}
+
+bool alias_probe_applies(MPI_Comm comm, int root, int* rank) {
+  int inter = 1;
+  if (g_self == MPI_COMM_NULL || comm == MPI_COMM_NULL ||
+      PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return false;
+  PMPI_Comm_rank(comm, rank);
+  return root == kNoRoot || root == *rank;
+}
+
+void* block_at(const void* buf, MPI_Aint elements, MPI_Datatype type) {
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_get_extent(type, &lb, &extent);
+  return const_cast<char*>(static_cast<const char*>(buf)) + elements * extent;
+}
+
+int run_alias_probe(int (*probe)(void*, MPI_Comm, int), void* context, int rank) {
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> hold(one_at_a_time);
+  return probe(context, g_self, rank);
 }
 
 int arg_error(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int peer, Peer role, int tag) {

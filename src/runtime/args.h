@@ -26,6 +26,41 @@ int arg_error(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int peer, Peer 
 // of a staged receive travels on it (runtime/transfer.cpp).
 MPI_Comm private_self();
 
+// One buffer given as both the send and the receive buffer of a collective
+// (MPI_IN_PLACE and MPI_BOTTOM, with absolute addresses, are not aliases).
+inline bool aliased(const void* sendbuf, const void* recvbuf) {
+  return sendbuf == recvbuf && sendbuf != MPI_IN_PLACE && sendbuf != MPI_BOTTOM;
+}
+
+// Whether `part` may lie at or after the start of `whole` (a block of it),
+// neither being MPI_IN_PLACE or MPI_BOTTOM: the cheap first test for an
+// alias of this rank's block (tools/gen_entries.py, OWN_BLOCK).
+inline bool may_hold(const void* whole, const void* part) {
+  return whole != MPI_IN_PLACE && part != MPI_IN_PLACE && whole != MPI_BOTTOM &&
+         part != MPI_BOTTOM && static_cast<const char*>(part) >= static_cast<const char*>(whole);
+}
+
+// The address `elements` elements of `type` (by its extent) after `buf`.
+void* block_at(const void* buf, MPI_Aint elements, MPI_Datatype type);
+
+// The root of a collective that has none.
+constexpr int kNoRoot = -1000;
+
+// Whether this rank's MPI refuses an aliased collective: `probe(self, rank)`
+// runs the call's blocking form on private_self() over this rank's own block
+// (tools/gen_entries.py writes it). Asked only of an intracommunicator's
+// root, or of every rank when root is kNoRoot; one probe at a time, since
+// private_self() is one communicator.
+bool alias_probe_applies(MPI_Comm comm, int root, int* rank);
+int run_alias_probe(int (*probe)(void*, MPI_Comm, int), void* context, int rank);
+template <class Probe>
+bool pmpi_refuses_alias(MPI_Comm comm, int root, Probe&& probe) {
+  int rank = 0;
+  if (!alias_probe_applies(comm, root, &rank)) return false;
+  auto call = [](void* p, MPI_Comm self, int r) { return (*static_cast<Probe*>(p))(self, r); };
+  return run_alias_probe(call, &probe, rank) != MPI_SUCCESS;
+}
+
 // At MPI_Init / MPI_Finalize.
 void args_init();
 void args_finalize();
