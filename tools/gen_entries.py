@@ -138,9 +138,9 @@ def payload(call):
         return "adacomp::entry::bytes::" + FAMILY_BYTES[family(call.name)]
     names = {p.name for p in call.params if not p.arr}
     if {"count", "datatype"} <= names:
-        return "bytes_of(count, datatype)"
+        return "adacomp::data_bytes(count, datatype)"
     if {"sendcount", "sendtype"} <= names:
-        return "bytes_of(sendcount, sendtype)"
+        return "adacomp::data_bytes(sendcount, sendtype)"
     return "-1LL"
 
 
@@ -189,7 +189,7 @@ def alias_probe(call, by_name, expr, large):
     body = []
     if blocking.name in OWN_BLOCK:
         whole, index, type_, other = OWN_BLOCK[blocking.name]
-        body = [f"      void* own = adacomp::block_at({e(whole)}, {e(index)}, {e(type_)});",
+        body = [f"      char* own = adacomp::block_at({e(whole)}, {e(index)}, {e(type_)});",
                 f"      if (own != {e(other)}) return MPI_SUCCESS;"]
     args = []
     for p in blocking.params:
@@ -389,7 +389,7 @@ def main():
     write(os.path.join(out, "entries_c.cpp"),
           [HEADER, '#include "interpose/entry.h"', "",
            "using adacomp::entry::fits_int;", "using adacomp::entry::or_pmpi;",
-           "using adacomp::entry::bytes_of;", ""] +
+           ""] +
           guarded((mpi4, c_entry(call, name, large, by_name) + "\n") for call, name, large, mpi4 in forms))
     write(os.path.join(out, "entries_fortran.cpp"),
           [HEADER, '#include "interpose/fortran.h"', "", "using adacomp::entry::or_pmpi;", ""] +

@@ -55,12 +55,12 @@ CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> se
       in = recv;
       in_type = recvtype;
     }
-    copy_local(at(input, in.displ(me), in_type), in.count(me), in_type,
-               at(recvbuf, recv.displ(me), recvtype), recv.count(me), recvtype);
+    copy_local(block_at(input, in.displ(me), in_type), in.count(me), in_type,
+               block_at(recvbuf, recv.displ(me), recvtype), recv.count(me), recvtype);
     for (int j = 0; j < size; ++j) {
       if (j == me) continue;
-      x->recv(j, at(recvbuf, recv.displ(j), recvtype), recv.count(j), recvtype);
-      x->send(j, at(input, in.displ(j), in_type), in.count(j), in_type);
+      x->recv(j, block_at(recvbuf, recv.displ(j), recvtype), recv.count(j), recvtype);
+      x->send(j, block_at(input, in.displ(j), in_type), in.count(j), in_type);
     }
     return x;
   });

@@ -46,19 +46,6 @@ int rank_in(MPI_Comm comm) {
   return rank;
 }
 
-size_t type_bytes(MPI_Count count, MPI_Datatype t) {
-  if (count <= 0 || t == MPI_DATATYPE_NULL) return 0;
-  int s = 0;
-  PMPI_Type_size(t, &s);
-  return static_cast<size_t>(count) * static_cast<size_t>(s);
-}
-
-char* at(const void* base, MPI_Aint index, MPI_Datatype type) {
-  MPI_Aint lb, ext;
-  PMPI_Type_get_extent(type, &lb, &ext);
-  return static_cast<char*>(const_cast<void*>(base)) + index * ext;
-}
-
 void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
                 MPI_Count rcount, MPI_Datatype rtype) {
 #if MPI_VERSION >= 4
@@ -114,8 +101,8 @@ void Exchange::post() {
   for (size_t i = 0; i < recvs_.size(); ++i) {
     const Xfer& x = recvs_[i];
     MPI_Request r = MPI_REQUEST_NULL;
-    if (coded(x, type_bytes(x.count, x.type))) {
-      rframes_[i].resize(frame_capacity(type_bytes(x.count, x.type)));
+    if (coded(x, data_size(x.count, x.type))) {
+      rframes_[i].resize(frame_capacity(data_size(x.count, x.type)));
       call_.irecv(rframes_[i].data(), rframes_[i].size(), x.peer, tag_, &r);
     } else {
       call_.check_mpi(raw_irecv(x.buf, x.count, x.type, x.peer, tag_, group.comm, &r));
@@ -124,7 +111,7 @@ void Exchange::post() {
   }
   for (size_t i = 0; i < sends_.size(); ++i) {
     const Xfer& x = sends_[i];
-    const size_t bytes = type_bytes(x.count, x.type);
+    const size_t bytes = data_size(x.count, x.type);
     MPI_Request r = MPI_REQUEST_NULL;
     if (coded(x, bytes)) {
       const TypeInfo ti = type_info(x.type);
@@ -148,7 +135,7 @@ void Exchange::decode() {
   for (size_t i = 0; i < recvs_.size() && !call_.mpi_failed(); ++i) {
     if (rframes_[i].empty()) continue;
     const Xfer& x = recvs_[i];
-    const size_t bytes = type_bytes(x.count, x.type);
+    const size_t bytes = data_size(x.count, x.type);
     int got = 0;
     PMPI_Get_count(&statuses_[i], MPI_BYTE, &got);
     const TypeInfo ti = type_info(x.type);

@@ -65,10 +65,6 @@ Blocks<Count, Displ> given_blocks(const Count* counts, const Displ* displs) {
 bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type);
 
 int rank_in(MPI_Comm comm);
-// 0 for a negative count or MPI_DATATYPE_NULL (the gate then declines).
-size_t type_bytes(MPI_Count count, MPI_Datatype t);
-// Element `index` of `type` from `base`.
-char* at(const void* base, MPI_Aint index, MPI_Datatype type);
 // A rank's own block, copied from its send to its receive buffer.
 void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
                 MPI_Count rcount, MPI_Datatype rtype);
@@ -90,7 +86,7 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
 template <class Count, class Displ>
 const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ>& recv,
                              MPI_Datatype recvtype, Launch how, Plan* plan) {
-  const size_t block_bytes = recv.varied ? 0 : type_bytes(recv.block, recvtype);
+  const size_t block_bytes = recv.varied ? 0 : data_size(recv.block, recvtype);
   return exchange_gate(op, comm, block_bytes, recv.varied, how, plan);
 }
 
@@ -151,8 +147,8 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
   const bool is_root = rank_in(comm) == root;
   // A block's size in bytes is the same at the root and at its rank.
   const size_t block_bytes = blocks.varied ? 0
-                             : is_root     ? type_bytes(blocks.block, blocks_type)
-                                           : type_bytes(single_count, single_type);
+                             : is_root     ? data_size(blocks.block, blocks_type)
+                                           : data_size(single_count, single_type);
   Plan plan;
   const CommState* st = rooted_gate(op, comm, root, block_bytes, blocks.varied, how, &plan);
   if (!st) return decline(plan);
@@ -168,7 +164,7 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
       else x->recv(root, const_cast<void*>(single_buf), single_count, single_type);
       return x;
     }
-    char* own = at(blocks_buf, blocks.displ(root), blocks_type);
+    char* own = block_at(blocks_buf, blocks.displ(root), blocks_type);
     if (single_buf != MPI_IN_PLACE && to_root)
       copy_local(single_buf, single_count, single_type, own, blocks.count(root), blocks_type);
     else if (single_buf != MPI_IN_PLACE)
@@ -176,7 +172,7 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
                  single_count, single_type);
     for (int j = 0; j < size; ++j) {
       if (j == root) continue;
-      char* block = at(blocks_buf, blocks.displ(j), blocks_type);
+      char* block = block_at(blocks_buf, blocks.displ(j), blocks_type);
       if (to_root) x->recv(j, block, blocks.count(j), blocks_type);
       else x->send(j, block, blocks.count(j), blocks_type);
     }

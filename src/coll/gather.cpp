@@ -20,13 +20,13 @@ CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_D
     return kDeclined;
   const int me = st->coll.rank, size = st->coll.size;
   return launch(plan, comm, how, [=](int tag) {
-    char* own = at(recvbuf, recv.displ(me), recvtype);
+    char* own = block_at(recvbuf, recv.displ(me), recvtype);
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place) copy_local(sendbuf, sendcount, sendtype, own, recv.count(me), recvtype);
     auto x = std::make_unique<Exchange>(comm, plan, op, how.form(), tag);
     for (int j = 0; j < size; ++j) {
       if (j == me) continue;
-      x->recv(j, at(recvbuf, recv.displ(j), recvtype), recv.count(j), recvtype);
+      x->recv(j, block_at(recvbuf, recv.displ(j), recvtype), recv.count(j), recvtype);
       if (in_place) x->send(j, own, recv.count(me), recvtype);
       else x->send(j, sendbuf, sendcount, sendtype);
     }

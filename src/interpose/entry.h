@@ -17,6 +17,7 @@
 #include "p2p/p2p.h"
 #include "runtime/args.h"
 #include "runtime/call_result.h"
+#include "runtime/datatype.h"
 #include "runtime/device.h"
 #include "runtime/sites.h"
 #include "runtime/stats.h"
@@ -41,12 +42,6 @@ int or_pmpi(const CallResult& result, Pmpi&& pmpi) { return result ? *result : r
 // byte count is common to all, and zero-byte calls pass through), which the
 // classic Bcast passes through too.
 inline bool fits_int(long long n) { return n >= 0 && n <= INT_MAX; }
-
-inline long long bytes_of(long long n, MPI_Datatype type) {
-  int size = 0;
-  if (n < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
-  return n * size;
-}
 
 // A call's bytes in the report (docs/report.md, "Bytes of a call"): what
 // this rank's arguments give plain MPI to move, -1 for none. Asked after the
@@ -74,7 +69,7 @@ template <class Counts>
 long long sum(const Counts* counts, int n, MPI_Datatype type) {
   long long total = 0;
   for (int j = 0; j < n; ++j) total += static_cast<long long>(counts[j]);
-  return bytes_of(total, type);
+  return data_bytes(total, type);
 }
 // An intercommunicator's root group (MPI_ROOT, MPI_PROC_NULL) sends
 // nothing in Gather and receives nothing in Scatter.
@@ -85,8 +80,8 @@ inline bool root_group(int root) { return root == MPI_ROOT || root == MPI_PROC_N
 template <class N>
 long long per_peer(const void* sendbuf, N sendcount, MPI_Datatype sendtype, N recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  const long long block = sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype)
-                                                  : bytes_of(sendcount, sendtype);
+  const long long block = sendbuf == MPI_IN_PLACE ? data_bytes(recvcount, recvtype)
+                                                  : data_bytes(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
 // Alltoallv: the sum of the send counts (in place: of the receive counts).
@@ -101,8 +96,8 @@ template <class N, class Counts>
 long long allgatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
                      const Counts* recvcounts, MPI_Datatype recvtype, MPI_Comm comm) {
   const long long block = sendbuf == MPI_IN_PLACE
-                              ? bytes_of(recvcounts[rank(comm)], recvtype)
-                              : bytes_of(sendcount, sendtype);
+                              ? data_bytes(recvcounts[rank(comm)], recvtype)
+                              : data_bytes(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
 // Gather(v) and Scatter(v): the block each rank exchanges with the root,
@@ -112,13 +107,13 @@ template <class N>
 long long root_block(const void* mine, N count, MPI_Datatype type, N root_count,
                      MPI_Datatype root_type, int root) {
   if (root_group(root)) return 0;
-  return mine == MPI_IN_PLACE ? bytes_of(root_count, root_type) : bytes_of(count, type);
+  return mine == MPI_IN_PLACE ? data_bytes(root_count, root_type) : data_bytes(count, type);
 }
 template <class N, class Counts>
 long long root_block_v(const void* mine, N count, MPI_Datatype type, const Counts* root_counts,
                        MPI_Datatype root_type, int root) {
   if (root_group(root)) return 0;
-  return mine == MPI_IN_PLACE ? bytes_of(root_counts[root], root_type) : bytes_of(count, type);
+  return mine == MPI_IN_PLACE ? data_bytes(root_counts[root], root_type) : data_bytes(count, type);
 }
 // Reduce_scatter(_block): the vector each rank reduces, as Allreduce's count.
 template <class Counts>
@@ -131,7 +126,7 @@ template <class N>
 long long reduce_scatter_block(N recvcount, MPI_Datatype type, MPI_Comm comm) {
   int n = 0;
   PMPI_Comm_size(comm, &n);
-  const long long block = bytes_of(recvcount, type);
+  const long long block = data_bytes(recvcount, type);
   return block < 0 ? -1 : block * n;
 }
 

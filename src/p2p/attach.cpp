@@ -43,19 +43,11 @@ P2PComm* p2p_of(MPI_Comm comm) {
 
 namespace {
 
-// The bytes of (count, type); -1 where arg_error must look first.
-MPI_Count message_bytes(int count, MPI_Datatype type) {
-  MPI_Count size = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
-    return -1;
-  return count * size;
-}
-
 // A send that the library would pass on unchanged (send.cpp, make_body,
 // encode_message): below both the smallest coded payload and the lossless
 // threshold, which every transfer's gate applies whatever the override.
 bool never_coded(int count, MPI_Datatype type) {
-  const MPI_Count bytes = message_bytes(count, type);
+  const MPI_Count bytes = data_bytes(count, type);
   const size_t floor = std::max(kMinCodedPayload, config().threshold_lossless);
   return bytes >= 0 && bytes < static_cast<MPI_Count>(floor) &&
          bytes != static_cast<MPI_Count>(kMarkerBytes);
@@ -75,7 +67,7 @@ bool recv_declined(const P2PComm* st, int count, MPI_Datatype type, int source) 
 // as the coded message it announces would be. A stashed marker must still
 // be found first (MPI's order).
 bool small_receive(const P2PComm* st, int count, MPI_Datatype type, int source) {
-  const MPI_Count bytes = message_bytes(count, type);
+  const MPI_Count bytes = data_bytes(count, type);
   return source != MPI_PROC_NULL && !st->direct(source) && bytes >= 0 &&
          bytes < static_cast<MPI_Count>(kMarkerBytes) &&
          st->stashed.load(std::memory_order_acquire) == 0;

@@ -150,7 +150,7 @@ int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t
   if (h.payload_bytes != frame.size() - kFrameHeaderBytes)
     return raise_failure(app, size_failure(&h, frame.size()), op, kBadSize);
   const uint8_t* body = frame.data() + kFrameHeaderBytes;
-  const size_t cap = bytes_of(count, type);
+  const size_t cap = data_size(count, type);
   TypeInfo ti = type_info(type);
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
   if (h.raw_bytes <= cap) return land(st, app, source, h, body, buf, type, may_wait, s, op);
@@ -189,7 +189,7 @@ void marker_bytes(const void* buf, int count, MPI_Datatype type, MPI_Comm app, u
 
 bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging) {
   if (!threads_share_buffers()) return true;
-  const size_t cap = bytes_of(count, type);
+  const size_t cap = data_size(count, type);
   if (cap > static_cast<size_t>(INT_MAX)) return false;
   staging->resize(cap);
   return true;
@@ -225,7 +225,7 @@ int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
     // MPI has reported it. A receive smaller than a marker may have cut one,
     // whose body no receive will take (bodies_close drops it): that
     // sender's channels must not wait for a frame that may be lost.
-    if (bytes_of(count, type) < kMarkerBytes) lose_cut_marker(st, source);
+    if (data_size(count, type) < kMarkerBytes) lose_cut_marker(st, source);
     return MPI_ERR_TRUNCATE;
   }
   if (body->empty()) {

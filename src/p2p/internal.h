@@ -33,6 +33,7 @@
 #include "runtime/args.h"
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
+#include "runtime/datatype.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 #include "wire/marker.h"
@@ -228,8 +229,6 @@ constexpr bool kSmpi = false;
 // then a receive of the probed envelope. Safe where no other thread
 // receives on that communicator meanwhile (SMPI's ranks are single-threaded).
 constexpr bool kNoMatchedProbe = kSmpi;
-// Bytes of `count` elements of `type`.
-size_t bytes_of(int count, MPI_Datatype type);
 
 // Messages smaller than this are never coded: coding would not pay, and a
 // coded message is always larger than its marker, so any receive that can

@@ -155,7 +155,7 @@ CallResult isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, 
   if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag))
     return kDeclined;
   // The data sent is packed first and kept with the request.
-  const size_t bytes = bytes_of(count, type);
+  const size_t bytes = data_size(count, type);
   std::vector<uint8_t> copy(bytes);
   int pos = 0;
   if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);

@@ -227,7 +227,7 @@ void stored_header(size_t bytes, uint8_t* dst) {
 
 void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
                  std::vector<uint8_t>* out) {
-  const size_t bytes = bytes_of(count, type);
+  const size_t bytes = data_size(count, type);
   out->resize(kFrameHeaderBytes + bytes);
   stored_header(bytes, out->data());
   int pos = 0;
@@ -245,12 +245,6 @@ MPI_Count status_bytes(MPI_Status* s) {
   MPI_Count n = 0;
   PMPI_Get_elements_x(s, MPI_BYTE, &n);
   return n;
-}
-
-size_t bytes_of(int count, MPI_Datatype type) {
-  MPI_Count tsize = 0;
-  PMPI_Type_size_x(type, &tsize);
-  return static_cast<size_t>(count > 0 ? count : 0) * static_cast<size_t>(tsize);
 }
 
 }  // namespace adacomp

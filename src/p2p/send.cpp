@@ -80,7 +80,7 @@ bool marker_fits(MPI_Datatype type) {
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
                     int tag, P2PComm* st, std::vector<uint8_t>* frame,
                     std::unique_lock<std::mutex>* order) {
-  const size_t bytes = bytes_of(count, type);
+  const size_t bytes = data_size(count, type);
   if (count <= 0) return false;
   if (!coding_on()) {
     note_pass(PassReason::switched_off);
@@ -144,7 +144,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
 bool make_body(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
   if (st->direct(dest)) return false;
-  if (bytes_of(count, type) == kMarkerBytes) {
+  if (data_size(count, type) == kMarkerBytes) {
     stored_copy(buf, count, type, comm, frame);
     return true;
   }
@@ -193,7 +193,7 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
   Pending* p = req ? new Pending : nullptr;
   uint8_t local[kMarkerBytes];
   uint8_t* marker = p ? p->marker : local;
-  int rc = announce(st, dest, std::move(frame), bytes_of(count, type), marker);
+  int rc = announce(st, dest, std::move(frame), data_size(count, type), marker);
   if (rc != MPI_SUCCESS) {
     if (p) delete_pending(p);
     return report(comm, rc);
@@ -235,7 +235,7 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
     return PMPI_Bsend(buf, count, type, dest, tag, comm);
   Detached d;
   d.data.resize(kMarkerBytes);
-  int rc = announce(st, dest, std::move(frame), bytes_of(count, type), d.data.data());
+  int rc = announce(st, dest, std::move(frame), data_size(count, type), d.data.data());
   if (rc != MPI_SUCCESS) return report(comm, rc);
   rc = PMPI_Isend(d.data.data(), static_cast<int>(kMarkerBytes), MPI_BYTE, dest, tag, comm,
                   &d.req);
@@ -320,7 +320,7 @@ Pending* persistent_pending(P2PComm* st, const void* buf, int count, MPI_Datatyp
 CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                            MPI_Comm comm, MPI_Request* req, bool sync) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
-  if (!st || bytes_of(count, type) != kMarkerBytes) return kDeclined;
+  if (!st || data_size(count, type) != kMarkerBytes) return kDeclined;
   Pending* p = persistent_pending(st, buf, count, type, dest, tag, comm);
   const int n = static_cast<int>(kMarkerBytes);
   int rc = sync ? PMPI_Ssend_init(p->marker, n, MPI_BYTE, dest, tag, comm, req)

@@ -54,12 +54,6 @@ bool alias_probe_applies(MPI_Comm comm, int root, int* rank) {
   return root == kNoRoot || root == *rank;
 }
 
-void* block_at(const void* buf, MPI_Aint elements, MPI_Datatype type) {
-  MPI_Aint lb = 0, extent = 0;
-  PMPI_Type_get_extent(type, &lb, &extent);
-  return const_cast<char*>(static_cast<const char*>(buf)) + elements * extent;
-}
-
 int run_alias_probe(int (*probe)(void*, MPI_Comm, int), void* context, int rank) {
   static std::mutex one_at_a_time;
   std::lock_guard<std::mutex> hold(one_at_a_time);

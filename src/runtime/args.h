@@ -40,9 +40,6 @@ inline bool may_hold(const void* whole, const void* part) {
          part != MPI_BOTTOM && static_cast<const char*>(part) >= static_cast<const char*>(whole);
 }
 
-// The address `elements` elements of `type` (by its extent) after `buf`.
-void* block_at(const void* buf, MPI_Aint elements, MPI_Datatype type);
-
 // The root of a collective that has none.
 constexpr int kNoRoot = -1000;
 

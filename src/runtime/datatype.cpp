@@ -32,6 +32,19 @@ TypeInfo type_info(MPI_Datatype t) {
   return info;
 }
 
+MPI_Count data_bytes(MPI_Count count, MPI_Datatype type) {
+  MPI_Count size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
+    return -1;
+  return count * size;
+}
+
+char* block_at(const void* base, MPI_Aint index, MPI_Datatype type) {
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_get_extent(type, &lb, &extent);
+  return const_cast<char*>(static_cast<const char*>(base)) + index * extent;
+}
+
 ElemKind elem_kind(MPI_Datatype t) {
   if (t == MPI_FLOAT || t == MPI_REAL || t == MPI_REAL4) return ElemKind::f32;
   if (t == MPI_DOUBLE || t == MPI_DOUBLE_PRECISION || t == MPI_REAL8) return ElemKind::f64;

@@ -19,6 +19,19 @@ struct TypeInfo {
 
 TypeInfo type_info(MPI_Datatype t);
 
+// The bytes of `count` elements of `type` (MPI_Type_size_x: a type over
+// 2 GiB too), or -1 for a negative count, MPI_DATATYPE_NULL or a type MPI
+// gives no size, which the argument checks then report.
+MPI_Count data_bytes(MPI_Count count, MPI_Datatype type);
+// The same where the arguments were checked: 0 for no data.
+inline size_t data_size(MPI_Count count, MPI_Datatype type) {
+  const MPI_Count bytes = data_bytes(count, type);
+  return bytes > 0 ? static_cast<size_t>(bytes) : 0;
+}
+
+// The address `index` elements of `type` (by its extent) after `base`.
+char* block_at(const void* base, MPI_Aint index, MPI_Datatype type);
+
 // The element kind of a datatype, from its handle alone (no MPI query: a
 // derived datatype is never one of the predefined handles).
 ElemKind elem_kind(MPI_Datatype t);
