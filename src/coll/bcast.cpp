@@ -9,6 +9,9 @@
 // node, the lowest rank elsewhere) and a node-local PMPI_Bcast from that
 // member finishes the call. Lossy, the root's node then holds the root's
 // exact values and every other rank the same decoded ones.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -50,27 +53,50 @@ class TreeBcast : TreeWalk {
       const size_t bytes = chunk_bytes(c);
       if (is_root) sizes_[c] = call_.encode(chunk, bytes, frame);
       else if (!call_.complete(1, &recvs_[c], &sizes_[c], wait)) return false;
-      // A receive that failed (a count that differs from the root's) sends
-      // its subtree an empty frame, which every rank below fails to decode,
-      // as MPI's own Bcast passes its error down the tree.
-      if (!is_root && call_.mpi_failed()) sizes_[c] = 0;
+      // A receive cut short (the root sent more than this rank's count
+      // holds; MPI may keep none of it) passes on a header alone, of a
+      // chunk larger than this rank's, which no rank below decodes: the
+      // whole subtree fails, as MPI's own Bcast passes its error down.
+      const bool cut = !is_root && call_.mpi_failed();
+      if (cut) {
+        FrameHeader h;
+        h.raw_bytes = bytes + 1;
+        write_frame_header(h, frame);
+        sizes_[c] = kFrameHeaderBytes;
+        note_root_bytes(frame, c);
+      }
       // Farthest child first: its subtree is the deepest.
       for (auto child = tree_.children.rbegin(); child != tree_.children.rend(); ++child) {
         sends_.emplace_back();
         call_.isend(frame, sizes_[c], bytes, members_[*child], tag_, &sends_.back());
       }
       // Decode while the chunk travels on to the children.
-      if (!is_root && !call_.mpi_failed()) call_.decode(frame, sizes_[c], chunk, bytes);
+      if (!is_root && !cut && !call_.decode(frame, sizes_[c], chunk, bytes))
+        note_root_bytes(frame, c);
       call_.progress();
     }
     return sent(wait);
   }
 
+  // The bytes the root sent, as its frames' headers say (more than this
+  // rank's where a receive was cut): another count than this rank's when
+  // the ranks' counts differ, an erroneous call.
+  size_t root_bytes() const { return root_bytes_; }
+
  private:
+  // A chunk that failed: the root's size of it, from its frame's header
+  // (unsigned arithmetic: the sum comes out right).
+  void note_root_bytes(const uint8_t* frame, int c) {
+    FrameHeader h;
+    if (sizes_[c] >= kFrameHeaderBytes && read_frame_header(frame, SIZE_MAX, &h))
+      root_bytes_ += h.raw_bytes - chunk_bytes(c);
+  }
+
   uint8_t* const data_;
   uint8_t* const frames_;
   std::vector<size_t> sizes_;
   std::vector<MPI_Request> recvs_;
+  size_t root_bytes_ = elems_ * call_.plan.type.size;
   int next_ = 0;
 };
 
@@ -102,11 +128,24 @@ class BcastSchedule : public Schedule {
       if (!tree_bcast_->advance(wait)) return false;
       if (!is_root_)
         unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
+      if (tree_bcast_->root_bytes() != plan_.bytes)
+        root_sized_ = call_.memory(ScratchSlot::frames, tree_bcast_->root_bytes());
       unpacked_ = true;
     }
     if (!spread_) return true;
     const Group& node = plan_.state->node;
     const int local_root = tree_.local_root;
+    // A root whose count differs from this node's: the node's ranks are
+    // sent the root's size, so that MPI fails them as it would without the
+    // library.
+    if (root_sized_) {
+      const int n = static_cast<int>(std::min<size_t>(tree_bcast_->root_bytes(), INT_MAX));
+      return spread_->run(
+          wait, false, [&] { return PMPI_Bcast(root_sized_, n, MPI_BYTE, local_root, node.comm); },
+          [&](MPI_Request* r) {
+            return PMPI_Ibcast(root_sized_, n, MPI_BYTE, local_root, node.comm, r);
+          });
+    }
     return spread_->run(
         wait, false, [&] { return PMPI_Bcast(buffer_, count_, type_, local_root, node.comm); },
         [&](MPI_Request* r) {
@@ -128,6 +167,7 @@ class BcastSchedule : public Schedule {
   RootedTree tree_;
   bool is_root_ = false, unpacked_ = false;
   uint8_t* data_ = nullptr;
+  uint8_t* root_sized_ = nullptr;  // the root's size, where it differs
   std::optional<TreeBcast> tree_bcast_;
   std::optional<NodeStage> spread_;  // node-aware: from each node's member
 };
