@@ -92,13 +92,17 @@ void bcast_counts_differ(MPI_Comm comm, int rank) {
   else CHECK(rc != MPI_SUCCESS, "Bcast of 1000 of the root's 4000 ints succeeded");
   // MPICH's bcastlength: the root sends less, then more than the others
   // expect; the second frame reaches the middle of the tree cut, and its
-  // subtree must fail too.
+  // subtree must fail too, as every non-root rank fails in MPICH. (Open
+  // MPI's own Bcast lets the first pass and hangs in the second at 4 ranks:
+  // its tree stops at the cut receive.)
+#ifndef OPEN_MPI
   std::vector<int> zeros(10, 0);
   const int rc_long = MPI_Bcast(zeros.data(), rank == 0 ? 1 : 10, MPI_INT, 0, comm);
   if (rank != 0) CHECK(rc_long != MPI_SUCCESS, "Bcast of 10 ints, root's 1, succeeded");
   const int rc_short = MPI_Bcast(zeros.data(), rank == 0 ? 10 : 1, MPI_INT, 0, comm);
   if (rank == 0) CHECK(rc_short == MPI_SUCCESS, "Bcast of 10 ints at the root: error %d", rc_short);
   else CHECK(rc_short != MPI_SUCCESS, "Bcast of 1 of the root's 10 ints succeeded");
+#endif
 }
 
 }  // namespace
