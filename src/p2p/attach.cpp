@@ -75,8 +75,9 @@ bool small_receive(const P2PComm* st, int count, MPI_Datatype type, int source) 
 
 P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag) {
   P2PComm* st = p2p_of(comm);
-  if (!st || peer == MPI_PROC_NULL || st->direct(peer) ||
-      (role == Peer::dest && never_coded(count, type)) ||
+  if (!st ||
+      (role == Peer::dest ? send_declined(st, count, type, peer)
+                          : peer == MPI_PROC_NULL || st->direct(peer)) ||
       arg_error(comm, count, type, peer, role, tag))
     return nullptr;
   return st;
