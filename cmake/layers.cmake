@@ -4,6 +4,10 @@
 # the build itself checks the layering (docs/architecture.md).
 #
 #   codec  <- wire <- policy <- runtime <- coll, p2p <- interpose
+#                       exec <--'
+#
+# exec is the coding threads' pool (no dependency of its own); wire names
+# only the ForEach type that runtime fills from it.
 #
 # The include root of layer X is build/layers/X, holding one link X -> src/X,
 # so sources keep naming headers "X/name.h".

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "exec/pool.h"
 #include "wire/frame.h"
-#include "wire/pool.h"
 
 using namespace adacomp;
 

@@ -1,7 +1,7 @@
 #include "runtime/threads.h"
 
 #include "runtime/runtime.h"
-#include "wire/pool.h"
+#include "exec/pool.h"
 #include "wire/segments.h"
 
 namespace adacomp {

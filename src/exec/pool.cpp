@@ -1,4 +1,4 @@
-#include "wire/pool.h"
+#include "exec/pool.h"
 
 #include <atomic>
 #include <condition_variable>
