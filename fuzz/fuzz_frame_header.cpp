@@ -1,8 +1,9 @@
 // Reads arbitrary bytes as a frame as a receiver does: read_frame_header
 // must refuse anything it cannot vouch for, and what it accepts must hold
 // (payload within the bytes that arrived, a known codec and kind, and the
-// same header when written back); an accepted frame then goes through
-// decode_frame into an exactly sized buffer (ASan catches any overrun).
+// same header when written back); read_whole_frame must agree with it; an
+// accepted frame then goes through decode_frame into an exactly sized buffer
+// (ASan catches any overrun).
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -12,8 +13,18 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace adacomp;
   std::vector<uint8_t> in(data, data + size);  // exactly sized: over-reads hit a redzone
-  FrameHeader h;
-  if (!read_frame_header(in.data(), in.size(), &h)) return 0;
+  FrameHeader h, whole;
+  const uint8_t* payload = nullptr;
+  const FrameFault fault = read_whole_frame(in.data(), in.size(), &whole, &payload);
+  if (!read_frame_header(in.data(), in.size(), &h)) {
+    if (fault != (size < kFrameHeaderBytes ? FrameFault::truncated : FrameFault::bad_header))
+      std::abort();
+    return 0;
+  }
+  const bool exact = h.payload_bytes == size - kFrameHeaderBytes;
+  if (fault != (exact ? FrameFault::ok : FrameFault::bad_size) ||
+      (exact && payload != in.data() + kFrameHeaderBytes))
+    std::abort();
   if (size < kFrameHeaderBytes || h.payload_bytes > size - kFrameHeaderBytes) std::abort();
   if (!find_codec(h.codec) || static_cast<uint8_t>(h.kind) > static_cast<uint8_t>(ElemKind::f64))
     std::abort();

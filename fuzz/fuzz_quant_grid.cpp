@@ -1,4 +1,4 @@
-// Decodes arbitrary bytes as a shared-grid code payload (codec/quant_grid.h)
+// Decodes arbitrary bytes as a shared-grid code payload (wire/code_payload.h)
 // into an exactly sized heap buffer: added to existing codes (flags bit 2
 // clear) or straight to f64 values (bit 2 set, bit 3 f32 instead); bit 1
 // picks the portable path. The grid
@@ -10,6 +10,7 @@
 
 #include "codec/quant_grid.h"
 #include "fuzz_input.h"
+#include "wire/code_payload.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < fuzz::kPrefix) return 0;
@@ -23,12 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto kind = data[0] & 8 ? adacomp::ElemKind::f32 : adacomp::ElemKind::f64;
     std::vector<uint8_t> out(count * fuzz::elem_size(kind), 0x5A), before(out);
     const long r =
-        adacomp::qgrid::decode_values(in.data(), in.size(), exp, kind, out.data(), count);
+        adacomp::decode_code_payload(in.data(), in.size(), exp, kind, out.data(), count);
     if (r != adacomp::kCodecOk && out != before) std::abort();
     return 0;
   }
   std::vector<uint32_t> codes(count, 0x5A5A5A5Au), before(codes);
-  const long r = adacomp::qgrid::add(in.data(), in.size(), exp, codes.data(), count);
+  const long r = adacomp::add_code_payload(in.data(), in.size(), exp, codes.data(), count);
   if (r != adacomp::kCodecOk && codes != before) std::abort();
   return 0;
 }

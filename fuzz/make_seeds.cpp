@@ -14,6 +14,7 @@
 #include "codec/quant_grid.h"
 #include "fuzz_input.h"
 #include "wire/channel_record.h"
+#include "wire/code_payload.h"
 #include "wire/marker.h"
 #include "wire/frame.h"
 
@@ -138,9 +139,9 @@ int quant_grid_seeds(const std::string& dir) {
                  : shape == 1 ? static_cast<uint32_t>(i % 7)
                               : static_cast<uint32_t>(i * 2654435761u);
         }
-        std::vector<uint8_t> out(fuzz::kPrefix + adacomp::qgrid::max_payload(n));
-        const size_t r =
-            adacomp::qgrid::encode(q.data(), n, -12 + shape, k & 2, out.data() + fuzz::kPrefix);
+        std::vector<uint8_t> out(fuzz::kPrefix + adacomp::code_payload_capacity(n));
+        const size_t r = adacomp::write_code_payload(q.data(), n, -12 + shape, k & 2,
+                                                     out.data() + fuzz::kPrefix);
         out.resize(fuzz::kPrefix + r);
         out[0] = static_cast<uint8_t>(k);
         out[1] = static_cast<uint8_t>(n);

@@ -20,6 +20,7 @@
 
 #include "codec/codec.h"
 #include "codec/quant_grid.h"
+#include "wire/code_payload.h"
 
 namespace {
 
@@ -75,19 +76,19 @@ int run(std::vector<T> a, int ranks, double rel, double min_time, bool json) {
     return 1;
   }
   std::vector<uint32_t> qa(n), qb(n), qacc(n);
-  std::vector<uint8_t> cin(qgrid::max_payload(n)), cout(qgrid::max_payload(n));
+  std::vector<uint8_t> cin(code_payload_capacity(n)), cout(code_payload_capacity(n));
   const double quantize =
       median_time([&] { qgrid::quantize(kind, a.data(), n, exp, qa.data()); }, min_time);
   qgrid::quantize(kind, b.data(), n, exp, qb.data());
-  const size_t cin_n = qgrid::encode(qb.data(), n, exp, false, cin.data());
+  const size_t cin_n = write_code_payload(qb.data(), n, exp, false, cin.data());
   size_t cout_n = 0;
   const double aoc = median_time([&] {
     std::memcpy(qacc.data(), qa.data(), n * 4);  // the hop adds into this rank's codes
-    if (qgrid::add(cin.data(), cin_n, exp, qacc.data(), n) != kCodecOk) std::abort();
-    cout_n = qgrid::encode(qacc.data(), n, exp, false, cout.data());
+    if (add_code_payload(cin.data(), cin_n, exp, qacc.data(), n) != kCodecOk) std::abort();
+    cout_n = write_code_payload(qacc.data(), n, exp, false, cout.data());
   }, min_time);
   const double finish = median_time([&] {
-    if (qgrid::decode_values(cout.data(), cout_n, exp, kind, tmp.data(), n) != kCodecOk)
+    if (decode_code_payload(cout.data(), cout_n, exp, kind, tmp.data(), n) != kCodecOk)
       std::abort();
   }, min_time);
   const double gb = bytes / 1e9;

@@ -1,4 +1,4 @@
-// Shared-grid quantisation and the code payload; see quant_grid.h.
+// Shared-grid quantisation and the coded codes; see quant_grid.h.
 #include "codec/quant_grid.h"
 
 #include <cfloat>
@@ -16,7 +16,6 @@ namespace qgrid {
 namespace {
 
 using simd::kBlock;
-constexpr uint8_t kFormPlanes = 1, kFormZstd = 2;
 // zstd's fastest regular level: the payload is already small (bit planes),
 // and the entropy form exists for links slow enough to pay for it.
 constexpr int kZstdLevel = 1;
@@ -24,8 +23,6 @@ constexpr unsigned kOrders = 2;
 // Exponents whose step and inverse are both normal doubles.
 constexpr int kMinExp = -1022, kMaxExp = 1022;
 constexpr double kCodeLimit = 2147483647.0;  // int32 max: |partial sums| stay below
-
-size_t header_bytes(size_t n) { return 1 + 2 + bits::varint_size(n); }
 
 template <typename T>
 ADACOMP_INLINE void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
@@ -227,17 +224,12 @@ uint8_t* encode_portable(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* o
   return encode_body<simd::Portable>(q, n, heads, out);
 }
 
-// Validates the whole payload, then decodes it into out (decode_body).
+// Validates all the coded codes, then decodes them into out (decode_body).
 template <Sink kSink, typename T = uint32_t>
-long decode_into(const uint8_t* src, size_t bytes, int exp, void* out, size_t n) {
+long decode_into(uint8_t form, const uint8_t* src, size_t bytes, int exp, void* out, size_t n) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
   bits::Reader r(src, bytes);
-  uint8_t form;
-  int16_t got_exp;
-  uint64_t count;
-  if (!r.get(&form) || !r.get(&got_exp) || !r.get_varint(&count) ||
-      (form != kFormPlanes && form != kFormZstd) || got_exp != exp || count != n)
-    return kCodecCorrupt;
+  if (form != kFormPlanes && form != kFormZstd) return kCodecCorrupt;
   if (form == kFormZstd) {
     // The heads and planes, bounded by their largest size for n codes.
     uint64_t plain_bytes;
@@ -315,15 +307,12 @@ void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out)
   else ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<double*>(out));
 }
 
-size_t max_payload(size_t n) {
-  return header_bytes(n) + (n + kBlock - 1) / kBlock * (1 + 4 * 32);
-}
+size_t max_codes_bytes(size_t n) { return (n + kBlock - 1) / kBlock * (1 + 4 * 32); }
 
-size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) {
+size_t write_codes(const uint32_t* q, size_t n, bool entropy, uint8_t* dst, uint8_t* form) {
   const size_t nblocks = (n + kBlock - 1) / kBlock;
-  dst[0] = kFormPlanes;
-  bits::store<int16_t>(dst + 1, static_cast<int16_t>(exp));
-  uint8_t* body = bits::put_varint(dst + 3, n);
+  uint8_t* const body = dst;
+  *form = kFormPlanes;
   // The entropy form codes the planes aside first, then zstd's frame
   // replaces them only where it is smaller.
   uint8_t* heads = entropy ? bits::scratch(bits::kScratchA, nblocks * (1 + 4 * kBlock) + 1) : body;
@@ -334,9 +323,9 @@ size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) 
   else
 #endif
     end = encode_portable(q, n, heads, heads + nblocks);
-  if (!entropy) return static_cast<size_t>(end - dst);
+  if (!entropy) return static_cast<size_t>(end - body);
   const size_t plain_bytes = static_cast<size_t>(end - heads);
-  // Form 2 must fit where form 1's body would go (max_payload).
+  // Form 2 must fit where form 1's body would go (max_codes_bytes).
   const size_t size_bytes = bits::varint_size(plain_bytes);
   if (plain_bytes > size_bytes) {
     uint8_t* frame = body + size_bytes;
@@ -344,22 +333,23 @@ size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst) 
                                        plain_bytes, kZstdLevel);
     if (!ZSTD_isError(z)) {
       bits::put_varint(body, plain_bytes);
-      dst[0] = kFormZstd;
-      return static_cast<size_t>(frame + z - dst);
+      *form = kFormZstd;
+      return static_cast<size_t>(frame + z - body);
     }
   }
   std::memcpy(body, heads, plain_bytes);
-  return static_cast<size_t>(body + plain_bytes - dst);
+  return plain_bytes;
 }
 
-long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,
-                   size_t n) {
-  return kind == ElemKind::f32 ? decode_into<Sink::values, float>(src, bytes, exp, out, n)
-                               : decode_into<Sink::values, double>(src, bytes, exp, out, n);
+long codes_to_values(uint8_t form, const uint8_t* src, size_t bytes, int exp, ElemKind kind,
+                     void* out, size_t n) {
+  return kind == ElemKind::f32
+             ? decode_into<Sink::values, float>(form, src, bytes, exp, out, n)
+             : decode_into<Sink::values, double>(form, src, bytes, exp, out, n);
 }
 
-long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n) {
-  return decode_into<Sink::add>(src, bytes, exp, acc, n);
+long add_codes(uint8_t form, const uint8_t* src, size_t bytes, uint32_t* acc, size_t n) {
+  return decode_into<Sink::add>(form, src, bytes, 0, acc, n);
 }
 
 }  // namespace qgrid

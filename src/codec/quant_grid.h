@@ -16,17 +16,17 @@
 // that is not finite, or a grid that does not fit, makes the whole call
 // take another path.
 //
-// Wire layout of one code payload (little-endian), one per ring chunk:
-//   u8 form (1 planes, 2 zstd), i16 exp (checked against the receiver's
-//   grid), varint code count n, then the body.
-//   Form 1, the body is the blocks:
+// The coded codes: the body of a code payload, one per ring chunk, whose
+// envelope (form, grid, count) wire/code_payload.h writes and checks. Two
+// forms (little-endian):
+//   Form 1 (kFormPlanes), the blocks:
 //     heads: ceil(n/32) bytes, (order - 1) * 65 + width, order 1..2, width 0..32,
 //     planes: 4 * width bytes per block of 32 codes: the zigzagged first or
 //             second differences of the codes (simd.h bit planes; the last
 //             block is padded with zero residuals).
-//   Form 2 (the entropy form, for slow links): varint size of form 1's
-//     body, then one zstd frame of that body (level 1). Written only where
-//     smaller than form 1; on smooth fields about 1.5x smaller.
+//   Form 2 (kFormZstd, the entropy form, for slow links): varint size of
+//     form 1's body, then one zstd frame of that body (level 1). Written
+//     only where smaller than form 1; on smooth fields about 1.5x smaller.
 // Lossless over the codes: every rank decodes the same codes from the same
 // bytes.
 #pragma once
@@ -57,22 +57,24 @@ void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q);
 // out[i] = (T)(int32(q[i]) * 2^exp).
 void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out);
 
-// Largest payload of n codes.
-size_t max_payload(size_t n);
+constexpr uint8_t kFormPlanes = 1, kFormZstd = 2;
 
-// Writes the payload of q[0..n) to dst (max_payload(n) bytes), in the
-// entropy form where `entropy` asks and it is smaller; returns its size.
-size_t encode(const uint32_t* q, size_t n, int exp, bool entropy, uint8_t* dst);
+// Largest coded size of n codes.
+size_t max_codes_bytes(size_t n);
 
-// Decodes a payload of exactly n codes on grid exp straight to the values
-// they stand for, out[i] = (T)(q[i] * 2^exp) as reconstruct() gives, or
-// returns kCodecCorrupt without writing out.
-long decode_values(const uint8_t* src, size_t bytes, int exp, ElemKind kind, void* out,
-                   size_t n);
+// Codes q[0..n) into dst (max_codes_bytes(n) bytes), in the entropy form
+// where `entropy` asks and it is smaller; *form says which. Returns the size.
+size_t write_codes(const uint32_t* q, size_t n, bool entropy, uint8_t* dst, uint8_t* form);
 
-// acc[i] += the payload's codes (wrapping); kCodecCorrupt leaves acc
-// untouched. Added to zeros, the codes themselves.
-long add(const uint8_t* src, size_t bytes, int exp, uint32_t* acc, size_t n);
+// Decodes exactly n codes coded in `form` (all of the `bytes` at src)
+// straight to the values they stand for on grid exp, out[i] = (T)(q[i] *
+// 2^exp) as reconstruct() gives, or returns kCodecCorrupt without writing out.
+long codes_to_values(uint8_t form, const uint8_t* src, size_t bytes, int exp, ElemKind kind,
+                     void* out, size_t n);
+
+// acc[i] += the codes (wrapping); kCodecCorrupt leaves acc untouched. Added
+// to zeros, the codes themselves.
+long add_codes(uint8_t form, const uint8_t* src, size_t bytes, uint32_t* acc, size_t n);
 
 }  // namespace qgrid
 }  // namespace adacomp

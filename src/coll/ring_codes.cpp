@@ -22,9 +22,9 @@
 // and persistent ones, whose schedules advance it as messages arrive: same
 // messages, same order, same codes, so the same bits.
 //
-// Wire: each ring chunk travels as one qgrid code payload (layout in
-// quant_grid.h), without a frame header: both ends know the chunk's
-// length and the grid, and the payload checks both.
+// Wire: each ring chunk travels as one code payload (wire/code_payload.h),
+// without a frame header: both ends know the chunk's length and the grid,
+// and the payload checks both.
 #include "coll/ring_codes.h"
 
 #include <algorithm>
@@ -34,6 +34,7 @@
 #include "codec/quant_grid.h"
 #include "runtime/runtime.h"
 #include "runtime/scratch.h"
+#include "wire/code_payload.h"
 
 namespace adacomp {
 
@@ -81,7 +82,7 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
 
 namespace {
 size_t payload_capacity(size_t count, int p, int k) {
-  return qgrid::max_payload(max_block_count(max_block_count(count, p), k));
+  return code_payload_capacity(max_block_count(max_block_count(count, p), k));
 }
 }  // namespace
 
@@ -124,22 +125,22 @@ bool CodesRing::advance(bool wait) {
 // block b, the allgather its summed one.
 size_t CodesRing::encode(int b, int c, uint8_t* frame) {
   ScopedTimer t(call_.stats().ns_compress);
-  return qgrid::encode(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
+  return write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
 }
 
 // Block b gathers the codes of every rank in ring order; integer addition
 // makes the order irrelevant anyway.
 void CodesRing::fold(int b, int c, const uint8_t* frame, size_t size) {
   ScopedTimer t(call_.stats().ns_decompress);
-  call_.check_decoded(qgrid::add(frame, size, exp_, codes_ + offset(b, c), count(b, c)));
+  call_.check_decoded(add_code_payload(frame, size, exp_, codes_ + offset(b, c), count(b, c)));
 }
 
 // Straight to values: the codes of a forwarded block are needed nowhere else.
 void CodesRing::decode(int b, int c, const uint8_t* frame, size_t size) {
   ScopedTimer t(call_.stats().ns_decompress);
-  call_.check_decoded(qgrid::decode_values(frame, size, exp_, call_.plan.type.kind,
-                                           acc_ + offset(b, c) * call_.plan.type.size,
-                                           count(b, c)));
+  call_.check_decoded(decode_code_payload(frame, size, exp_, call_.plan.type.kind,
+                                          acc_ + offset(b, c) * call_.plan.type.size,
+                                          count(b, c)));
 }
 
 // This rank's own block, from its codes, while the first payloads travel.

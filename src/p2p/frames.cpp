@@ -23,13 +23,6 @@ constexpr const char* kBadStored = "stored frame sizes disagree";
 constexpr const char* kBadElements = "data for a receive type of size 0";
 constexpr const char* kBadMarker = "marker does not verify";
 
-// The failure a frame of `wire` bytes gives when its sizes do not add up.
-Failure size_failure(const FrameHeader* h, size_t wire) {
-  return wire < kFrameHeaderBytes || (h && wire < kFrameHeaderBytes + h->payload_bytes)
-             ? Failure::truncated_frame
-             : Failure::corrupt_frame;
-}
-
 
 // A coded frame received: its bytes and the wire time they saved are the
 // send row's, counted once per message; the receive row counts the frame
@@ -66,9 +59,10 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
                  const char* op) {
   const bool channel = h.flags & kFrameInterstep;
   ChannelRecord rec;
-  size_t record = 0;
+  const uint8_t* coded = body;
+  size_t coded_bytes = h.payload_bytes;
   if (channel) {
-    if (!st || !read_channel_record(body, h.payload_bytes, &rec, &record))
+    if (!st || !read_channel_payload(h, body, &rec, &coded, &coded_bytes))
       return raise_failure(app, Failure::corrupt_frame, op, kBadRecord);
     int rc = await_turn(st, app, source, rec, may_wait, op);
     if (rc != MPI_SUCCESS) return rc;
@@ -78,7 +72,7 @@ int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
   OpStats& stats = stats_for(OpKind::recv);
   RecvChannels::Outcome outcome = RecvChannels::Outcome::ok;
   const long status = decode_with(stats, [&] {
-    const long r = decode_body(h, body + record, h.payload_bytes - record, out, parallel_for);
+    const long r = decode_body(h, coded, coded_bytes, out, parallel_for);
     outcome = r == kCodecOk ? RecvChannels::Outcome::ok : RecvChannels::Outcome::corrupt;
     if (channel) {
       // Only this frame advances its channel, so the reference is stable
@@ -144,12 +138,13 @@ int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t
                 void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
                 const char* op) {
   FrameHeader h;
-  if (frame.size() < kFrameHeaderBytes || !read_frame_header(frame.data(), frame.size(), &h))
-    return raise_failure(app, size_failure(nullptr, frame.size()), op,
-                         frame.size() < kFrameHeaderBytes ? kBadSize : kBadHeader);
-  if (h.payload_bytes != frame.size() - kFrameHeaderBytes)
-    return raise_failure(app, size_failure(&h, frame.size()), op, kBadSize);
-  const uint8_t* body = frame.data() + kFrameHeaderBytes;
+  const uint8_t* body = nullptr;
+  switch (read_whole_frame(frame.data(), frame.size(), &h, &body)) {
+    case FrameFault::ok: break;
+    case FrameFault::truncated: return raise_failure(app, Failure::truncated_frame, op, kBadSize);
+    case FrameFault::bad_header: return raise_failure(app, Failure::corrupt_frame, op, kBadHeader);
+    case FrameFault::bad_size: return raise_failure(app, Failure::corrupt_frame, op, kBadSize);
+  }
   const size_t cap = data_size(count, type);
   TypeInfo ti = type_info(type);
   uint8_t* dst = static_cast<uint8_t*>(buf) + ti.true_lb;
@@ -164,6 +159,14 @@ int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t
   }
   if (ti.contiguous && cap) std::memcpy(dst, plain, cap);
   return truncated(app, s, cap);
+}
+
+// `bytes` at src as a stored frame in *out (a probed message kept for its
+// receive: the application's own, or a channel frame applied at once).
+void stored_frame(const uint8_t* src, size_t bytes, std::vector<uint8_t>* out) {
+  out->resize(frame_capacity(bytes));
+  uint8_t* payload = begin_stored_frame(bytes, ElemKind::bytes, out->data());
+  if (bytes) std::memcpy(payload, src, bytes);
 }
 
 // The marker in the first kMarkerBytes of the user's (buf, count, type),
@@ -265,9 +268,7 @@ int take_message(P2PComm* st, MPI_Comm app, MPI_Message* msg, const MPI_Status& 
   out->tag = s.MPI_TAG;
   out->app = app;
   if (!st->is_marker(bytes, s.MPI_SOURCE)) {
-    out->frame.resize(kFrameHeaderBytes + data.size());
-    stored_header(data.size(), out->frame.data());
-    if (!data.empty()) std::memcpy(out->frame.data() + kFrameHeaderBytes, data.data(), data.size());
+    stored_frame(data.data(), data.size(), &out->frame);
     return MPI_SUCCESS;
   }
   Marker m;
@@ -277,17 +278,16 @@ int take_message(P2PComm* st, MPI_Comm app, MPI_Message* msg, const MPI_Status& 
   // A channel frame is applied now, in its channel's order, and kept
   // decoded (as a stored frame).
   FrameHeader h;
-  if (!read_frame_header(out->frame.data(), out->frame.size(), &h) ||
+  const uint8_t* payload = nullptr;
+  if (read_whole_frame(out->frame.data(), out->frame.size(), &h, &payload) != FrameFault::ok ||
       !(h.flags & kFrameInterstep))
     return MPI_SUCCESS;  // a damaged frame fails at its receive
   const uint8_t* plain = nullptr;
-  rc = decode_coded(st, app, out->source, h, out->frame.data() + kFrameHeaderBytes, nullptr, true,
-                    &plain, op);
+  rc = decode_coded(st, app, out->source, h, payload, nullptr, true, &plain, op);
   if (rc != MPI_SUCCESS) return rc;
   count_decoded();
-  std::vector<uint8_t> stored(kFrameHeaderBytes + h.raw_bytes);
-  stored_header(h.raw_bytes, stored.data());
-  std::memcpy(stored.data() + kFrameHeaderBytes, plain, h.raw_bytes);
+  std::vector<uint8_t> stored;
+  stored_frame(plain, h.raw_bytes, &stored);
   out->frame = std::move(stored);
   return MPI_SUCCESS;
 }

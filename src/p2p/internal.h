@@ -208,7 +208,6 @@ MPI_Count status_bytes(MPI_Status* s);
 int completed_request(const MPI_Status* status, MPI_Request* req, int error = MPI_SUCCESS);
 // A message cut by MPI because it exceeds the posted buffer.
 bool truncation(int rc);
-void stored_header(size_t bytes, uint8_t* dst);
 // A stored frame as one contiguous copy in *out: its header, then
 // (buf, count, type) packed.
 void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,

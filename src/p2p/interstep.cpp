@@ -6,7 +6,6 @@
 #include <mutex>
 
 #include "runtime/scratch.h"
-#include "wire/frame.h"
 
 namespace adacomp {
 namespace {
@@ -166,51 +165,34 @@ size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, s
   rec.id = c->id;
   rec.seq = c->next_seq;
   rec.retired = chans.take_retired(k.dest);
-  const size_t record = channel_record_bytes(rec);
   const size_t bytes = k.bytes;
-  if (record + 1 >= bytes) {
-    chans.return_retired(k.dest, rec.retired);
-    return 0;
-  }
-  // The payload must stay strictly smaller than the message: receives post
-  // the application's buffer for it.
-  const size_t cap = bytes - 1 - record;
-  uint8_t* body = out + kFrameHeaderBytes + record;
   const bool both = SendChannels::trial_due(*c);
   const bool try_interstep = !c->ref.empty() && (both || c->prefer_interstep);
   const bool try_plain = both || !try_interstep;
-  long n_plain = try_plain ? plain.encode(p, data, bytes, body, cap) : -1;
-  long n_interstep = -1;
+  size_t n_plain = try_plain ? encode_channel_frame(rec, plain, p, data, bytes, out) : 0;
+  size_t n_interstep = 0;
   // XOR residuals of floats are mostly zero high bytes: a byte-plane shuffle
   // codes them better than a value predictor.
   const Codec& delta = *find_codec(k.kind == ElemKind::bytes ? CodecId::zstd : CodecId::blosc);
   if (try_interstep) {
     uint8_t* residual = scratch(ScratchSlot::accumulator, bytes);
     xor_bytes(residual, data, c->ref.data(), bytes);
-    uint8_t* coded = try_plain ? scratch(ScratchSlot::frames, cap) : body;
-    n_interstep = delta.encode(p, residual, bytes, coded, cap);
-    if (n_interstep >= 0 && (n_plain < 0 || n_interstep < n_plain)) {
-      if (coded != body) std::memcpy(body, coded, static_cast<size_t>(n_interstep));
+    rec.xor_prev = true;
+    uint8_t* frame = try_plain ? scratch(ScratchSlot::frames, frame_capacity(bytes)) : out;
+    n_interstep = encode_channel_frame(rec, delta, p, residual, bytes, frame);
+    if (n_interstep && (!n_plain || n_interstep < n_plain)) {
+      if (frame != out) std::memcpy(out, frame, n_interstep);
     } else {
-      n_interstep = -1;
+      n_interstep = 0;
     }
   }
-  if (n_interstep < 0 && n_plain < 0) {
+  if (!n_interstep && !n_plain) {
     chans.return_retired(k.dest, rec.retired);
     return 0;
   }
-  rec.xor_prev = n_interstep >= 0;
-  write_channel_record(rec, out + kFrameHeaderBytes);
-  FrameHeader h;
-  h.codec = rec.xor_prev ? delta.id : plain.id;
-  h.kind = k.kind;
-  h.flags = kFrameInterstep;
-  h.raw_bytes = bytes;
-  h.payload_bytes = record + static_cast<size_t>(rec.xor_prev ? n_interstep : n_plain);
-  write_frame_header(h, out);
-  chans.sent(k, c, data, both, rec.xor_prev);
-  *interstep_used = rec.xor_prev;
-  return kFrameHeaderBytes + h.payload_bytes;
+  chans.sent(k, c, data, both, n_interstep != 0);
+  *interstep_used = n_interstep != 0;
+  return n_interstep ? n_interstep : n_plain;
 }
 
 // ---- receiver -------------------------------------------------------------

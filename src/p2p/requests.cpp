@@ -218,22 +218,13 @@ bool truncation(int rc) {
   return cls == MPI_ERR_TRUNCATE;
 }
 
-void stored_header(size_t bytes, uint8_t* dst) {
-  FrameHeader h;
-  h.codec = CodecId::stored;
-  h.raw_bytes = h.payload_bytes = bytes;
-  write_frame_header(h, dst);
-}
-
 void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
                  std::vector<uint8_t>* out) {
   const size_t bytes = data_size(count, type);
-  out->resize(kFrameHeaderBytes + bytes);
-  stored_header(bytes, out->data());
+  out->resize(frame_capacity(bytes));
+  uint8_t* payload = begin_stored_frame(bytes, ElemKind::bytes, out->data());
   int pos = 0;
-  if (bytes)
-    PMPI_Pack(buf, count, type, out->data() + kFrameHeaderBytes, static_cast<int>(bytes), &pos,
-              comm);
+  if (bytes) PMPI_Pack(buf, count, type, payload, static_cast<int>(bytes), &pos, comm);
 }
 
 MPI_Count status_bytes(MPI_Status* s) {

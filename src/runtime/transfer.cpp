@@ -111,7 +111,7 @@ Coder lossless_coder(ElemKind kind, int arm) {
 }
 
 void inject_fault(uint8_t* frame) {
-  if (config().fault_corrupt_frames) frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
+  if (config().fault_corrupt_frames) damage_frame_header(frame);
 }
 
 size_t code_frame(const Coder& c, const void* src, size_t bytes, uint8_t* frame) {

@@ -56,4 +56,31 @@ bool read_channel_record(const uint8_t* src, size_t available, ChannelRecord* ou
   return true;
 }
 
+size_t encode_channel_frame(const ChannelRecord& r, const Codec& codec, const EncodeParams& p,
+                            const void* src, size_t bytes, uint8_t* frame) {
+  const size_t record = channel_record_bytes(r);
+  if (record + 1 >= bytes) return 0;
+  uint8_t* coded = frame + kFrameHeaderBytes + record;
+  const long n = codec.encode(p, src, bytes, coded, bytes - 1 - record);
+  if (n < 0) return 0;
+  write_channel_record(r, frame + kFrameHeaderBytes);
+  FrameHeader h;
+  h.codec = codec.id;
+  h.kind = p.kind;
+  h.flags = kFrameInterstep;
+  h.raw_bytes = bytes;
+  h.payload_bytes = record + static_cast<size_t>(n);
+  write_frame_header(h, frame);
+  return kFrameHeaderBytes + h.payload_bytes;
+}
+
+bool read_channel_payload(const FrameHeader& h, const uint8_t* payload, ChannelRecord* r,
+                          const uint8_t** coded, size_t* coded_bytes) {
+  size_t record = 0;
+  if (!read_channel_record(payload, h.payload_bytes, r, &record)) return false;
+  *coded = payload + record;
+  *coded_bytes = h.payload_bytes - record;
+  return true;
+}
+
 }  // namespace adacomp

@@ -36,6 +36,15 @@ void write_frame_header(const FrameHeader& h, void* dst) {
   bits::store(p + 6, header_check(p));
 }
 
+uint8_t* begin_stored_frame(size_t bytes, ElemKind kind, void* frame) {
+  FrameHeader h;
+  h.codec = CodecId::stored;
+  h.kind = kind;
+  h.raw_bytes = h.payload_bytes = bytes;
+  write_frame_header(h, frame);
+  return static_cast<uint8_t*>(frame) + kFrameHeaderBytes;
+}
+
 bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   if (available < kFrameHeaderBytes) return false;
   const auto* p = static_cast<const uint8_t*>(src);
@@ -56,6 +65,19 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   return true;
 }
 
+void damage_frame_header(uint8_t* frame) {
+  frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
+}
+
+FrameFault read_whole_frame(const void* frame, size_t frame_bytes, FrameHeader* out,
+                            const uint8_t** payload) {
+  if (frame_bytes < kFrameHeaderBytes) return FrameFault::truncated;
+  if (!read_frame_header(frame, frame_bytes, out)) return FrameFault::bad_header;
+  if (out->payload_bytes != frame_bytes - kFrameHeaderBytes) return FrameFault::bad_size;
+  *payload = static_cast<const uint8_t*>(frame) + kFrameHeaderBytes;
+  return FrameFault::ok;
+}
+
 size_t frame_capacity(size_t src_bytes) {
   return kFrameHeaderBytes + src_bytes;
 }
@@ -63,20 +85,19 @@ size_t frame_capacity(size_t src_bytes) {
 size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
                     size_t src_bytes, void* dst) {
   auto* out = static_cast<uint8_t*>(dst);
-  FrameHeader h;
-  h.kind = p.kind;
-  h.raw_bytes = src_bytes;
   long n = -1;
   if (codec.id != CodecId::stored && src_bytes > 0)
     // Capacity src_bytes - 1: anything not strictly smaller goes stored.
     n = codec.encode(p, src, src_bytes, out + kFrameHeaderBytes, src_bytes - 1);
-  if (n >= 0) {
-    h.codec = codec.id;
-  } else {
-    h.codec = CodecId::stored;
-    if (src_bytes) std::memcpy(out + kFrameHeaderBytes, src, src_bytes);
-    n = static_cast<long>(src_bytes);
+  if (n < 0) {
+    uint8_t* payload = begin_stored_frame(src_bytes, p.kind, out);
+    if (src_bytes) std::memcpy(payload, src, src_bytes);
+    return kFrameHeaderBytes + src_bytes;
   }
+  FrameHeader h;
+  h.codec = codec.id;
+  h.kind = p.kind;
+  h.raw_bytes = src_bytes;
   h.payload_bytes = static_cast<uint64_t>(n);
   write_frame_header(h, out);
   return kFrameHeaderBytes + static_cast<size_t>(n);
@@ -93,12 +114,11 @@ long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void
 long decode_frame(const void* frame, size_t frame_bytes, void* dst,
                   size_t expected_raw, ForEach run) {
   FrameHeader h;
-  if (!read_frame_header(frame, frame_bytes, &h)) return kCodecCorrupt;
-  if (h.raw_bytes != expected_raw || (h.flags & kFrameInterstep) ||
-      h.payload_bytes != frame_bytes - kFrameHeaderBytes)
+  const uint8_t* payload = nullptr;
+  if (read_whole_frame(frame, frame_bytes, &h, &payload) != FrameFault::ok ||
+      h.raw_bytes != expected_raw || (h.flags & kFrameInterstep))
     return kCodecCorrupt;
-  return decode_body(h, static_cast<const uint8_t*>(frame) + kFrameHeaderBytes,
-                     h.payload_bytes, dst, run);
+  return decode_body(h, payload, h.payload_bytes, dst, run);
 }
 
 }  // namespace adacomp

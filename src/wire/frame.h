@@ -1,6 +1,20 @@
 // Frame: the unit the library puts on the wire. A fixed 24-byte header says
 // how the payload that follows was coded, so the receiver never has to guess
-// and ranks never need to agree on a codec in advance.
+// and ranks never need to agree on a codec in advance. wire/ writes and
+// reads every byte layout that travels; the layers above call it.
+//
+// Layout, little-endian:
+//   offset 0   u8 0xAD, u8 0xC0    magic
+//   offset 2   u8 version          kFrameVersion
+//   offset 3   u8 codec            CodecId (stored: the payload is the message)
+//   offset 4   u8 kind             ElemKind
+//   offset 5   u8 flags            kFrameInterstep, kFrameSegmented
+//   offset 6   u16 check           Fletcher-16 of the header, this field zero
+//   offset 8   u64 raw_bytes       the message's size
+//   offset 16  u64 payload_bytes   what follows the header:
+//     the codec's bytes; or with kFrameSegmented a segment table and the
+//     segments (wire/segments.h); or with kFrameInterstep a channel record
+//     and the codec's bytes (wire/channel_record.h).
 #pragma once
 
 #include <climits>
@@ -35,10 +49,26 @@ struct FrameHeader {
 
 void write_frame_header(const FrameHeader& h, void* dst);
 
+// Writes the header of a stored frame of `bytes` (elements of `kind`) at
+// `frame` (capacity frame_capacity(bytes)) and returns where those bytes go:
+// the caller copies or packs them there.
+uint8_t* begin_stored_frame(size_t bytes, ElemKind kind, void* frame);
+
 // Validates magic, version, header checksum, codec id and kind, and that the
 // payload fits in `available` bytes after the header. Returns false on any
 // mismatch.
 bool read_frame_header(const void* src, size_t available, FrameHeader* out);
+
+// Damages the header at `frame` so that read_frame_header refuses it (the
+// tests' fault injection, ADACOMP_FAULT=corrupt-frames).
+void damage_frame_header(uint8_t* frame);
+
+// A whole frame as it arrived, `frame_bytes` in all: its header must verify
+// and its payload fill exactly the rest. On `ok`, *out is the header and
+// *payload where the payload starts.
+enum class FrameFault { ok, truncated, bad_header, bad_size };
+FrameFault read_whole_frame(const void* frame, size_t frame_bytes, FrameHeader* out,
+                            const uint8_t** payload);
 
 // Encodes src into dst as header + payload, falling back to a stored payload
 // whenever the codec fails or does not shrink the data. dst must hold

@@ -1,8 +1,9 @@
-// Shared-grid quantisation for reductions on codes (codec/quant_grid.h),
-// without MPI: P inputs quantised once, their payloads added as codes,
-// the sum decoded once, must stay within the bound of the exact sum;
-// the grid refuses what could overflow the int32 codes; portable and AVX2
-// payloads are identical; malformed payloads are refused untouched.
+// Shared-grid quantisation for reductions on codes (codec/quant_grid.h) and
+// its code payload (wire/code_payload.h), without MPI: P inputs quantised
+// once, their payloads added as codes, the sum decoded once, must stay
+// within the bound of the exact sum; the grid refuses what could overflow
+// the int32 codes; portable and AVX2 payloads are identical; malformed
+// payloads are refused untouched.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -10,9 +11,12 @@
 
 #include "codec/quant_grid.h"
 #include "test_util.h"
+#include "wire/code_payload.h"
 
 namespace {
 
+using adacomp::add_code_payload;
+using adacomp::decode_code_payload;
 using test::Bytes;
 
 template <typename T>
@@ -21,8 +25,8 @@ constexpr adacomp::ElemKind kind_of() {
 }
 
 Bytes payload(const std::vector<uint32_t>& q, int exp, bool entropy = false) {
-  Bytes b(adacomp::qgrid::max_payload(q.size()));
-  b.resize(adacomp::qgrid::encode(q.data(), q.size(), exp, entropy, b.data()));
+  Bytes b(adacomp::code_payload_capacity(q.size()));
+  b.resize(adacomp::write_code_payload(q.data(), q.size(), exp, entropy, b.data()));
   return b;
 }
 
@@ -50,12 +54,13 @@ void reduce_case(const char* what, const std::vector<std::vector<T>>& in, double
       continue;
     }
     const Bytes b = payload(q, exp, r % 2);  // both forms
-    CHECK(qg::add(b.data(), b.size(), exp, acc.data(), n) == adacomp::kCodecOk, "%s: add", what);
+    CHECK(add_code_payload(b.data(), b.size(), exp, acc.data(), n) == adacomp::kCodecOk,
+          "%s: add", what);
   }
   CHECK(acc == direct, "%s: payload addition differs from integer addition", what);
   const Bytes sum = payload(acc, exp, true);
   std::vector<uint32_t> back(n, 0);  // the codes: the payload added to zeros
-  CHECK(qg::add(sum.data(), sum.size(), exp, back.data(), n) == adacomp::kCodecOk,
+  CHECK(add_code_payload(sum.data(), sum.size(), exp, back.data(), n) == adacomp::kCodecOk,
         "%s: decode", what);
   CHECK(back == acc, "%s: codes do not round-trip", what);
   std::vector<T> out(n);
@@ -151,13 +156,13 @@ void portable_same_bytes() {
   adacomp::codec_force_portable(true);
   const Bytes a = payload(q, e);
   std::vector<uint32_t> back(q.size());
-  CHECK(qg::add(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
+  CHECK(add_code_payload(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
             back == q, "portable decode");
   adacomp::codec_force_portable(false);
   const Bytes b = payload(q, e);
   CHECK(a == b, "portable and SIMD payloads differ");
   std::fill(back.begin(), back.end(), 0);
-  CHECK(qg::add(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
+  CHECK(add_code_payload(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
             back == q, "SIMD decode of a portable payload");
 #endif
 }
@@ -209,11 +214,11 @@ void finite_range_case() {
   for (int portable : {0, 1}) {
     adacomp::codec_force_portable(portable);
     std::vector<T> direct(in.size(), T(7));
-    CHECK(qg::decode_values(b.data(), b.size(), -12, kind_of<T>(), direct.data(), in.size()) ==
+    CHECK(decode_code_payload(b.data(), b.size(), -12, kind_of<T>(), direct.data(), in.size()) ==
                   adacomp::kCodecOk && direct == back[0],
           "decode_values differs from reconstruct (portable %d)", portable);
     std::vector<T> untouched(direct);
-    CHECK(qg::decode_values(b.data(), b.size() - 1, -12, kind_of<T>(), direct.data(),
+    CHECK(decode_code_payload(b.data(), b.size() - 1, -12, kind_of<T>(), direct.data(),
                             in.size()) == adacomp::kCodecCorrupt && direct == untouched,
           "decode_values accepted a cut payload or wrote its output");
   }
@@ -234,7 +239,7 @@ void entropy_form() {
     CHECK(packed.size() <= planes.size(), "entropy form larger: %zu > %zu", packed.size(),
           planes.size());
     std::vector<uint32_t> back(q->size());
-    CHECK(qg::add(packed.data(), packed.size(), -9, back.data(), q->size()) ==
+    CHECK(add_code_payload(packed.data(), packed.size(), -9, back.data(), q->size()) ==
                   adacomp::kCodecOk && back == *q, "entropy form does not round-trip");
   }
   const Bytes planes = payload(smooth, -9), packed = payload(smooth, -9, true);
@@ -243,11 +248,12 @@ void entropy_form() {
   CHECK(packed[0] == 2 && planes[0] == 1, "forms %d and %d", packed[0], planes[0]);
   std::vector<uint32_t> acc(smooth.size(), 3), same(acc);
   for (size_t cut = 0; cut < packed.size(); cut += 1 + cut / 16)
-    CHECK(qg::add(packed.data(), cut, -9, acc.data(), acc.size()) == adacomp::kCodecCorrupt,
+    CHECK(add_code_payload(packed.data(), cut, -9, acc.data(), acc.size()) ==
+              adacomp::kCodecCorrupt,
           "entropy prefix %zu accepted", cut);
   Bytes flipped(packed);
   flipped[flipped.size() / 2] ^= 0x10;
-  const long rc = qg::add(flipped.data(), flipped.size(), -9, acc.data(), acc.size());
+  const long rc = add_code_payload(flipped.data(), flipped.size(), -9, acc.data(), acc.size());
   CHECK(rc == adacomp::kCodecCorrupt || rc == adacomp::kCodecOk, "flipped frame: %ld", rc);
   if (rc == adacomp::kCodecCorrupt) CHECK(acc == same, "a refused entropy payload changed codes");
 }
@@ -259,19 +265,20 @@ void corrupt() {
   const Bytes b = payload(q, -10);
   std::vector<uint32_t> acc(q.size(), 7), same(acc);
   for (size_t cut = 0; cut < b.size(); ++cut)
-    CHECK(qg::add(b.data(), cut, -10, acc.data(), q.size()) == adacomp::kCodecCorrupt,
+    CHECK(add_code_payload(b.data(), cut, -10, acc.data(), q.size()) == adacomp::kCodecCorrupt,
           "prefix %zu accepted", cut);
   Bytes longer(b);
   longer.push_back(0);
-  CHECK(qg::add(longer.data(), longer.size(), -10, acc.data(), q.size()) ==
+  CHECK(add_code_payload(longer.data(), longer.size(), -10, acc.data(), q.size()) ==
             adacomp::kCodecCorrupt, "trailing byte accepted");
-  CHECK(qg::add(b.data(), b.size(), -9, acc.data(), q.size()) == adacomp::kCodecCorrupt,
+  CHECK(add_code_payload(b.data(), b.size(), -9, acc.data(), q.size()) == adacomp::kCodecCorrupt,
         "other grid accepted");
-  CHECK(qg::add(b.data(), b.size(), -10, acc.data(), q.size() - 1) == adacomp::kCodecCorrupt,
+  CHECK(add_code_payload(b.data(), b.size(), -10, acc.data(), q.size() - 1) ==
+            adacomp::kCodecCorrupt,
         "other count accepted");
   Bytes wide(b);
   wide[4] = 33;  // first head byte (after u8, i16, varint 100): width 33
-  CHECK(qg::add(wide.data(), wide.size(), -10, acc.data(), q.size()) ==
+  CHECK(add_code_payload(wide.data(), wide.size(), -10, acc.data(), q.size()) ==
             adacomp::kCodecCorrupt, "width 33 accepted");
   CHECK(acc == same, "a refused payload changed the codes");
 }

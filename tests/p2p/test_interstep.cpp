@@ -61,16 +61,18 @@ struct Frame {
 // Receives one frame as src/p2p/frames.cpp does: header, record, turn, decode, finish.
 bool receive(RecvChannels& rx, const Frame& f, std::vector<double>* out) {
   FrameHeader h;
-  if (!read_frame_header(f.bytes.data(), f.bytes.size(), &h) || !(h.flags & kFrameInterstep))
+  const uint8_t* payload = nullptr;
+  if (read_whole_frame(f.bytes.data(), f.bytes.size(), &h, &payload) != FrameFault::ok ||
+      !(h.flags & kFrameInterstep))
     return false;
-  const uint8_t* body = f.bytes.data() + kFrameHeaderBytes;
   ChannelRecord rec;
-  size_t record = 0;
-  if (!read_channel_record(body, h.payload_bytes, &rec, &record)) return false;
+  const uint8_t* coded = nullptr;
+  size_t coded_bytes = 0;
+  if (!read_channel_payload(h, payload, &rec, &coded, &coded_bytes)) return false;
   if (rx.turn(0, rec) != RecvChannels::Turn::ready) return false;
   out->resize(h.raw_bytes / sizeof(double));
   auto* dst = reinterpret_cast<uint8_t*>(out->data());
-  const bool decoded = decode_body(h, body + record, h.payload_bytes - record, dst) == kCodecOk;
+  const bool decoded = decode_body(h, coded, coded_bytes, dst) == kCodecOk;
   return rx.finish(0, rec, decoded, dst, h.raw_bytes) == RecvChannels::Outcome::ok;
 }
 
