@@ -23,7 +23,6 @@ constexpr const char* kBadStored = "stored frame sizes disagree";
 constexpr const char* kBadElements = "data for a receive type of size 0";
 constexpr const char* kBadMarker = "marker does not verify";
 
-
 // A coded frame received: its bytes and the wire time they saved are the
 // send row's, counted once per message; the receive row counts the frame
 // and its decoding time.
