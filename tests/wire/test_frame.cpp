@@ -1,11 +1,14 @@
 // Frame headers without MPI: write/read round trips, and every way a
 // damaged header must be refused before any length in it is trusted; whole
-// frames: the stored fallback and decode_frame's own checks.
+// frames: the stored fallback and decode_frame's own checks; stored frames
+// headed for a caller's bytes, whole frames as they arrive, and inter-step
+// channel frames (wire/channel_record.h) coded and split again.
 #include <cstring>
 #include <vector>
 
 #include "codec/bytes.h"
 #include "unit.h"
+#include "wire/channel_record.h"
 #include "wire/frame.h"
 
 using namespace adacomp;
@@ -145,11 +148,68 @@ void frames() {
   EXPECT(decode_frame(f2.data(), kFrameHeaderBytes, nullptr, 0) == kCodecOk);
 }
 
+void stored_and_channel_frames() {
+  // A stored frame headed for bytes the caller writes.
+  std::vector<uint8_t> f(frame_capacity(40));
+  uint8_t* at = begin_stored_frame(40, ElemKind::f32, f.data());
+  std::memset(at, 7, 40);
+  FrameHeader h;
+  const uint8_t* payload = nullptr;
+  EXPECT(at == f.data() + kFrameHeaderBytes);
+  EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::ok &&
+         payload == at && h.codec == CodecId::stored && h.kind == ElemKind::f32 &&
+         h.raw_bytes == 40 && h.payload_bytes == 40 && h.flags == 0);
+  // Whole frames: cut, damaged, with a byte too many.
+  EXPECT(read_whole_frame(f.data(), kFrameHeaderBytes - 1, &h, &payload) == FrameFault::truncated);
+  EXPECT(read_whole_frame(f.data(), f.size() - 1, &h, &payload) == FrameFault::bad_header);
+  f.push_back(0);
+  EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::bad_size);
+  f.pop_back();
+  damage_frame_header(f.data());
+  EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::bad_header);
+
+  // A channel frame: header, record, coded message, split again.
+  std::vector<double> v(2048);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 3.0 + i * 0.5;
+  const size_t bytes = v.size() * sizeof(double);
+  EncodeParams p;
+  p.kind = ElemKind::f64;
+  ChannelRecord r;
+  r.id = 9;
+  r.seq = 4;
+  r.xor_prev = true;
+  r.retired = {{3, 17}, {5, 1}};
+  std::vector<uint8_t> frame(frame_capacity(bytes));
+  const size_t n = encode_channel_frame(r, *find_codec(CodecId::fpc), p, v.data(), bytes,
+                                        frame.data());
+  EXPECT(n > kFrameHeaderBytes && n < bytes);
+  EXPECT(read_whole_frame(frame.data(), n, &h, &payload) == FrameFault::ok &&
+         h.flags == kFrameInterstep && h.codec == CodecId::fpc && h.raw_bytes == bytes);
+  ChannelRecord back;
+  const uint8_t* coded = nullptr;
+  size_t coded_bytes = 0;
+  EXPECT(read_channel_payload(h, payload, &back, &coded, &coded_bytes) && back.id == 9 &&
+         back.seq == 4 && back.xor_prev && back.retired.size() == 2 &&
+         back.retired[0].last_seq == 17 &&
+         coded_bytes + channel_record_bytes(r) == h.payload_bytes);
+  std::vector<double> out(v.size());
+  EXPECT(decode_body(h, coded, coded_bytes, out.data()) == kCodecOk && out == v);
+  // A record that does not verify; a message that does not shrink; one too
+  // small for its record.
+  frame[kFrameHeaderBytes] ^= 1;
+  EXPECT(!read_channel_payload(h, payload, &back, &coded, &coded_bytes));
+  EXPECT(encode_channel_frame(r, *find_codec(CodecId::stored), p, v.data(), bytes,
+                              frame.data()) == 0);
+  EXPECT(encode_channel_frame(r, *find_codec(CodecId::fpc), p, v.data(),
+                              channel_record_bytes(r) + 1, frame.data()) == 0);
+}
+
 }  // namespace
 
 int main() {
   round_trips();
   rejections();
   frames();
+  stored_and_channel_frames();
   return unit::finish("wire frame");
 }
