@@ -32,8 +32,8 @@ constexpr size_t kMaxFramePayload = static_cast<size_t>(INT_MAX) - kFrameHeaderB
 constexpr uint8_t kFrameVersion = 1;
 
 // Flag bits of FrameHeader::flags.
-// The payload opens with an inter-step channel record (src/p2p/interstep.h)
-// before the coded bytes; point-to-point only.
+// The payload opens with an inter-step channel record
+// (wire/channel_record.h) before the coded bytes; point-to-point only.
 constexpr uint8_t kFrameInterstep = 1;
 // The payload is a segment table and independently coded segments
 // (wire/segments.h), written by a sender with ADACOMP_THREADS > 1.
