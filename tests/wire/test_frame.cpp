@@ -174,11 +174,7 @@ void stored_and_channel_frames() {
   const size_t bytes = v.size() * sizeof(double);
   EncodeParams p;
   p.kind = ElemKind::f64;
-  ChannelRecord r;
-  r.id = 9;
-  r.seq = 4;
-  r.xor_prev = true;
-  r.retired = {{3, 17}, {5, 1}};
+  const ChannelRecord r{9, 4, true, {{3, 17}, {5, 1}}};  // id, seq, XOR, retired
   std::vector<uint8_t> frame(frame_capacity(bytes));
   const size_t n = encode_channel_frame(r, *find_codec(CodecId::fpc), p, v.data(), bytes,
                                         frame.data());
