@@ -1,9 +1,9 @@
 // Reads arbitrary bytes as a frame as a receiver does: read_frame_header
 // must refuse anything it cannot vouch for, and what it accepts must hold
 // (payload within the bytes that arrived, a known codec and kind, and the
-// same header when written back); read_whole_frame must agree with it; an
-// accepted frame then goes through decode_frame into an exactly sized buffer
-// (ASan catches any overrun).
+// same header when written back); read_whole_frame and frame_raw_bytes must
+// agree with it; an accepted frame then goes through decode_frame into an
+// exactly sized buffer (ASan catches any overrun).
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -16,11 +16,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FrameHeader h, whole;
   const uint8_t* payload = nullptr;
   const FrameFault fault = read_whole_frame(in.data(), in.size(), &whole, &payload);
+  const size_t raw = frame_raw_bytes(in.data(), in.size());
   if (!read_frame_header(in.data(), in.size(), &h)) {
-    if (fault != (size < kFrameHeaderBytes ? FrameFault::truncated : FrameFault::bad_header))
+    if (fault != (size < kFrameHeaderBytes ? FrameFault::truncated : FrameFault::bad_header) ||
+        raw != (size < kFrameHeaderBytes ? 0 : size - kFrameHeaderBytes))
       std::abort();
     return 0;
   }
+  if (raw != h.raw_bytes) std::abort();
   const bool exact = h.payload_bytes == size - kFrameHeaderBytes;
   if (fault != (exact ? FrameFault::ok : FrameFault::bad_size) ||
       (exact && payload != in.data() + kFrameHeaderBytes))

@@ -19,11 +19,7 @@ bool matches(const Stashed& m, int source, int tag) {
   return (source == MPI_ANY_SOURCE || source == m.source) && (tag == MPI_ANY_TAG || tag == m.tag);
 }
 
-size_t raw_size_of(const Stashed& m) {
-  FrameHeader h;
-  if (read_frame_header(m.frame.data(), m.frame.size(), &h)) return h.raw_bytes;
-  return m.frame.size() >= kFrameHeaderBytes ? m.frame.size() - kFrameHeaderBytes : 0;
-}
+size_t raw_size_of(const Stashed& m) { return frame_raw_bytes(m.frame.data(), m.frame.size()); }
 
 // Takes the message `peek` describes off the wire (a marker: with its body).
 int fetch(P2PComm* st, MPI_Comm app, const MPI_Status& peek, Stashed* out, const char* op) {

@@ -65,6 +65,12 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   return true;
 }
 
+size_t frame_raw_bytes(const void* frame, size_t frame_bytes) {
+  FrameHeader h;
+  if (read_frame_header(frame, frame_bytes, &h)) return h.raw_bytes;
+  return frame_bytes >= kFrameHeaderBytes ? frame_bytes - kFrameHeaderBytes : 0;
+}
+
 void damage_frame_header(uint8_t* frame) {
   frame[8] ^= 0x5A;  // breaks raw_bytes and the checksum
 }

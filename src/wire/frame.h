@@ -59,6 +59,11 @@ uint8_t* begin_stored_frame(size_t bytes, ElemKind kind, void* frame);
 // mismatch.
 bool read_frame_header(const void* src, size_t available, FrameHeader* out);
 
+// The size of the message a frame of `frame_bytes` stands for: its
+// header's raw_bytes, or when the header does not verify, the bytes after it
+// (what a probe reports; the receive then fails the frame).
+size_t frame_raw_bytes(const void* frame, size_t frame_bytes);
+
 // Damages the header at `frame` so that read_frame_header refuses it (the
 // tests' fault injection, ADACOMP_FAULT=corrupt-frames).
 void damage_frame_header(uint8_t* frame);

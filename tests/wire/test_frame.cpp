@@ -162,6 +162,10 @@ void stored_and_channel_frames() {
   // Whole frames: cut, damaged, with a byte too many.
   EXPECT(read_whole_frame(f.data(), kFrameHeaderBytes - 1, &h, &payload) == FrameFault::truncated);
   EXPECT(read_whole_frame(f.data(), f.size() - 1, &h, &payload) == FrameFault::bad_header);
+  // The size a probe reports: the header's, or what follows a bad one.
+  EXPECT(frame_raw_bytes(f.data(), f.size()) == 40);
+  EXPECT(frame_raw_bytes(f.data(), f.size() - 1) == 39);
+  EXPECT(frame_raw_bytes(f.data(), kFrameHeaderBytes - 1) == 0);
   f.push_back(0);
   EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::bad_size);
   f.pop_back();
