@@ -59,10 +59,7 @@ class TreeBcast : TreeWalk {
       // whole subtree fails, as MPI's own Bcast passes its error down.
       const bool cut = !is_root && call_.mpi_failed();
       if (cut) {
-        FrameHeader h;
-        h.raw_bytes = bytes + 1;
-        write_frame_header(h, frame);
-        sizes_[c] = kFrameHeaderBytes;
+        sizes_[c] = write_undecodable_frame(bytes + 1, frame);
         note_root_bytes(frame, c);
       }
       // Farthest child first: its subtree is the deepest.

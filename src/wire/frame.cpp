@@ -65,6 +65,13 @@ bool read_frame_header(const void* src, size_t available, FrameHeader* out) {
   return true;
 }
 
+size_t write_undecodable_frame(uint64_t raw_bytes, void* frame) {
+  FrameHeader h;
+  h.raw_bytes = raw_bytes;
+  write_frame_header(h, frame);
+  return kFrameHeaderBytes;
+}
+
 size_t frame_raw_bytes(const void* frame, size_t frame_bytes) {
   FrameHeader h;
   if (read_frame_header(frame, frame_bytes, &h)) return h.raw_bytes;

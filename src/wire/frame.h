@@ -59,6 +59,11 @@ uint8_t* begin_stored_frame(size_t bytes, ElemKind kind, void* frame);
 // mismatch.
 bool read_frame_header(const void* src, size_t available, FrameHeader* out);
 
+// Writes at `frame` a header alone that announces `raw_bytes` (> 0) and
+// that no receiver decodes (a stored payload must be its raw size): a
+// failure passed on that still tells the size. Returns kFrameHeaderBytes.
+size_t write_undecodable_frame(uint64_t raw_bytes, void* frame);
+
 // The size of the message a frame of `frame_bytes` stands for: its
 // header's raw_bytes, or when the header does not verify, the bytes after it
 // (what a probe reports; the receive then fails the frame).

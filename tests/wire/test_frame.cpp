@@ -169,6 +169,13 @@ void stored_and_channel_frames() {
   f.push_back(0);
   EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::bad_size);
   f.pop_back();
+  // A header alone, announcing more than it carries: never decoded.
+  std::vector<uint8_t> announce(kFrameHeaderBytes);
+  EXPECT(write_undecodable_frame(41, announce.data()) == kFrameHeaderBytes);
+  EXPECT(read_whole_frame(announce.data(), announce.size(), &h, &payload) == FrameFault::ok &&
+         h.raw_bytes == 41 && h.payload_bytes == 0);
+  std::vector<uint8_t> into(41);
+  EXPECT(decode_frame(announce.data(), announce.size(), into.data(), into.size()) != kCodecOk);
   damage_frame_header(f.data());
   EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::bad_header);
 
