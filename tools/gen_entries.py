@@ -212,7 +212,7 @@ def alias_probe(call, by_name, expr, large):
     test = (f"adacomp::may_hold({e(whole)}, {e(other)})" if blocking.name in OWN_BLOCK
             else f"adacomp::aliased({e(other)}, {e(whole)})")
     return ([f"  const bool alias_refused = {test} &&",
-             f"      adacomp::pmpi_refuses_alias({expr['comm']}, {root}, [&](MPI_Comm self, int rank) {{"]
+             f"      adacomp::pmpi_refuses_alias({expr['comm']}, {root}, [&](MPI_Comm self, int rank) -> int {{"]
             + body + ["      (void)rank;", f"      return {pmpi};", "    });"])
 
 
