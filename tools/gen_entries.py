@@ -124,11 +124,18 @@ FAMILY_BYTES = {
 STARTS = {"Start": "request, 1", "Startall": "requests, count"}
 
 
+def blocking_name(name, known):
+    """The blocking call of a nonblocking or persistent one (Ialltoall,
+    Alltoall_init: Alltoall) where `known` names it; else `name` less _init."""
+    base = name[:-len("_init")] if name.endswith("_init") else name
+    if base.startswith("I") and base[1].upper() + base[2:] in known:
+        base = base[1].upper() + base[2:]
+    return base
+
+
 def family(name):
     """The blocking call whose bytes rule `name` follows, if it has one."""
-    base = name[:-len("_init")] if name.endswith("_init") else name
-    if base.startswith("I") and base[1:].capitalize() in FAMILY_BYTES:
-        base = base[1:].capitalize()
+    base = blocking_name(name, FAMILY_BYTES)
     return base if base in FAMILY_BYTES else None
 
 
@@ -142,15 +149,6 @@ def payload(call):
     if {"sendcount", "sendtype"} <= names:
         return "adacomp::data_bytes(sendcount, sendtype)"
     return "-1LL"
-
-
-def blocking_form(name, by_name):
-    """The blocking collective of a nonblocking or persistent one (Ialltoall,
-    Alltoall_init: Alltoall), or the call itself."""
-    base = name[:-len("_init")] if name.endswith("_init") else name
-    if base.startswith("I") and base[1].upper() + base[2:] in by_name:
-        base = base[1].upper() + base[2:]
-    return by_name.get(base)
 
 
 # Where MPI looks for the alias in a collective whose own block is one of
@@ -180,7 +178,7 @@ def alias_probe(call, by_name, expr, large):
     to PMPI, which raises the error as plain MPI does. Only the root of a
     rooted call is asked: elsewhere the other buffer is not significant."""
     names = {p.name for p in call.params}
-    blocking = blocking_form(call.name, by_name)
+    blocking = by_name.get(blocking_name(call.name, by_name))
     if not ({"sendbuf", "recvbuf", "comm"} <= names) or "dest" in names or not blocking:
         return []
     e = lambda text: re.sub(r"\b(\w+)\b", lambda m: expr.get(m.group(1), m.group(1)), text)

@@ -60,7 +60,7 @@ class TreeBcast : TreeWalk {
       const bool cut = !is_root && call_.mpi_failed();
       if (cut) {
         sizes_[c] = write_undecodable_frame(bytes + 1, frame);
-        note_root_bytes(frame, c);
+        root_bytes_ += 1;  // the root's chunk is larger than this rank's
       }
       // Farthest child first: its subtree is the deepest.
       for (auto child = tree_.children.rbegin(); child != tree_.children.rend(); ++child) {
