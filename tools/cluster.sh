@@ -50,10 +50,9 @@ cluster_down() {
     netns_down "$ns"
   done
   # Name resolution (ip netns exec bind-mounts /etc/netns/NS/* over /etc),
-  # boot ids, the MPICH preload.
+  # boot ids.
   for path in /etc/netns/* "$(cluster_state "")"*; do
-    if cluster_owns "$(basename "$path")" ||
-       [ "$path" = "$(cluster_state "$(cluster_prefix)")-mpich-finalize.so" ]; then
+    if cluster_owns "$(basename "$path")"; then
       rm -rf "$path"
     fi
   done
@@ -155,17 +154,6 @@ cluster_layout() {
   fi
 }
 
-# tools/cluster-mpich-finalize.c built for this cluster (once, atomically).
-cluster_mpich_finalize_lib() {
-  local lib
-  lib=$(cluster_state "$(cluster_prefix)")-mpich-finalize.so
-  if [ ! -e "$lib" ]; then
-    cc -O2 -shared -fPIC -o "$lib.$$" "$cluster_root/tools/cluster-mpich-finalize.c" -lucp -ldl &&
-      mv "$lib.$$" "$lib" || { echo "cluster.sh: cannot build $lib" >&2; return 1; }
-  fi
-  echo "$lib"
-}
-
 cluster_run() {
   local flavor=$1 layout=$2 timeout="" counts=() envs=() hosts="" np=0 k launch=()
   shift 2 || { echo "usage: cluster.sh run FLAVOR LAYOUT [--env K=V]... [--timeout S] -- PROGRAM ARGS..." >&2; return 2; }
@@ -204,9 +192,9 @@ cluster_run() {
       # ranks share one); UCX only between nodes, over TCP on eth0 (its
       # shared-memory transports would reach a rank on another node, but the
       # boot id of each node keeps them within it). The preload keeps
-      # MPI_Finalize from hanging (tools/cluster-mpich-finalize.c).
+      # MPI_Finalize from hanging (tools/mpich-finalize-preload.c).
       local preload
-      preload=$(cluster_mpich_finalize_lib) || return 1
+      preload=$(mpich_finalize_preload) || return 1
       launch=(mpiexec.mpich -launcher rsh -launcher-exec "$agent" -iface eth0
               -hosts "$hosts" -np "$np"
               -genv UCX_TLS sm,tcp,self -genv UCX_NET_DEVICES eth0)

@@ -1,12 +1,14 @@
-/* Preloaded into MPICH ranks on the emulated cluster (tools/cluster.sh).
+/* Preloaded into MPICH ranks on emulated links (tools/netns.sh, tools/cluster.sh).
  *
  * MPICH 4.0's MPI_Finalize closes every UCX endpoint with a flush
  * (ucp_disconnect_nb) and spins until all are closed, then waits in a PMI
  * barrier without progressing UCX. Over UCX's TCP transport a flush can need
- * an answer from the peer (the end of the connection handshake); a peer that
- * already reached that barrier never answers, so about one 2x2 job in three
- * hangs after the program is done. Later MPICH releases add a PMI barrier
- * before the disconnects for this reason.
+ * an answer from the peer (the end of the connection handshake, or the
+ * acknowledgement of a PUT); a peer that already reached that barrier never
+ * answers. About one 2x2 job in three hung after the program was done, and
+ * one 2-rank job on one shaped loopback in a hundred or so (the CI's demo,
+ * with the peer's socket holding the unread 25-byte PUT request). Later
+ * MPICH releases drop that PMI barrier for this reason.
  *
  * Here a disconnect flushes the endpoint, progressing the worker until the
  * flush completes or until one second after the first disconnect of the
