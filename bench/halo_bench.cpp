@@ -4,7 +4,7 @@
 // and the same link conditions:
 //   raw       plain MPI (AdaComp tier override "raw")
 //   lossless  AdaComp lossless, inter-step coding off
-//   xor       AdaComp lossless, inter-step (XOR) coding on
+//   interstep AdaComp lossless, inter-step coding on (XOR with the previous message)
 // Each variant exchanges on its own tag, so each has its own channel. Every
 // received message is compared bit for bit with what the peer generated.
 //
@@ -88,7 +88,7 @@ class Series {
 struct Variant {
   const char* name;
   const char* tier;
-  int xor_on;
+  int interstep_on;
   int tag;
 };
 
@@ -122,22 +122,22 @@ int main(int argc, char** argv) {
   const int peer = rank ^ 1;
   const size_t n = bytes / sizeof(double);
   const Variant variants[] = {
-      {"raw", "raw", 0, 10}, {"lossless", "lossless", 0, 11}, {"xor", "lossless", 1, 12}};
+      {"raw", "raw", 0, 10}, {"lossless", "lossless", 0, 11}, {"interstep", "lossless", 1, 12}};
   FILE* csv = nullptr;
   if (rank == 0 && !csv_path.empty()) {
     csv = std::fopen(csv_path.c_str(), "w");
-    if (csv) std::fprintf(csv, "data,variant,bytes,steps,median_ms,ratio,xor_fraction,speedup_vs_raw,ok\n");
+    if (csv) std::fprintf(csv, "data,variant,bytes,steps,median_ms,ratio,interstep_fraction,speedup_vs_raw,ok\n");
   }
   if (rank == 0)
     std::printf("halo exchange, %d ranks, %s per message, %d steps; median step time, "
                 "max over ranks\n%-6s %-9s %10s %7s %6s %8s %s\n",
                 size, harness::size_label(bytes).c_str(), steps, "data", "variant", "ms",
-                "ratio", "xor", "vs raw", "check");
+                "ratio", "istep", "vs raw", "check");
   bool all_ok = true;
   for (const char* kind : {"drift", "heat", "patch"}) {
     Series mine(kind, n, rank), theirs(kind, n, peer);
     std::vector<std::vector<double>> times(3);
-    std::vector<unsigned long long> in(3), wire(3), xors(3), sends(3);
+    std::vector<unsigned long long> in(3), wire(3), intersteps(3), sends(3);
     std::vector<char> ok(3, 1);
     std::vector<double> recv(n);
     for (int step = 0; step < steps; ++step) {
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
       const std::vector<double>& expect = theirs.at_step(step);
       for (int v = 0; v < 3; ++v) {
         adacomp_override_tier(variants[v].tier);
-        adacomp_override_interstep(variants[v].xor_on);
+        adacomp_override_interstep(variants[v].interstep_on);
         adacomp_op_stats before{}, after{};
         adacomp_get_stats("send", &before);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
         times[v].push_back(slowest);
         in[v] += after.compressed_calls > before.compressed_calls ? after.bytes_in - before.bytes_in : bytes;
         wire[v] += after.compressed_calls > before.compressed_calls ? after.bytes_wire - before.bytes_wire : bytes;
-        xors[v] += after.interstep_calls - before.interstep_calls;
+        intersteps[v] += after.interstep_calls - before.interstep_calls;
         sends[v] += 1;
         if (std::memcmp(recv.data(), expect.data(), bytes) != 0) ok[v] = 0;
       }
@@ -170,17 +170,17 @@ int main(int argc, char** argv) {
       int good = ok[v], all_good = 0;
       MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
       all_ok = all_ok && all_good;
-      unsigned long long local[3] = {in[v], wire[v], xors[v]}, total[3];
+      unsigned long long local[3] = {in[v], wire[v], intersteps[v]}, total[3];
       MPI_Reduce(local, total, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
       if (rank != 0) continue;
       const double ms = median(times[v]) * 1e3, raw_ms = median(times[0]) * 1e3;
       const double ratio = total[1] ? double(total[0]) / total[1] : 0;
-      const double xor_frac = double(total[2]) / (sends[v] * size);
+      const double interstep_frac = double(total[2]) / (sends[v] * size);
       std::printf("%-6s %-9s %10.2f %7.3f %5.0f%% %7.2fx %s\n", kind, variants[v].name, ms, ratio,
-                  100 * xor_frac, raw_ms / ms, all_good ? "bit-exact" : "WRONG");
+                  100 * interstep_frac, raw_ms / ms, all_good ? "bit-exact" : "WRONG");
       if (csv)
         std::fprintf(csv, "%s,%s,%zu,%d,%.4f,%.4f,%.3f,%.4f,%d\n", kind, variants[v].name, bytes,
-                     steps, ms, ratio, xor_frac, raw_ms / ms, all_good);
+                     steps, ms, ratio, interstep_frac, raw_ms / ms, all_good);
     }
   }
   if (csv) std::fclose(csv);

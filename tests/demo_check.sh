@@ -28,7 +28,7 @@ for label in "raw MPI (no AdaComp):" "AdaComp lossless:" "AdaComp pipelined loss
 done
 [ "$(grep -c '^adacomp: statistics summed over ranks' <<<"$out")" -eq 3 ] || fail "statistics tables"
 for data in drift heat patch; do
-  for variant in raw lossless xor; do
+  for variant in raw lossless interstep; do
     grep -Eq "^$data +$variant +[0-9.]+ +[0-9.]+ .* bit-exact$" <<<"$out" || fail "halo $data $variant"
   done
 done

@@ -1,8 +1,8 @@
-// Quantisation on a grid shared by every rank, for reductions on codes
-// (hZCCL-style homomorphic SUM): each rank quantises its input once to
-// integer codes q = round(x / s); codes of different ranks are added as
-// integers (wrapping uint32 arithmetic) without decoding; the sum is
-// decoded once as Q * s.
+// Quantisation on a grid shared by every rank, for reduction on codes (what
+// hZCCL calls homomorphic): each rank quantises its input once to integer
+// codes q = round(x / s); codes of different ranks are added as integers
+// (wrapping uint32 arithmetic) without decoding; the sum is decoded once as
+// Q * s.
 //
 // Grid. s = 2^exp, a power of two, so that x / s and Q * s are exact in
 // double (no rounding anywhere but the one rounding to the nearest

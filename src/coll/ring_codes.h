@@ -1,5 +1,5 @@
-// Homomorphic lossy ring Allreduce (SUM on float/double): reduction on the
-// integer quantisation codes. See ring_codes.cpp. One state machine for
+// The codes ring: lossy ring Allreduce (SUM on float/double) by reduction on
+// the integer quantisation codes. See ring_codes.cpp. One state machine for
 // every form of the Allreduce (coll/allreduce.cpp, coll/schedule.h).
 #pragma once
 

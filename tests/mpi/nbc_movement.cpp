@@ -14,110 +14,15 @@
 // world communicator and fewer sizes. --corrupt (ADACOMP_FAULT=corrupt-frames):
 // the failure reaches the error handler from Wait and Test, never a hang,
 // named after the call the user made (MPI_Iallgather, MPI_Allgather_init...).
-#include <mpi.h>
-
-#include <algorithm>
-#include <cstring>
 #include <string>
-#include <vector>
 
-#include "check.h"
+#include "nbc_movement.h"
+
+namespace nbc_movement {
+
+bool g_default = false;
 
 namespace {
-
-bool g_default = false;  // --default: nothing may be compressed
-
-struct Ctx {
-  MPI_Comm comm;
-  const char* name;
-  int rank, size;
-};
-
-template <class T>
-std::vector<T> fill(size_t n, int rank, int salt) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = static_cast<T>((i % 97) * 0.37 + rank * 1.25 + salt + (i % 5 == 0 ? 100 : 0));
-  return v;
-}
-
-template <class T>
-void refill(std::vector<T>& v, int rank, int salt) {
-  const std::vector<T> data = fill<T>(v.size(), rank, salt);
-  std::copy(data.begin(), data.end(), v.begin());
-}
-
-template <class T>
-bool same(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-struct Counters {
-  unsigned long long calls, bytes;
-};
-Counters counters(const char* op) {
-  const adacomp_op_stats s = op_stats(op);
-  return {s.compressed_calls, s.bytes_in};
-}
-
-// `op` ran compressed exactly once since `before` on this rank (when
-// `expected`), and, over all ranks of `c`, coded frames went out when more
-// than one rank exchanged data (`moved`). Collective over c.comm.
-void check_compressed(const Ctx& c, const char* op, const Counters& before, bool expected,
-                      bool moved, const char* what, int n) {
-  const Counters now = counters(op);
-  const bool want = expected && !g_default;
-  CHECK(now.calls == before.calls + (want ? 1 : 0), "%s: %s n=%d compressed %llu times", c.name,
-        what, n, now.calls - before.calls);
-  unsigned long long mine = now.bytes - before.bytes, all = 0;
-  PMPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, c.comm);
-  CHECK((all > 0) == (want && moved && c.size > 1), "%s: %s n=%d coded %llu bytes", c.name, what,
-        n, all);
-}
-
-// Completes `req` the how-th way: Wait, a Test loop, or a Testsome loop
-// beside a point-to-point exchange of this rank with itself.
-void complete(const Ctx& c, MPI_Request* req, int how) {
-  if (how % 3 == 0) {
-    MPI_Wait(req, MPI_STATUS_IGNORE);
-  } else if (how % 3 == 1) {
-    int flag = 0;
-    while (!flag) MPI_Test(req, &flag, MPI_STATUS_IGNORE);
-  } else {
-    int out_token = 42 + how, in_token = 0;
-    MPI_Request r[3] = {MPI_REQUEST_NULL, *req, MPI_REQUEST_NULL};
-    MPI_Irecv(&in_token, 1, MPI_INT, c.rank, 77, c.comm, &r[0]);
-    MPI_Isend(&out_token, 1, MPI_INT, c.rank, 77, c.comm, &r[2]);
-    for (int left = 3; left > 0;) {
-      int outcount = 0, idx[3];
-      MPI_Testsome(3, r, &outcount, idx, MPI_STATUSES_IGNORE);
-      if (outcount != MPI_UNDEFINED) left -= outcount;
-    }
-    CHECK(in_token == out_token, "%s: Testsome point-to-point token %d", c.name, in_token);
-    *req = r[1];
-  }
-  CHECK(*req == MPI_REQUEST_NULL, "%s: request not freed by completion %d", c.name, how % 3);
-}
-
-// Uneven v counts, symmetric (f(a, b) == f(b, a), as an in-place Alltoallv
-// needs), zero for some pairs and all zero for n 0; blocks placed with a
-// one-element gap.
-int vcount(int n, int a, int b) { return n == 0 || (a + b) % 3 == 2 ? 0 : n + a + b; }
-// Whether a v call moves data between two different ranks: some rank other
-// than `except` (-1: any) has a block.
-bool moves(const std::vector<int>& counts, int except) {
-  int with_data = 0;
-  for (size_t j = 0; j < counts.size(); ++j)
-    with_data += counts[j] > 0 && static_cast<int>(j) != except;
-  return except >= 0 ? with_data > 0 : with_data > 0 && counts.size() > 1;
-}
-std::vector<int> displs_of(const std::vector<int>& counts, int* total) {
-  std::vector<int> d(counts.size());
-  int at = 0;
-  for (size_t j = 0; j < counts.size(); ++j) d[j] = at, at += counts[j] + 1;
-  *total = at;
-  return d;
-}
 
 template <class T>
 void allgather_cases(const Ctx& c, MPI_Datatype type, int n, int how) {
@@ -324,119 +229,6 @@ void outstanding(const Ctx& c) {
   }
 }
 
-#if MPI_VERSION >= 4
-// The MPI-4 large-count forms (with small counts) run the same engine.
-void large_count_forms(const Ctx& c) {
-  const int n = 1001;
-  const size_t all = static_cast<size_t>(n) * c.size;
-  const std::vector<double> in = fill<double>(all, c.rank, 5);
-  std::vector<double> want(all), got(all, -1.0), vwant(all), vgot(all, -1.0);
-  PMPI_Alltoall(in.data(), n, MPI_DOUBLE, want.data(), n, MPI_DOUBLE, c.comm);
-  Counters before = counters("alltoall");
-  MPI_Request req;
-  MPI_Ialltoall_c(in.data(), n, MPI_DOUBLE, got.data(), n, MPI_DOUBLE, c.comm, &req);
-  complete(c, &req, 1);
-  check_compressed(c, "alltoall", before, true, true, "Ialltoall_c", n);
-  CHECK(same(got, want), "%s: Ialltoall_c differs", c.name);
-  std::vector<int> counts(c.size, n), displs(c.size);
-  std::vector<MPI_Count> counts_c(c.size, n);
-  std::vector<MPI_Aint> displs_c(c.size);
-  for (int j = 0; j < c.size; ++j) displs[j] = j * n, displs_c[j] = static_cast<MPI_Aint>(j) * n;
-  PMPI_Allgatherv(in.data(), n, MPI_DOUBLE, vwant.data(), counts.data(), displs.data(),
-                  MPI_DOUBLE, c.comm);
-  before = counters("allgatherv");
-  MPI_Iallgatherv_c(in.data(), n, MPI_DOUBLE, vgot.data(), counts_c.data(), displs_c.data(),
-                    MPI_DOUBLE, c.comm, &req);
-  complete(c, &req, 2);
-  check_compressed(c, "allgatherv", before, true, true, "Iallgatherv_c", n);
-  CHECK(same(vgot, vwant), "%s: Iallgatherv_c differs", c.name);
-}
-
-// Persistent forms started four times with new data, by MPI_Start and
-// MPI_Startall, completed by Waitall, reversed Waits and a Testsome loop;
-// every start compressed (but a node-aware Reduce) and equal to PMPI.
-void persistent_cases(const Ctx& c) {
-  const bool staged_reduce = node_aware(c.comm);
-  const int n = 2001, root = c.size - 1;
-  const size_t all = static_cast<size_t>(n) * c.size;
-  std::vector<int> counts(c.size);
-  for (int j = 0; j < c.size; ++j) counts[j] = vcount(n, j, j);
-  int total = 0;
-  const std::vector<int> displs = displs_of(counts, &total);
-  std::vector<int> in(n), many(all), vin(counts[c.rank]), vmany(total);
-  std::vector<int> ag(all), at(all), red(n), ga(all), sc(n), agv(total), gav(total), scv(counts[c.rank]);
-  const char* ops[] = {"allgather", "alltoall", "reduce", "gather", "scatter",
-                       "allgatherv", "gatherv", "scatterv"};
-  const int k = 8;
-  MPI_Request r[k];
-  MPI_Allgather_init(in.data(), n, MPI_INT, ag.data(), n, MPI_INT, c.comm, MPI_INFO_NULL, &r[0]);
-  MPI_Alltoall_init(many.data(), n, MPI_INT, at.data(), n, MPI_INT, c.comm, MPI_INFO_NULL, &r[1]);
-  MPI_Reduce_init(in.data(), red.data(), n, MPI_INT, MPI_SUM, root, c.comm, MPI_INFO_NULL, &r[2]);
-  MPI_Gather_init(in.data(), n, MPI_INT, ga.data(), n, MPI_INT, root, c.comm, MPI_INFO_NULL, &r[3]);
-  MPI_Scatter_init(many.data(), n, MPI_INT, sc.data(), n, MPI_INT, 0, c.comm, MPI_INFO_NULL,
-                   &r[4]);
-  MPI_Allgatherv_init(vin.data(), counts[c.rank], MPI_INT, agv.data(), counts.data(),
-                      displs.data(), MPI_INT, c.comm, MPI_INFO_NULL, &r[5]);
-  MPI_Gatherv_init(vin.data(), counts[c.rank], MPI_INT, gav.data(), counts.data(), displs.data(),
-                   MPI_INT, 0, c.comm, MPI_INFO_NULL, &r[6]);
-  MPI_Scatterv_init(vmany.data(), counts.data(), displs.data(), MPI_INT, scv.data(),
-                    counts[c.rank], MPI_INT, root, c.comm, MPI_INFO_NULL, &r[7]);
-  for (int start = 0; start < 4; ++start) {
-    // New data in the same storage (the requests hold its address).
-    refill(in, c.rank, start);
-    refill(many, c.rank, 10 + start);
-    refill(vin, c.rank, 20 + start);
-    refill(vmany, c.rank, 30 + start);
-    std::vector<int> ag_w(all), at_w(all), red_w(n), ga_w(all), sc_w(n), agv_w(total, 0),
-        gav_w(total, 0), scv_w(counts[c.rank]);
-    std::fill(agv.begin(), agv.end(), 0);
-    std::fill(gav.begin(), gav.end(), 0);
-    PMPI_Allgather(in.data(), n, MPI_INT, ag_w.data(), n, MPI_INT, c.comm);
-    PMPI_Alltoall(many.data(), n, MPI_INT, at_w.data(), n, MPI_INT, c.comm);
-    PMPI_Reduce(in.data(), red_w.data(), n, MPI_INT, MPI_SUM, root, c.comm);
-    PMPI_Gather(in.data(), n, MPI_INT, ga_w.data(), n, MPI_INT, root, c.comm);
-    PMPI_Scatter(many.data(), n, MPI_INT, sc_w.data(), n, MPI_INT, 0, c.comm);
-    PMPI_Allgatherv(vin.data(), counts[c.rank], MPI_INT, agv_w.data(), counts.data(),
-                    displs.data(), MPI_INT, c.comm);
-    PMPI_Gatherv(vin.data(), counts[c.rank], MPI_INT, gav_w.data(), counts.data(), displs.data(),
-                 MPI_INT, 0, c.comm);
-    PMPI_Scatterv(vmany.data(), counts.data(), displs.data(), MPI_INT, scv_w.data(),
-                  counts[c.rank], MPI_INT, root, c.comm);
-    unsigned long long before[k];
-    for (int i = 0; i < k; ++i) before[i] = counters(ops[i]).calls;
-    if (start % 2) MPI_Startall(k, r);
-    else for (int i = 0; i < k; ++i) MPI_Start(&r[i]);
-    if (start % 3 == 0) {
-      MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
-    } else if (start % 3 == 1 || staged_reduce) {
-      // (MPICH 4.0's MPI_Testsome reports its own persistent collectives,
-      // as the node-aware Reduce is, more than once.)
-      for (int i = k - 1; i >= 0; --i) MPI_Wait(&r[i], MPI_STATUS_IGNORE);
-    } else {
-      for (int done = 0; done < k;) {
-        int outcount = 0, idx[k];
-        MPI_Testsome(k, r, &outcount, idx, MPI_STATUSES_IGNORE);
-        if (outcount != MPI_UNDEFINED) done += outcount;
-      }
-    }
-    for (int i = 0; i < k; ++i)
-      CHECK(r[i] != MPI_REQUEST_NULL &&
-                counters(ops[i]).calls ==
-                    before[i] + (staged_reduce && std::strcmp(ops[i], "reduce") == 0 ? 0 : 1),
-            "%s: persistent %s start %d not compressed", c.name, ops[i], start);
-    CHECK(same(ag, ag_w), "%s: Allgather_init start %d", c.name, start);
-    CHECK(same(at, at_w), "%s: Alltoall_init start %d", c.name, start);
-    CHECK(c.rank != root || same(red, red_w), "%s: Reduce_init start %d", c.name, start);
-    CHECK(c.rank != root || same(ga, ga_w), "%s: Gather_init start %d", c.name, start);
-    CHECK(same(sc, sc_w), "%s: Scatter_init start %d", c.name, start);
-    CHECK(same(agv, agv_w), "%s: Allgatherv_init start %d", c.name, start);
-    CHECK(c.rank != 0 || same(gav, gav_w), "%s: Gatherv_init start %d", c.name, start);
-    CHECK(same(scv, scv_w), "%s: Scatterv_init start %d", c.name, start);
-  }
-  for (int i = 0; i < k; ++i) MPI_Request_free(&r[i]);
-}
-#endif
-
 void run(MPI_Comm comm, const char* name, bool quick) {
   Ctx c{comm, name, 0, 0};
   MPI_Comm_rank(comm, &c.rank);
@@ -501,8 +293,10 @@ void corrupt() {
 }
 
 }  // namespace
+}  // namespace nbc_movement
 
 int main(int argc, char** argv) {
+  using namespace nbc_movement;
   MPI_Init(&argc, &argv);
   const char* mode = argc > 1 ? argv[1] : "";
   if (std::strcmp(mode, "--corrupt") == 0) {

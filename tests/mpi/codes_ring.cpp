@@ -11,7 +11,7 @@
 // (a node-aware layout: the ring adds node sums PMPI made, which the test
 // cannot reproduce bit for bit) double results must instead lie on a
 // power-of-two grid near the bound, which today's path never gives.
-//   test_homomorphic abs|rel BOUND [off|nodes]
+//   test_codes_ring abs|rel BOUND [off|nodes]
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const std::string mode = argc == 4 ? argv[3] : "";
   if ((argc != 3 && argc != 4) || !(mode.empty() || mode == "off" || mode == "nodes")) {
-    std::fprintf(stderr, "usage: test_homomorphic abs|rel BOUND [off|nodes]\n");
+    std::fprintf(stderr, "usage: test_codes_ring abs|rel BOUND [off|nodes]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   g_relative = std::string(argv[1]) == "rel";
@@ -201,5 +201,5 @@ int main(int argc, char** argv) {
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   run<double>(MPI_DOUBLE, "double", half, "half");
   MPI_Comm_free(&half);
-  return finish_test("homomorphic");
+  return finish_test("codes_ring");
 }

@@ -1,10 +1,10 @@
-// adacomp-bench-homomorphic: one ring hop of the lossy Allreduce SUM on one
+// adacomp-bench-codes-hop: one ring hop of the lossy Allreduce SUM on one
 // core, decode-add-encode (quant_fast: decode the incoming payload, add the
 // floats, encode the sum) against add-on-codes (codec/quant_grid.h: add the
 // incoming code payload to the codes, encode the codes), on the same data
 // and the same final bound. Also the once-per-call stages of the codes
 // path (quantise, decode + reconstruct). No MPI. JSON lines with --json.
-//   adacomp-bench-homomorphic [FILE] [--type f64|f32] [--ranks P]
+//   adacomp-bench-codes-hop [FILE] [--type f64|f32] [--ranks P]
 //       [--rel-bound R] [--min-time S] [--json]
 // Without FILE: a smooth synthetic field of 1M values.
 #include <algorithm>
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     else if (a[0] != '-' && file.empty()) file = a;
     else {
       std::fprintf(stderr,
-                   "usage: adacomp-bench-homomorphic [FILE] [--type f64|f32] [--ranks P] "
+                   "usage: adacomp-bench-codes-hop [FILE] [--type f64|f32] [--ranks P] "
                    "[--rel-bound R] [--min-time S] [--json]\n");
       return 2;
     }

@@ -1,5 +1,6 @@
-// Inter-step (XOR) coding of point-to-point messages: repeated messages on a
-// channel (communicator, peer, tag, size) are coded against the previous one.
+// Inter-step coding of point-to-point messages: repeated messages on a
+// channel (communicator, peer, tag, size) are coded as their XOR with the
+// previous one.
 // Every received buffer is compared bit for bit with what the sender
 // generated, under the orders in which MPI lets an application complete its
 // receives (reversed waits, Waitall/Waitany/Testsome, probes, matched probes,
@@ -7,9 +8,9 @@
 // reference budget that forces channels to be retired, after a truncated
 // message, and on data where XOR does not pay (the channel goes to sleep).
 //
-//   test_p2p_xor            expects inter-step frames (ADACOMP_INTERSTEP on, the default)
-//   test_p2p_xor --no-xor   expects none (ADACOMP_INTERSTEP=off); data still exact
-//   test_p2p_xor --budget N checks the reference memory against N bytes
+//   test_p2p_interstep            expects inter-step frames (ADACOMP_INTERSTEP on, the default)
+//   test_p2p_interstep --off      expects none (ADACOMP_INTERSTEP=off); data still exact
+//   test_p2p_interstep --budget N checks the reference memory against N bytes
 #include <mpi.h>
 
 #include <cmath>
@@ -349,7 +350,7 @@ void deprecated_names_agree(const adacomp_op_stats& send) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--no-xor")) expect_interstep = false;
+    if (!std::strcmp(argv[i], "--off")) expect_interstep = false;
     if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) budget = std::strtoull(argv[++i], nullptr, 10);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -390,5 +391,5 @@ int main(int argc, char** argv) {
     CHECK(m.recv_peak <= budget * senders, "receive references peaked at %llu > %zu x %zu",
           m.recv_peak, budget, senders);
   }
-  return finish_test("p2p_xor");
+  return finish_test("p2p_interstep");
 }
