@@ -1,9 +1,10 @@
 /* Cost of a call AdaComp passes through: the median over batches of an
- * 8-byte MPI_Allreduce per call, or of an 8-byte MPI_Send/MPI_Recv
- * ping-pong per message (half a round trip: one MPI_Send and the matching
- * MPI_Recv). Run it with and without the library preloaded
+ * 8-byte MPI_Allreduce per call, of an MPI_Allgather of 8 bytes per rank
+ * (the data-movement calls' gate and aliasing check), or of an 8-byte
+ * MPI_Send/MPI_Recv ping-pong per message (half a round trip: one MPI_Send
+ * and the matching MPI_Recv). Run it with and without the library preloaded
  * (bench/passthrough.sh does both, side by side). Two ranks for pingpong.
- * usage: adacomp-passthrough [allreduce|pingpong] [calls] */
+ * usage: adacomp-passthrough [allreduce|allgather|pingpong] [calls] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +26,26 @@ static void round_trip(int rank, double* buf) {
   }
 }
 
+/* One call of operation `op` (0 Allreduce, 1 Allgather, 2 ping-pong). */
+static void one_call(int op, int rank, double* in, double* out, double* all) {
+  if (op == 0) MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  else if (op == 1) MPI_Allgather(in, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  else round_trip(rank, in);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size, arg = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int pingpong = argc > arg && !strcmp(argv[arg], "pingpong");
-  if (argc > arg && (pingpong || !strcmp(argv[arg], "allreduce"))) ++arg;
+  const char* ops[] = {"allreduce", "allgather", "pingpong"};
+  int op = 0; /* index in ops */
+  for (int k = 0; k < 3; ++k)
+    if (argc > arg && !strcmp(argv[arg], ops[k])) op = k, ++arg;
+  const int pingpong = op == 2;
   int calls = argc > arg ? atoi(argv[arg]) : 200000;
   if (calls < 100 || (pingpong && size < 2)) {
-    if (rank == 0) fprintf(stderr, "usage: adacomp-passthrough [allreduce|pingpong] [calls >= 100] (pingpong: 2 ranks)\n");
+    if (rank == 0) fprintf(stderr, "usage: adacomp-passthrough [allreduce|allgather|pingpong] [calls >= 100] (pingpong: 2 ranks)\n");
     MPI_Finalize();
     return 2;
   }
@@ -42,14 +53,11 @@ int main(int argc, char** argv) {
   int batches = calls / batch;
   double* t = malloc(sizeof(double) * batches);
   double in = rank, out = 0;
-  for (int i = 0; i < 1000; ++i)
-    if (pingpong) round_trip(rank, &in);
-    else MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double* all = malloc(sizeof(double) * size);
+  for (int i = 0; i < 1000; ++i) one_call(op, rank, &in, &out, all);
   for (int b = 0; b < batches; ++b) {
     double t0 = MPI_Wtime();
-    for (int i = 0; i < batch; ++i)
-      if (pingpong) round_trip(rank, &in);
-      else MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < batch; ++i) one_call(op, rank, &in, &out, all);
     t[b] = (MPI_Wtime() - t0) / (pingpong ? 2 * batch : batch);
   }
   qsort(t, batches, sizeof(double), compare);
@@ -57,7 +65,9 @@ int main(int argc, char** argv) {
     printf("8-byte MPI_Send/MPI_Recv ping-pong: median %.1f ns per message (half round trip) over %d round trips\n",
            t[batches / 2] * 1e9, calls);
   else if (rank == 0)
-    printf("8-byte MPI_Allreduce: median %.1f ns per call over %d calls\n", t[batches / 2] * 1e9, calls);
+    printf("8-byte MPI_%s: median %.1f ns per call over %d calls\n", op == 0 ? "Allreduce" : "Allgather",
+           t[batches / 2] * 1e9, calls);
+  free(all);
   free(t);
   MPI_Finalize();
   return 0;

@@ -4,6 +4,8 @@
 # that machine noise hits both alike; prints each run, the medians and the
 # difference per call. Cases (adacomp-passthrough, 2 ranks):
 #   allreduce/one-node   8-byte MPI_Allreduce per call
+#   allgather/one-node   MPI_Allgather of 8 bytes per rank per call (the
+#                        data-movement gate and the aliasing check)
 #   pingpong/one-node    8-byte MPI_Send/MPI_Recv ping-pong, per message
 #   pingpong/two-nodes   the same across two emulated nodes (tools/cluster.sh
 #                        2x1, link unshaped): the path between nodes
@@ -12,12 +14,12 @@
 #                        ADACOMP_P2P_ROUTE): what a slow link's route costs
 #                        a message that is not coded
 #   bench/passthrough.sh [openmpi|mpich] [runs, default 5]
-# CASES (default all three) picks some; CALLS sets the calls (round trips)
+# CASES (default all but framed) picks some; CALLS sets the calls (round trips)
 # per run (default 200000). Run it on an idle machine.
 set -euo pipefail
 flavor=${1:-openmpi}
 runs=${2:-5}
-cases=${CASES:-allreduce/one-node pingpong/one-node pingpong/two-nodes}
+cases=${CASES:-allreduce/one-node allgather/one-node pingpong/one-node pingpong/two-nodes}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/$flavor
 if [ ! -x "$build/bench/adacomp-passthrough" ] || [ ! -x "$build/adacomp" ]; then
