@@ -1,15 +1,18 @@
 #include "coll/bound.h"
 
+#include "codec/quant_grid.h"
 #include "policy/budget.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
 namespace {
 
-// This rank's finite range as {-lo, hi}, MAX-reduced over the ranks.
+// This rank's finite range as {-lo, hi}, MAX-reduced over the ranks. (The
+// scan's SIMD form may differ in the sign of a zero extreme, which neither
+// hi - lo nor a magnitude sees.)
 void local_range(const Plan& plan, const void* data, size_t count, double range[2]) {
   double lo = 0, hi = 0;
-  finite_range(plan.type.kind, data, count, &lo, &hi);
+  qgrid::finite_range(plan.type.kind, data, count, &lo, &hi);
   range[0] = -lo;
   range[1] = hi;
 }

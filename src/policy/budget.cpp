@@ -2,30 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace adacomp {
-namespace {
-
-template <typename T>
-void finite_range_t(const void* data, size_t n, double* lo, double* hi) {
-  const T* v = static_cast<const T*>(data);
-  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
-  for (size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) continue;
-    mn = v[i] < mn ? v[i] : mn;
-    mx = v[i] > mx ? v[i] : mx;
-  }
-  *lo = mn;
-  *hi = mx;
-}
-
-}  // namespace
-
-void finite_range(ElemKind kind, const void* data, size_t count, double* lo, double* hi) {
-  if (kind == ElemKind::f32) finite_range_t<float>(data, count, lo, hi);
-  else finite_range_t<double>(data, count, lo, hi);
-}
 
 double hop_budget(const Config& cfg, ElemKind kind, double lo, double hi, int ranks,
                   int compressions, int additions) {

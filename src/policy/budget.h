@@ -4,7 +4,8 @@
 // of the A additions (or other ops) that combine partial results, which
 // plain MPI suffers too. Each compression therefore gets
 //   (E - rounding) / N,   rounding = (A + 1) * unit_roundoff * max|partial|.
-// Plain arithmetic; coll/bound.h takes the value range over the ranks.
+// Plain arithmetic; coll/bound.h takes the value range over the ranks
+// (qgrid::finite_range, codec/quant_grid.h).
 #pragma once
 
 #include <cstddef>
@@ -13,10 +14,6 @@
 #include "policy/config.h"
 
 namespace adacomp {
-
-// Smallest and largest finite value of `count` elements of `kind` (f32,
-// else f64); lo > hi when there is none.
-void finite_range(ElemKind kind, const void* data, size_t count, double* lo, double* hi);
 
 // Per-compression bound, or 0 when no positive bound is left (the call then
 // codes losslessly). A relative user bound is scaled by the range [lo, hi];

@@ -1,9 +1,8 @@
-// The lossy error budget without MPI (policy/budget.h): the finite range,
-// the split of the user's bound over compressions after the rounding that
-// plain arithmetic suffers, relative bounds, and when nothing is left.
+// The lossy error budget without MPI (policy/budget.h): the split of the
+// user's bound over compressions after the rounding that plain arithmetic
+// suffers, relative bounds, and when nothing is left. (The finite range it
+// is given is qgrid::finite_range's, tests/codec/test_quant_grid.cpp.)
 #include <cmath>
-#include <limits>
-#include <vector>
 
 #include "policy/budget.h"
 #include "unit.h"
@@ -13,21 +12,6 @@ using namespace adacomp;
 namespace {
 
 bool near(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::fabs(b); }
-
-void ranges() {
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> d = {3, -2, std::nan(""), inf, -inf, 7.5};
-  double lo, hi;
-  finite_range(ElemKind::f64, d.data(), d.size(), &lo, &hi);
-  EXPECT(lo == -2 && hi == 7.5);
-  std::vector<float> f = {0.5f, std::nanf(""), -1.25f};
-  finite_range(ElemKind::f32, f.data(), f.size(), &lo, &hi);
-  EXPECT(lo == -1.25 && hi == 0.5);
-  finite_range(ElemKind::f64, d.data() + 2, 3, &lo, &hi);  // only NaN and Inf
-  EXPECT(!(hi >= lo));
-  finite_range(ElemKind::f64, d.data(), 0, &lo, &hi);  // count 0
-  EXPECT(!(hi >= lo));
-}
 
 void budgets() {
   Config c;
@@ -61,7 +45,6 @@ void budgets() {
 }  // namespace
 
 int main() {
-  ranges();
   budgets();
   return unit::finish("policy budget");
 }
