@@ -2,7 +2,8 @@
 // side by side in one run, each result checked against plain MPI.
 //
 //   mpirun -np N adacomp-bench [--ops allreduce,bcast,reduce] [--min 1K]
-//       [--max 64M] [--modes plain,default,raw,lossless,lossy,pipelined,adaptive,adaptive-pipelined]
+//       [--max 64M]
+//       [--modes plain,default,raw,lossless,lossy,pipelined,adaptive,adaptive-pipelined]
 //       [--data FILE] [--budget SECONDS] [--label NAME] [--csv FILE]
 //
 // Modes: plain is PMPI itself (the library not involved); default is the
@@ -47,8 +48,8 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<std::string> ops = {"allreduce", "bcast", "reduce"};
-  std::vector<std::string> modes = {"raw", "lossless", "lossy", "pipelined", "adaptive",
-                                    "adaptive-pipelined"};
+  std::vector<std::string> modes = {"raw",       "lossless", "lossy",
+                                    "pipelined", "adaptive", "adaptive-pipelined"};
   size_t min_bytes = 1024, max_bytes = 64u << 20;
   std::string data_file, label = "run", csv_path;
   double budget = 0.5;
@@ -58,15 +59,24 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value for " + a).c_str());
       return argv[++i];
     };
-    if (a == "--ops") ops = split(value());
-    else if (a == "--modes") modes = split(value());
-    else if (a == "--min") { if (!parse_size(value(), &min_bytes)) usage("bad --min"); }
-    else if (a == "--max") { if (!parse_size(value(), &max_bytes)) usage("bad --max"); }
-    else if (a == "--data") data_file = value();
-    else if (a == "--budget") budget = std::atof(value().c_str());
-    else if (a == "--label") label = value();
-    else if (a == "--csv") csv_path = value();
-    else usage(("unknown argument " + a).c_str());
+    if (a == "--ops")
+      ops = split(value());
+    else if (a == "--modes")
+      modes = split(value());
+    else if (a == "--min") {
+      if (!parse_size(value(), &min_bytes)) usage("bad --min");
+    } else if (a == "--max") {
+      if (!parse_size(value(), &max_bytes)) usage("bad --max");
+    } else if (a == "--data")
+      data_file = value();
+    else if (a == "--budget")
+      budget = std::atof(value().c_str());
+    else if (a == "--label")
+      label = value();
+    else if (a == "--csv")
+      csv_path = value();
+    else
+      usage(("unknown argument " + a).c_str());
   }
   FILE* csv = nullptr;
   if (rank == 0 && !csv_path.empty()) {
@@ -90,7 +100,8 @@ int main(int argc, char** argv) {
       Sample probe = measure(op, data, "raw", 1, bound, MPI_COMM_WORLD);
       const int iters = iterations_for(probe.median_s, budget, 5, 1000);
       std::map<std::string, Sample> results;
-      const std::vector<Sample> samples = measure_modes(op, data, modes, iters, bound, MPI_COMM_WORLD);
+      const std::vector<Sample> samples =
+          measure_modes(op, data, modes, iters, bound, MPI_COMM_WORLD);
       for (size_t m = 0; m < modes.size(); ++m) results[modes[m]] = samples[m];
       const double raw_s = results.count("plain") ? results["plain"].median_s
                            : results.count("raw") ? results["raw"].median_s

@@ -110,8 +110,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--bytes" && harness::parse_size(argv[i + 1], &bytes)) continue;
-    if (a == "--steps") { steps = std::atoi(argv[i + 1]); continue; }
-    if (a == "--csv") { csv_path = argv[i + 1]; continue; }
+    if (a == "--steps") {
+      steps = std::atoi(argv[i + 1]);
+      continue;
+    }
+    if (a == "--csv") {
+      csv_path = argv[i + 1];
+      continue;
+    }
     if (rank == 0) std::fprintf(stderr, "adacomp-bench-halo: bad argument %s\n", a.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
@@ -126,13 +132,16 @@ int main(int argc, char** argv) {
   FILE* csv = nullptr;
   if (rank == 0 && !csv_path.empty()) {
     csv = std::fopen(csv_path.c_str(), "w");
-    if (csv) std::fprintf(csv, "data,variant,bytes,steps,median_ms,ratio,interstep_fraction,speedup_vs_raw,ok\n");
+    if (csv)
+      std::fprintf(
+          csv, "data,variant,bytes,steps,median_ms,ratio,interstep_fraction,speedup_vs_raw,ok\n");
   }
   if (rank == 0)
-    std::printf("halo exchange, %d ranks, %s per message, %d steps; median step time, "
-                "max over ranks\n%-6s %-9s %10s %7s %6s %8s %s\n",
-                size, harness::size_label(bytes).c_str(), steps, "data", "variant", "ms",
-                "ratio", "istep", "vs raw", "check");
+    std::printf(
+        "halo exchange, %d ranks, %s per message, %d steps; median step time, "
+        "max over ranks\n%-6s %-9s %10s %7s %6s %8s %s\n",
+        size, harness::size_label(bytes).c_str(), steps, "data", "variant", "ms", "ratio", "istep",
+        "vs raw", "check");
   bool all_ok = true;
   for (const char* kind : {"drift", "heat", "patch"}) {
     Series mine(kind, n, rank), theirs(kind, n, peer);
@@ -157,8 +166,11 @@ int main(int argc, char** argv) {
         MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         adacomp_get_stats("send", &after);
         times[v].push_back(slowest);
-        in[v] += after.compressed_calls > before.compressed_calls ? after.bytes_in - before.bytes_in : bytes;
-        wire[v] += after.compressed_calls > before.compressed_calls ? after.bytes_wire - before.bytes_wire : bytes;
+        in[v] += after.compressed_calls > before.compressed_calls ? after.bytes_in - before.bytes_in
+                                                                  : bytes;
+        wire[v] += after.compressed_calls > before.compressed_calls
+                       ? after.bytes_wire - before.bytes_wire
+                       : bytes;
         intersteps[v] += after.interstep_calls - before.interstep_calls;
         sends[v] += 1;
         if (std::memcmp(recv.data(), expect.data(), bytes) != 0) ok[v] = 0;

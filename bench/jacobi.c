@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   const int steps = argc > 2 ? atoi(argv[2]) : 400;
   const int check = argc > 3 ? atoi(argv[3]) : 50;
   /* Rows [first, first + rows) of the grid, plus one halo row each side. */
-  const int rows = n / size + (rank < n % size), first = rank * (n / size) + (rank < n % size ? rank : n % size);
+  const int rows = n / size + (rank < n % size),
+            first = rank * (n / size) + (rank < n % size ? rank : n % size);
   const size_t stride = (size_t)n;
   double* u = calloc((size_t)(rows + 2) * stride, sizeof *u);
   double* v = calloc((size_t)(rows + 2) * stride, sizeof *v);
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
       u[i * stride + j] = (j == 0 ? 1.0 : 0.0) + (di * di + dj * dj < n * n / 64.0 ? 2.0 : 0.0);
     }
   memcpy(v, u, (size_t)(rows + 2) * stride * sizeof *u);
-  const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+  const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL,
+            down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
   for (int s = 1; s <= steps; ++s) {
@@ -68,7 +70,8 @@ int main(int argc, char** argv) {
   double elapsed = MPI_Wtime() - t0, slowest;
   double sum = 0;
   for (int i = 1; i <= rows; ++i)
-    for (int j = 0; j < n; ++j) sum += u[i * stride + j] * (1.0 + (first + i - 1) * 1e-3 + j * 1e-6);
+    for (int j = 0; j < n; ++j)
+      sum += u[i * stride + j] * (1.0 + (first + i - 1) * 1e-3 + j * 1e-6);
   /* Added in rank order on rank 0: the checksum must not depend on the
    * order in which an MPI library reduces. */
   double* parts = rank == 0 ? malloc(sizeof(double) * size) : NULL;

@@ -58,7 +58,7 @@ typedef struct {
   int per_peer; /* wildcard: messages to each other rank per iteration */
   int slots;    /* send buffers; timed message j goes from slot j % slots */
   unsigned char *send, *recv;
-  int check;    /* every message gets its own pattern and is verified */
+  int check; /* every message gets its own pattern and is verified */
   const char* test;
 } Run;
 
@@ -161,7 +161,7 @@ static void stream(Run* r, int iters) {
                   MPI_COMM_WORLD, &req[k]);
     }
     wait_all(r->window, req, st);
-    if (sender) {  /* not MPI_Recv: under --yield every wait here yields */
+    if (sender) { /* not MPI_Recv: under --yield every wait here yields */
       MPI_Irecv(&ack, 1, MPI_INT, peer, kTagAck, MPI_COMM_WORLD, &req[0]);
       wait_all(1, req, st);
     } else {
@@ -203,8 +203,8 @@ static void wildcard(Run* r, int iters) {
   for (int i = 0; i < iters; ++i) {
     for (int d = 1, k = 0; d < r->n; ++d)
       for (int m = 0; m < r->per_peer; ++m, ++k)
-        MPI_Isend(outgoing(r, k % r->slots, (uint64_t)i * r->per_peer + m), (int)r->bytes,
-                  MPI_BYTE, (r->rank + d) % r->n, kTagWild, MPI_COMM_WORLD, &req[k]);
+        MPI_Isend(outgoing(r, k % r->slots, (uint64_t)i * r->per_peer + m), (int)r->bytes, MPI_BYTE,
+                  (r->rank + d) % r->n, kTagWild, MPI_COMM_WORLD, &req[k]);
     for (int k = 0; k < sends; ++k) {
       MPI_Request recv;
       int done = 0;
@@ -226,10 +226,8 @@ typedef struct {
 } Test;
 
 static const Test kTests[] = {
-    {"latency", latency, 0, "us"},
-    {"bw", stream, 0, "MB/s"},
-    {"bibw", bidirectional, 0, "MB/s"},
-    {"mbw_mr", stream, 1, "msg/s"},
+    {"latency", latency, 0, "us"},      {"bw", stream, 0, "MB/s"},
+    {"bibw", bidirectional, 0, "MB/s"}, {"mbw_mr", stream, 1, "msg/s"},
     {"wildcard", wildcard, 1, "msg/s"},
 };
 
@@ -326,8 +324,10 @@ static void run_test(Run* r, const Test* t) {
 static size_t parse_bytes(const char* text) {
   char* end;
   double v = strtod(text, &end);
-  if (*end == 'K' || *end == 'k') v *= 1024, ++end;
-  else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, ++end;
+  if (*end == 'K' || *end == 'k')
+    v *= 1024, ++end;
+  else if (*end == 'M' || *end == 'm')
+    v *= 1024 * 1024, ++end;
   if (end == text || *end || v < 1 || v > 1 << 30) {
     fprintf(stderr, "adacomp-osu: '%s' is not a size in bytes (1 to 1G, K and M suffixes)\n", text);
     exit(2);
@@ -365,15 +365,24 @@ static void parse(int argc, char** argv) {
     }
     if (i + 1 == argc) goto usage;
     const char* v = argv[++i];
-    if (!strcmp(a, "--tests")) opt.tests = v;
-    else if (!strcmp(a, "--min")) min = parse_bytes(v);
-    else if (!strcmp(a, "--max")) max = parse_bytes(v);
-    else if (!strcmp(a, "--sizes")) extra = v;
-    else if (!strcmp(a, "--samples")) opt.samples = atoi(v);
-    else if (!strcmp(a, "--sample-time")) opt.sample_time = atof(v);
-    else if (!strcmp(a, "--window")) opt.window = atoi(v);
-    else if (!strcmp(a, "--window-bytes")) opt.window_bytes = parse_bytes(v);
-    else goto usage;
+    if (!strcmp(a, "--tests"))
+      opt.tests = v;
+    else if (!strcmp(a, "--min"))
+      min = parse_bytes(v);
+    else if (!strcmp(a, "--max"))
+      max = parse_bytes(v);
+    else if (!strcmp(a, "--sizes"))
+      extra = v;
+    else if (!strcmp(a, "--samples"))
+      opt.samples = atoi(v);
+    else if (!strcmp(a, "--sample-time"))
+      opt.sample_time = atof(v);
+    else if (!strcmp(a, "--window"))
+      opt.window = atoi(v);
+    else if (!strcmp(a, "--window-bytes"))
+      opt.window_bytes = parse_bytes(v);
+    else
+      goto usage;
   }
   if (opt.samples < 1 || opt.sample_time <= 0 || opt.window < 1 || min > max) goto usage;
   for (size_t b = 1; b <= max; b *= 2)
@@ -385,7 +394,8 @@ static void parse(int argc, char** argv) {
   snprintf(list, sizeof list, "%s", opt.tests);
   for (char* name = strtok(list, ","); name; name = strtok(NULL, ",")) {
     int known = 0;
-    for (size_t t = 0; t < sizeof kTests / sizeof *kTests; ++t) known |= !strcmp(name, kTests[t].name);
+    for (size_t t = 0; t < sizeof kTests / sizeof *kTests; ++t)
+      known |= !strcmp(name, kTests[t].name);
     if (!known) {
       fprintf(stderr, "adacomp-osu: unknown test '%s' (latency,bw,bibw,mbw_mr,wildcard)\n", name);
       exit(2);
@@ -393,10 +403,11 @@ static void parse(int argc, char** argv) {
   }
   return;
 usage:
-  fprintf(stderr,
-          "usage: adacomp-osu [--tests latency,bw,bibw,mbw_mr,wildcard] [--min BYTES] [--max BYTES]\n"
-          "       [--sizes EXTRA,...] [--samples N] [--sample-time S] [--window N]\n"
-          "       [--window-bytes BYTES] [--yield] [--self-check-fail]\n");
+  fprintf(
+      stderr,
+      "usage: adacomp-osu [--tests latency,bw,bibw,mbw_mr,wildcard] [--min BYTES] [--max BYTES]\n"
+      "       [--sizes EXTRA,...] [--samples N] [--sample-time S] [--window N]\n"
+      "       [--window-bytes BYTES] [--yield] [--self-check-fail]\n");
   exit(2);
 }
 
@@ -427,7 +438,8 @@ int main(int argc, char** argv) {
   if (r.rank == 0) {
     printf("# adacomp-osu: %d ranks, %d pair(s); rank 0 on %s, rank %d on %s%s\n", r.n, r.half,
            hosts, r.half, hosts + sizeof host * r.half,
-           strcmp(hosts, hosts + sizeof host * r.half) ? "" : " (same host: pairs do not cross nodes)");
+           strcmp(hosts, hosts + sizeof host * r.half) ? ""
+                                                       : " (same host: pairs do not cross nodes)");
     printf("# window %d (at most %zu bytes), %d samples of ~%g s, median; poll%s\n", opt.window,
            opt.window_bytes, opt.samples, opt.sample_time, opt.yield ? " with sched_yield" : "");
     printf("# test\tbytes\tvalue\tunit\titerations\twindow\n");

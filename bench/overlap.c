@@ -70,17 +70,24 @@ static double timed_compute(double* work, int n, long long iters, int polls, MPI
 int main(int argc, char** argv) {
   int thread = 0, provided = MPI_THREAD_SINGLE;
   for (int i = 1; i < argc; ++i) thread |= !strcmp(argv[i], "--thread");
-  if (thread) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  else MPI_Init(&argc, &argv);
+  if (thread)
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  else
+    MPI_Init(&argc, &argv);
   long long bytes = 8 << 20;
   int reps = 10, polls = 0;
   double scale = 1.0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--thread")) --i;  /* no value */
-    else if (!strcmp(argv[i], "--bytes")) bytes = parse_bytes(argv[i + 1]);
-    else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--polls")) polls = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--compute-scale")) scale = atof(argv[i + 1]);
+    if (!strcmp(argv[i], "--thread"))
+      --i; /* no value */
+    else if (!strcmp(argv[i], "--bytes"))
+      bytes = parse_bytes(argv[i + 1]);
+    else if (!strcmp(argv[i], "--reps"))
+      reps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--polls"))
+      polls = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--compute-scale"))
+      scale = atof(argv[i + 1]);
   }
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -112,7 +119,7 @@ int main(int argc, char** argv) {
   double c = 0;
   for (;;) {
     c = timed_compute(work, wn, iters, 0, NULL);
-    if (c > 0.15) break;  /* long enough that plain and library runs size it alike */
+    if (c > 0.15) break; /* long enough that plain and library runs size it alike */
     iters *= 2;
   }
   iters = (long long)(iters * transfer * scale / c);
@@ -135,8 +142,8 @@ int main(int argc, char** argv) {
     wait[r] = MPI_Wtime() - w0;
     total[r] = MPI_Wtime() - t0;
     if (rank == 0)
-      printf("rep %d: total %.4f s, computation %.4f s (alone %.4f s), wait %.4f s\n", r,
-             total[r], overlapped[r], alone[r], wait[r]);
+      printf("rep %d: total %.4f s, computation %.4f s (alone %.4f s), wait %.4f s\n", r, total[r],
+             overlapped[r], alone[r], wait[r]);
   }
   /* The result must be right: against PMPI on the same data (the sum of
    * multiples of 1/64 is exact). */
@@ -150,14 +157,16 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     printf("%lld-byte MPI_Iallreduce, %d ranks, plain transfer %.4f s, %d polls%s\n", bytes, size,
            transfer, polls,
-           !thread ? "" : provided == MPI_THREAD_MULTIPLE ? ", MPI_THREAD_MULTIPLE"
-                                                          : ", MPI_THREAD_MULTIPLE not provided");
-    printf("median: total %.4f s, computation %.4f s (alone %.4f s, slowdown %.1f%%), wait %.4f s\n",
-           m_total, m_over, m_alone, 100.0 * (m_over / m_alone - 1.0), m_wait);
+           !thread                           ? ""
+           : provided == MPI_THREAD_MULTIPLE ? ", MPI_THREAD_MULTIPLE"
+                                             : ", MPI_THREAD_MULTIPLE not provided");
+    printf(
+        "median: total %.4f s, computation %.4f s (alone %.4f s, slowdown %.1f%%), wait %.4f s\n",
+        m_total, m_over, m_alone, 100.0 * (m_over / m_alone - 1.0), m_wait);
     if (bad) printf("ERROR: the Iallreduce result differs from PMPI_Allreduce\n");
   }
-  free(in), free(out), free(work), free(t), free(alone), free(total), free(overlapped),
-      free(wait), free(check);
+  free(in), free(out), free(work), free(t), free(alone), free(total), free(overlapped), free(wait),
+      free(check);
   MPI_Finalize();
   return bad;
 }

@@ -28,9 +28,12 @@ static void round_trip(int rank, double* buf) {
 
 /* One call of operation `op` (0 Allreduce, 1 Allgather, 2 ping-pong). */
 static void one_call(int op, int rank, double* in, double* out, double* all) {
-  if (op == 0) MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  else if (op == 1) MPI_Allgather(in, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-  else round_trip(rank, in);
+  if (op == 0)
+    MPI_Allreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  else if (op == 1)
+    MPI_Allgather(in, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  else
+    round_trip(rank, in);
 }
 
 int main(int argc, char** argv) {
@@ -45,7 +48,10 @@ int main(int argc, char** argv) {
   const int pingpong = op == 2;
   int calls = argc > arg ? atoi(argv[arg]) : 200000;
   if (calls < 100 || (pingpong && size < 2)) {
-    if (rank == 0) fprintf(stderr, "usage: adacomp-passthrough [allreduce|allgather|pingpong] [calls >= 100] (pingpong: 2 ranks)\n");
+    if (rank == 0)
+      fprintf(stderr,
+              "usage: adacomp-passthrough [allreduce|allgather|pingpong] [calls >= 100] (pingpong: "
+              "2 ranks)\n");
     MPI_Finalize();
     return 2;
   }
@@ -62,11 +68,13 @@ int main(int argc, char** argv) {
   }
   qsort(t, batches, sizeof(double), compare);
   if (rank == 0 && pingpong)
-    printf("8-byte MPI_Send/MPI_Recv ping-pong: median %.1f ns per message (half round trip) over %d round trips\n",
-           t[batches / 2] * 1e9, calls);
+    printf(
+        "8-byte MPI_Send/MPI_Recv ping-pong: median %.1f ns per message (half round trip) over %d "
+        "round trips\n",
+        t[batches / 2] * 1e9, calls);
   else if (rank == 0)
-    printf("8-byte MPI_%s: median %.1f ns per call over %d calls\n", op == 0 ? "Allreduce" : "Allgather",
-           t[batches / 2] * 1e9, calls);
+    printf("8-byte MPI_%s: median %.1f ns per call over %d calls\n",
+           op == 0 ? "Allreduce" : "Allgather", t[batches / 2] * 1e9, calls);
   free(all);
   free(t);
   MPI_Finalize();

@@ -27,9 +27,9 @@ static void heat_field(double* u, int nx, int ny, int rank) {
     memcpy(tmp, u, sizeof(double) * nx * ny);
     for (int j = 1; j < ny - 1; ++j)
       for (int i = 1; i < nx - 1; ++i)
-        u[j * nx + i] = tmp[j * nx + i] + 0.2 * (tmp[j * nx + i - 1] + tmp[j * nx + i + 1] +
-                                                  tmp[(j - 1) * nx + i] + tmp[(j + 1) * nx + i] -
-                                                  4.0 * tmp[j * nx + i]);
+        u[j * nx + i] = tmp[j * nx + i] +
+                        0.2 * (tmp[j * nx + i - 1] + tmp[j * nx + i + 1] + tmp[(j - 1) * nx + i] +
+                               tmp[(j + 1) * nx + i] - 4.0 * tmp[j * nx + i]);
   }
   free(tmp);
 }
@@ -74,8 +74,9 @@ int main(int argc, char** argv) {
   }
   qsort(times, iters, sizeof(double), compare);
   if (rank == 0)
-    printf("allreduce %.1f MB doubles x %d ranks: median %.2f ms, max rel. error vs reference %.2e\n",
-           mb, size, times[iters / 2] * 1e3, max_err);
+    printf(
+        "allreduce %.1f MB doubles x %d ranks: median %.2f ms, max rel. error vs reference %.2e\n",
+        mb, size, times[iters / 2] * 1e3, max_err);
   free(field);
   free(sum);
   free(times);

@@ -23,8 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (values) {
     const auto kind = data[0] & 8 ? adacomp::ElemKind::f32 : adacomp::ElemKind::f64;
     std::vector<uint8_t> out(count * fuzz::elem_size(kind), 0x5A), before(out);
-    const long r =
-        adacomp::decode_code_payload(in.data(), in.size(), exp, kind, out.data(), count);
+    const long r = adacomp::decode_code_payload(in.data(), in.size(), exp, kind, out.data(), count);
     if (r != adacomp::kCodecOk && out != before) std::abort();
     return 0;
   }

@@ -44,8 +44,10 @@ int frame_seeds(const std::string& dir) {
         for (size_t i = 0; i < n; ++i) {
           const double v = std::sin(i * 0.01);
           const float f = static_cast<float>(v);
-          if (kind == adacomp::ElemKind::f32) std::memcpy(&src[4 * i], &f, 4);
-          else std::memcpy(&src[8 * i], &v, 8);
+          if (kind == adacomp::ElemKind::f32)
+            std::memcpy(&src[4 * i], &f, 4);
+          else
+            std::memcpy(&src[8 * i], &v, 8);
         }
         std::vector<uint8_t> frame(adacomp::frame_capacity(src.size()));
         const size_t size = adacomp::encode_frame(*c, p, src.data(), src.size(), frame.data());
@@ -79,12 +81,14 @@ int segment_seeds(const std::string& dir) {
         for (size_t i = 0; i < n; ++i) {
           const double v = i < n / 2 ? std::sin(i * 0.01) : double((i * 2654435761u) % 1000003);
           const float f = static_cast<float>(v);
-          if (kind == adacomp::ElemKind::f32) std::memcpy(&src[4 * i], &f, 4);
-          else std::memcpy(&src[8 * i], &v, 8);
+          if (kind == adacomp::ElemKind::f32)
+            std::memcpy(&src[4 * i], &f, 4);
+          else
+            std::memcpy(&src[8 * i], &v, 8);
         }
         std::vector<uint8_t> frame(adacomp::frame_capacity(src.size()));
-        const size_t size = adacomp::encode_segmented(*c, p, src.data(), src.size(),
-                                                      frame.data(), segments, nullptr);
+        const size_t size = adacomp::encode_segmented(*c, p, src.data(), src.size(), frame.data(),
+                                                      segments, nullptr);
         written += write_seed(dir, written, frame.data(), size);
       }
   }
@@ -175,7 +179,9 @@ int main(int argc, char** argv) {
           p.lossy_inner = inner;
           std::vector<double> v(n);
           for (size_t i = 0; i < n; ++i)
-            v[i] = shape == 0 ? std::sin(i * 0.01) : shape == 1 ? double(i % 7) : (i % 5 ? i * 1e-3 : NAN);
+            v[i] = shape == 0   ? std::sin(i * 0.01)
+                   : shape == 1 ? double(i % 7)
+                                : (i % 5 ? i * 1e-3 : NAN);
           std::vector<uint8_t> src(n * fuzz::elem_size(p.kind));
           for (size_t i = 0; i < n; ++i) {
             if (k & 1) {

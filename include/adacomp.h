@@ -21,9 +21,9 @@ typedef struct adacomp_op_stats {
   unsigned long long bytes_wire;
   double seconds_compress;
   double seconds_decompress;
-  unsigned long long lossy_calls;     /* compressed calls in a lossy tier */
-  unsigned long long pipelined_calls; /* compressed calls cut into chunks */
-  union {                             /* send/recv: coded inter-step, as the */
+  unsigned long long lossy_calls;       /* compressed calls in a lossy tier */
+  unsigned long long pipelined_calls;   /* compressed calls cut into chunks */
+  union {                               /* send/recv: coded inter-step, as the */
     unsigned long long interstep_calls; /* XOR with the channel's previous message */
     unsigned long long xor_calls;       /* deprecated name of interstep_calls */
   };
@@ -41,16 +41,16 @@ typedef struct adacomp_interstep_memory {
 /* The link between nodes as this rank uses it (docs/p2p.md, "Routes between
  * nodes"). bandwidth_Bps is 0 when unknown. */
 typedef struct adacomp_link {
-  double bandwidth_Bps;  /* in use now: calibrated, or measured at MPI_Init
-                            and perhaps raised during the run */
+  double bandwidth_Bps; /* in use now: calibrated, or measured at MPI_Init
+                           and perhaps raised during the run */
   double latency_s;
-  double probed_Bps;     /* the probe's agreed figure at MPI_Init (0: not measured) */
-  double achieved_Bps;   /* the best rate this rank's receives of coded bodies
-                            from other nodes achieved (0: none yet) */
-  int measured;          /* 1 measured, 0 calibrated or unknown */
-  int raises;            /* times an agreement raised bandwidth_Bps on this rank */
-  int p2p_direct;        /* 1: point-to-point between nodes is direct (MPI's
-                            own calls); 0: framed, or the job is on one node */
+  double probed_Bps;   /* the probe's agreed figure at MPI_Init (0: not measured) */
+  double achieved_Bps; /* the best rate this rank's receives of coded bodies
+                          from other nodes achieved (0: none yet) */
+  int measured;        /* 1 measured, 0 calibrated or unknown */
+  int raises;          /* times an agreement raised bandwidth_Bps on this rank */
+  int p2p_direct;      /* 1: point-to-point between nodes is direct (MPI's
+                          own calls); 0: framed, or the job is on one node */
 } adacomp_link;
 
 /* Library version, e.g. "0.1.0". */

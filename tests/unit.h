@@ -12,10 +12,10 @@ inline int finish(const char* name) {
 }
 }  // namespace unit
 
-#define EXPECT(cond)                                                                   \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      ++unit::failures;                                                                \
-      std::fprintf(stderr, "%s:%d: EXPECT(%s) failed\n", __FILE__, __LINE__, #cond);   \
-    }                                                                                  \
+#define EXPECT(cond)                                                                 \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      ++unit::failures;                                                              \
+      std::fprintf(stderr, "%s:%d: EXPECT(%s) failed\n", __FILE__, __LINE__, #cond); \
+    }                                                                                \
   } while (0)

@@ -20,8 +20,7 @@
 #include <time.h>
 #include <ucp/api/ucp.h>
 
-typedef ucs_status_t (*worker_create_fn)(ucp_context_h, const ucp_worker_params_t *,
-                                         ucp_worker_h *);
+typedef ucs_status_t (*worker_create_fn)(ucp_context_h, const ucp_worker_params_t*, ucp_worker_h*);
 
 static ucp_worker_h first_worker; /* MPICH's only worker with one VCI */
 static double deadline;
@@ -32,8 +31,8 @@ static double seconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-ucs_status_t ucp_worker_create(ucp_context_h context, const ucp_worker_params_t *params,
-                               ucp_worker_h *worker) {
+ucs_status_t ucp_worker_create(ucp_context_h context, const ucp_worker_params_t* params,
+                               ucp_worker_h* worker) {
   static worker_create_fn real;
   if (real == NULL) real = (worker_create_fn)dlsym(RTLD_NEXT, "ucp_worker_create");
   ucs_status_t status = real(context, params, worker);
@@ -41,7 +40,7 @@ ucs_status_t ucp_worker_create(ucp_context_h context, const ucp_worker_params_t 
   return status;
 }
 
-static void flushed(void *request, ucs_status_t status, void *user_data) {
+static void flushed(void* request, ucs_status_t status, void* user_data) {
   (void)request, (void)status, (void)user_data;
 }
 

@@ -63,9 +63,7 @@ const Config kConfigs[] = {
 };
 
 double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Median seconds of one call of f, repeated for at least min_time seconds
@@ -142,19 +140,30 @@ int main(int argc, char** argv) {
       std::printf("adacomp-codecs %s (codecs only, no MPI)\n", ADACOMP_VERSION);
       return 0;
     }
-    if (a == "--json") json = true;
-    else if (a == "--type" && (v = next())) type = v;
-    else if (a == "--abs-bound" && (v = next())) abs_bound = std::atof(v), rel_bound = 0;
-    else if (a == "--rel-bound" && (v = next())) rel_bound = std::atof(v), abs_bound = 0;
-    else if (a == "--codecs" && (v = next())) only = "," + std::string(v) + ",";
-    else if (a == "--min-time" && (v = next())) min_time = std::atof(v);
-    else if (a == "--fpc-bits" && (v = next())) fpc_bits = std::atoi(v);
-    else if (a == "--zstd-level" && (v = next())) zstd_level = std::atoi(v);
-    else if (a == "--portable") codec_force_portable(true);
+    if (a == "--json")
+      json = true;
+    else if (a == "--type" && (v = next()))
+      type = v;
+    else if (a == "--abs-bound" && (v = next()))
+      abs_bound = std::atof(v), rel_bound = 0;
+    else if (a == "--rel-bound" && (v = next()))
+      rel_bound = std::atof(v), abs_bound = 0;
+    else if (a == "--codecs" && (v = next()))
+      only = "," + std::string(v) + ",";
+    else if (a == "--min-time" && (v = next()))
+      min_time = std::atof(v);
+    else if (a == "--fpc-bits" && (v = next()))
+      fpc_bits = std::atoi(v);
+    else if (a == "--zstd-level" && (v = next()))
+      zstd_level = std::atoi(v);
+    else if (a == "--portable")
+      codec_force_portable(true);
     else if (a == "--threads" && (v = next()) && std::atoi(v) >= 1 && std::atoi(v) <= 64)
       g_threads = static_cast<size_t>(std::atoi(v));
-    else if (a[0] != '-' && file.empty()) file = a;
-    else return usage();
+    else if (a[0] != '-' && file.empty())
+      file = a;
+    else
+      return usage();
   }
   if (file.empty() || (type != "f64" && type != "f32")) return usage();
   const ElemKind kind = type == "f64" ? ElemKind::f64 : ElemKind::f32;
@@ -180,17 +189,18 @@ int main(int argc, char** argv) {
   if (rel_bound > 0) abs_bound = rel_bound * range;
 
   std::vector<uint8_t> copy(src.size());
-  double memcpy_s = median_time([&] { std::memcpy(copy.data(), src.data(), src.size()); }, min_time);
+  double memcpy_s =
+      median_time([&] { std::memcpy(copy.data(), src.data(), src.size()); }, min_time);
   const double mb = src.size() / 1e6;
   const double memcpy_mbps = mb / memcpy_s;
   if (!json) {
-    std::printf("file %s: %zu x %s (%.2f MB), range %.6g, abs bound %.6g%s\n",
-                file.c_str(), n, type.c_str(), mb, range, abs_bound,
-                rel_bound > 0 ? " (from --rel-bound)" : "");
-    std::printf("memcpy %.0f MB/s%s\n", memcpy_mbps,
-                g_threads > 1 ? (", frames on " + std::to_string(g_threads) + " threads").c_str() : "");
-    std::printf("%-22s %8s %10s %10s %12s  %s\n", "codec", "ratio", "comp MB/s",
-                "dec MB/s", "max_abs_err", "check");
+    std::printf("file %s: %zu x %s (%.2f MB), range %.6g, abs bound %.6g%s\n", file.c_str(), n,
+                type.c_str(), mb, range, abs_bound, rel_bound > 0 ? " (from --rel-bound)" : "");
+    std::printf(
+        "memcpy %.0f MB/s%s\n", memcpy_mbps,
+        g_threads > 1 ? (", frames on " + std::to_string(g_threads) + " threads").c_str() : "");
+    std::printf("%-22s %8s %10s %10s %12s  %s\n", "codec", "ratio", "comp MB/s", "dec MB/s",
+                "max_abs_err", "check");
   }
 
   int failures = 0;
@@ -212,8 +222,7 @@ int main(int argc, char** argv) {
     auto encode = [&]() -> long {
       if (g_threads == 1) return codec->encode(p, src.data(), src.size(), enc.data(), enc.size());
       return static_cast<long>(encode_segmented(*codec, p, src.data(), src.size(), enc.data(),
-                                                segment_count(g_threads, src.size()),
-                                                on_threads));
+                                                segment_count(g_threads, src.size()), on_threads));
     };
     auto decode = [&](long size) -> long {
       if (g_threads == 1) return codec->decode(kind, enc.data(), size, dec.data(), dec.size());
@@ -258,16 +267,16 @@ int main(int argc, char** argv) {
     failures += !ok;
     double ratio = static_cast<double>(src.size()) / size;
     if (json)
-      std::printf("{\"codec\": \"%s\", \"ratio\": %.4f, \"compress_MBps\": %.1f, "
-                  "\"decompress_MBps\": %.1f, \"max_abs_err\": %.6g, "
-                  "\"memcpy_MBps\": %.1f, \"verified\": %s, \"file\": \"%s\", "
-                  "\"abs_bound\": %.6g, \"threads\": %zu}\n",
-                  c.label.c_str(), ratio, mb / enc_s, mb / dec_s, max_err,
-                  memcpy_mbps, ok ? "true" : "false", file.c_str(),
-                  bounded ? abs_bound : 0.0, g_threads);
+      std::printf(
+          "{\"codec\": \"%s\", \"ratio\": %.4f, \"compress_MBps\": %.1f, "
+          "\"decompress_MBps\": %.1f, \"max_abs_err\": %.6g, "
+          "\"memcpy_MBps\": %.1f, \"verified\": %s, \"file\": \"%s\", "
+          "\"abs_bound\": %.6g, \"threads\": %zu}\n",
+          c.label.c_str(), ratio, mb / enc_s, mb / dec_s, max_err, memcpy_mbps,
+          ok ? "true" : "false", file.c_str(), bounded ? abs_bound : 0.0, g_threads);
     else
-      std::printf("%-22s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio,
-                  mb / enc_s, mb / dec_s, max_err, check);
+      std::printf("%-22s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio, mb / enc_s,
+                  mb / dec_s, max_err, check);
   }
   return failures ? 1 : 0;
 }

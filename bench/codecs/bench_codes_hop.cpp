@@ -27,8 +27,7 @@ namespace {
 using namespace adacomp;
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 template <typename F>
@@ -63,11 +62,13 @@ int run(std::vector<T> a, int ranks, double rel, double min_time, bool json) {
   const long in_n = qf->encode(p, b.data(), bytes, in.data(), in.size());
   std::vector<T> acc(a), tmp(n);
   long out_n = 0;
-  const double dae = median_time([&] {
-    qf->decode(kind, in.data(), in_n, tmp.data(), bytes);
-    for (size_t i = 0; i < n; ++i) acc[i] = a[i] + tmp[i];
-    out_n = qf->encode(p, acc.data(), bytes, out.data(), out.size());
-  }, min_time);
+  const double dae = median_time(
+      [&] {
+        qf->decode(kind, in.data(), in_n, tmp.data(), bytes);
+        for (size_t i = 0; i < n; ++i) acc[i] = a[i] + tmp[i];
+        out_n = qf->encode(p, acc.data(), bytes, out.data(), out.size());
+      },
+      min_time);
 
   // Codes path.
   int exp;
@@ -82,27 +83,31 @@ int run(std::vector<T> a, int ranks, double rel, double min_time, bool json) {
   qgrid::quantize(kind, b.data(), n, exp, qb.data());
   const size_t cin_n = write_code_payload(qb.data(), n, exp, false, cin.data());
   size_t cout_n = 0;
-  const double aoc = median_time([&] {
-    std::memcpy(qacc.data(), qa.data(), n * 4);  // the hop adds into this rank's codes
-    if (add_code_payload(cin.data(), cin_n, exp, qacc.data(), n) != kCodecOk) std::abort();
-    cout_n = write_code_payload(qacc.data(), n, exp, false, cout.data());
-  }, min_time);
-  const double finish = median_time([&] {
-    if (decode_code_payload(cout.data(), cout_n, exp, kind, tmp.data(), n) != kCodecOk)
-      std::abort();
-  }, min_time);
+  const double aoc = median_time(
+      [&] {
+        std::memcpy(qacc.data(), qa.data(), n * 4);  // the hop adds into this rank's codes
+        if (add_code_payload(cin.data(), cin_n, exp, qacc.data(), n) != kCodecOk) std::abort();
+        cout_n = write_code_payload(qacc.data(), n, exp, false, cout.data());
+      },
+      min_time);
+  const double finish = median_time(
+      [&] {
+        if (decode_code_payload(cout.data(), cout_n, exp, kind, tmp.data(), n) != kCodecOk)
+          std::abort();
+      },
+      min_time);
   const double gb = bytes / 1e9;
   if (json) {
-    std::printf("{\"type\": \"%s\", \"values\": %zu, \"ranks\": %d, \"rel_bound\": %g, "
-                "\"decode_add_encode_GBps\": %.3f, \"decode_add_encode_ratio\": %.3f, "
-                "\"add_on_codes_GBps\": %.3f, \"add_on_codes_ratio\": %.3f, "
-                "\"quantize_GBps\": %.3f, \"decode_reconstruct_GBps\": %.3f}\n",
-                sizeof(T) == 8 ? "f64" : "f32", n, ranks, rel, gb / dae,
-                double(bytes) / out_n, gb / aoc, double(bytes) / cout_n, gb / quantize,
-                gb / finish);
+    std::printf(
+        "{\"type\": \"%s\", \"values\": %zu, \"ranks\": %d, \"rel_bound\": %g, "
+        "\"decode_add_encode_GBps\": %.3f, \"decode_add_encode_ratio\": %.3f, "
+        "\"add_on_codes_GBps\": %.3f, \"add_on_codes_ratio\": %.3f, "
+        "\"quantize_GBps\": %.3f, \"decode_reconstruct_GBps\": %.3f}\n",
+        sizeof(T) == 8 ? "f64" : "f32", n, ranks, rel, gb / dae, double(bytes) / out_n, gb / aoc,
+        double(bytes) / cout_n, gb / quantize, gb / finish);
   } else {
-    std::printf("%zu %s values, P = %d, bound %g of the range\n", n,
-                sizeof(T) == 8 ? "f64" : "f32", ranks, rel);
+    std::printf("%zu %s values, P = %d, bound %g of the range\n", n, sizeof(T) == 8 ? "f64" : "f32",
+                ranks, rel);
     std::printf("  per hop, decode-add-encode (quant_fast): %7.2f GB/s, ratio %.2f\n", gb / dae,
                 double(bytes) / out_n);
     std::printf("  per hop, add on codes (quant_grid):      %7.2f GB/s, ratio %.2f (%.1fx)\n",
@@ -140,12 +145,18 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
-    if (a == "--type" && (v = next())) type = v;
-    else if (a == "--ranks" && (v = next())) ranks = std::atoi(v);
-    else if (a == "--rel-bound" && (v = next())) rel = std::atof(v);
-    else if (a == "--min-time" && (v = next())) min_time = std::atof(v);
-    else if (a == "--json") json = true;
-    else if (a[0] != '-' && file.empty()) file = a;
+    if (a == "--type" && (v = next()))
+      type = v;
+    else if (a == "--ranks" && (v = next()))
+      ranks = std::atoi(v);
+    else if (a == "--rel-bound" && (v = next()))
+      rel = std::atof(v);
+    else if (a == "--min-time" && (v = next()))
+      min_time = std::atof(v);
+    else if (a == "--json")
+      json = true;
+    else if (a[0] != '-' && file.empty())
+      file = a;
     else {
       std::fprintf(stderr,
                    "usage: adacomp-bench-codes-hop [FILE] [--type f64|f32] [--ranks P] "

@@ -15,13 +15,20 @@ constexpr Coll kColls[] = {Coll::allreduce, Coll::bcast,          Coll::reduce, 
 
 const char* coll_name(Coll c) {
   switch (c) {
-    case Coll::allreduce: return "allreduce";
-    case Coll::bcast: return "bcast";
-    case Coll::reduce: return "reduce";
-    case Coll::allgather: return "allgather";
-    case Coll::alltoall: return "alltoall";
-    case Coll::reduce_scatter: return "reduce_scatter";
-    case Coll::sendrecv: return "sendrecv";
+    case Coll::allreduce:
+      return "allreduce";
+    case Coll::bcast:
+      return "bcast";
+    case Coll::reduce:
+      return "reduce";
+    case Coll::allgather:
+      return "allgather";
+    case Coll::alltoall:
+      return "alltoall";
+    case Coll::reduce_scatter:
+      return "reduce_scatter";
+    case Coll::sendrecv:
+      return "sendrecv";
   }
   return "?";
 }
@@ -54,7 +61,8 @@ std::vector<double> sample_field(size_t n, int rank, const std::string& file) {
   for (size_t j = 0; j < ny; ++j)
     for (size_t i = 0; i < nx; ++i) {
       double x = double(i) / nx, y = double(j) / ny;
-      a[j * nx + i] = 290.0 + 60.0 * std::exp(-30.0 * ((x - 0.4) * (x - 0.4) + (y - 0.6) * (y - 0.6))) +
+      a[j * nx + i] = 290.0 +
+                      60.0 * std::exp(-30.0 * ((x - 0.4) * (x - 0.4) + (y - 0.6) * (y - 0.6))) +
                       15.0 * std::sin(5.0 * x + 0.7 * rank) * std::cos(3.0 * y);
     }
   for (int step = 0; step < 6; ++step) {
@@ -92,10 +100,12 @@ struct Calls {
   decltype(&MPI_Reduce_scatter_block) reduce_scatter;
   decltype(&MPI_Sendrecv) sendrecv;
 };
-constexpr Calls kMPI{MPI_Allreduce, MPI_Reduce,   MPI_Bcast,               MPI_Allgather,
-                     MPI_Alltoall,  MPI_Reduce_scatter_block, MPI_Sendrecv};
-constexpr Calls kPMPI{PMPI_Allreduce, PMPI_Reduce,   PMPI_Bcast,               PMPI_Allgather,
-                      PMPI_Alltoall,  PMPI_Reduce_scatter_block, PMPI_Sendrecv};
+constexpr Calls kMPI{MPI_Allreduce, MPI_Reduce,   MPI_Bcast,
+                     MPI_Allgather, MPI_Alltoall, MPI_Reduce_scatter_block,
+                     MPI_Sendrecv};
+constexpr Calls kPMPI{PMPI_Allreduce, PMPI_Reduce,   PMPI_Bcast,
+                      PMPI_Allgather, PMPI_Alltoall, PMPI_Reduce_scatter_block,
+                      PMPI_Sendrecv};
 
 void run_once(const Calls& f, Coll c, const std::vector<double>& in, std::vector<double>& out,
               MPI_Comm comm, int rank) {
@@ -133,9 +143,12 @@ void run_once(const Calls& f, Coll c, const std::vector<double>& in, std::vector
 size_t result_elements(Coll c, size_t n, int size) {
   switch (c) {
     case Coll::allgather:
-    case Coll::alltoall: return n / size * size;
-    case Coll::reduce_scatter: return n / size;
-    default: return n;
+    case Coll::alltoall:
+      return n / size * size;
+    case Coll::reduce_scatter:
+      return n / size;
+    default:
+      return n;
   }
 }
 
@@ -194,8 +207,8 @@ std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
   for (size_t i = 0; i < elems; ++i) scale = std::max(scale, std::fabs(ref[i]));
   // Lossless: data movement is bit-exact; reductions differ from PMPI only
   // by the order of additions. Lossy: within the user's bound.
-  const bool moves_data = c == Coll::bcast || c == Coll::allgather || c == Coll::alltoall ||
-                          c == Coll::sendrecv;
+  const bool moves_data =
+      c == Coll::bcast || c == Coll::allgather || c == Coll::alltoall || c == Coll::sendrecv;
   const double lossless_tol = moves_data ? 0.0 : 1e-12 * scale;
   std::vector<Sample> samples(nm);
   for (size_t m = 0; m < nm; ++m) {
@@ -248,8 +261,11 @@ bool parse_size(const std::string& s, size_t* out) {
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   std::string suffix = end;
-  double mult = suffix == "" ? 1 : suffix == "K" ? 1024.0 : suffix == "M" ? 1048576.0
-                                 : suffix == "G" ? 1073741824.0 : -1;
+  double mult = suffix == ""    ? 1
+                : suffix == "K" ? 1024.0
+                : suffix == "M" ? 1048576.0
+                : suffix == "G" ? 1073741824.0
+                                : -1;
   if (mult < 0 || !(v > 0)) return false;
   *out = static_cast<size_t>(v * mult);
   return true;
@@ -257,10 +273,14 @@ bool parse_size(const std::string& s, size_t* out) {
 
 std::string size_label(size_t b) {
   char buf[32];
-  if (b >= (size_t{1} << 30) && b % (size_t{1} << 30) == 0) std::snprintf(buf, sizeof buf, "%zuG", b >> 30);
-  else if (b >= (1u << 20) && b % (1u << 20) == 0) std::snprintf(buf, sizeof buf, "%zuM", b >> 20);
-  else if (b >= 1024 && b % 1024 == 0) std::snprintf(buf, sizeof buf, "%zuK", b >> 10);
-  else std::snprintf(buf, sizeof buf, "%zu", b);
+  if (b >= (size_t{1} << 30) && b % (size_t{1} << 30) == 0)
+    std::snprintf(buf, sizeof buf, "%zuG", b >> 30);
+  else if (b >= (1u << 20) && b % (1u << 20) == 0)
+    std::snprintf(buf, sizeof buf, "%zuM", b >> 20);
+  else if (b >= 1024 && b % 1024 == 0)
+    std::snprintf(buf, sizeof buf, "%zuK", b >> 10);
+  else
+    std::snprintf(buf, sizeof buf, "%zu", b);
   return buf;
 }
 

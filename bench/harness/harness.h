@@ -29,9 +29,9 @@ std::vector<double> sample_field(size_t n, int rank, const std::string& file);
 double configured_bound(const std::vector<double>& data, MPI_Comm comm);
 
 struct Sample {
-  double median_s = 0;   // median over iterations, max over ranks
-  double max_err = 0;    // vs plain MPI's result (max over ranks)
-  bool ok = false;       // error within what the tier allows
+  double median_s = 0;  // median over iterations, max over ranks
+  double max_err = 0;   // vs plain MPI's result (max over ranks)
+  bool ok = false;      // error within what the tier allows
 };
 
 // Times `iters` calls (after warm-up) of collective c on `n` doubles with

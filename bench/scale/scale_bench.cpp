@@ -29,11 +29,16 @@ int main(int argc, char** argv) {
   int iters = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
-    if (a == "--op") op = v;
-    else if (a == "--bytes") bytes_arg = v;
-    else if (a == "--tier") tier = v;
-    else if (a == "--iters") iters = std::atoi(v.c_str());
-    else if (a == "--data") data_file = v;
+    if (a == "--op")
+      op = v;
+    else if (a == "--bytes")
+      bytes_arg = v;
+    else if (a == "--tier")
+      tier = v;
+    else if (a == "--iters")
+      iters = std::atoi(v.c_str());
+    else if (a == "--data")
+      data_file = v;
     else {
       if (rank == 0) std::fprintf(stderr, "adacomp-scale: unknown option %s\n", a.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);

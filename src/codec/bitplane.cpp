@@ -31,8 +31,7 @@ constexpr uint8_t kFormat = 1;
 constexpr unsigned kOrders = 3;
 
 template <typename U, typename Isa>
-ADACOMP_INLINE long encode_body(const U* in, size_t n, uint8_t* heads, uint8_t* out,
-                                uint8_t* end) {
+ADACOMP_INLINE long encode_body(const U* in, size_t n, uint8_t* heads, uint8_t* out, uint8_t* end) {
   const size_t nblocks = n / kBlock;
   simd::Carry<U> c;
   alignas(32) U z[kOrders][kBlock];
@@ -77,7 +76,8 @@ void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, U* o) {
 }
 #if ADACOMP_HAVE_AVX2_PATH
 template <typename U>
-ADACOMP_AVX2_ENTRY long encode_avx2(const U* in, size_t n, uint8_t* heads, uint8_t* out, uint8_t* end) {
+ADACOMP_AVX2_ENTRY long encode_avx2(const U* in, size_t n, uint8_t* heads, uint8_t* out,
+                                    uint8_t* end) {
   return encode_body<U, simd::Avx2>(in, n, heads, out, end);
 }
 template <typename U>

@@ -14,9 +14,7 @@
 namespace adacomp {
 namespace bits {
 
-inline size_t elem_size(ElemKind k) {
-  return k == ElemKind::f64 ? 8 : k == ElemKind::f32 ? 4 : 1;
-}
+inline size_t elem_size(ElemKind k) { return k == ElemKind::f64 ? 8 : k == ElemKind::f32 ? 4 : 1; }
 
 // The one f32/f64 dispatch of the float codecs (zfp-style): a Codec's
 // encode and decode entry points from the codec's implementations for
@@ -27,26 +25,36 @@ using TypedDecode = long (*)(const void* src, size_t src_bytes, void* dst, size_
 template <TypedEncode F64, TypedEncode F32>
 long float_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
   switch (p.kind) {
-    case ElemKind::f64: return F64(p, src, n, dst, cap);
-    case ElemKind::f32: return F32(p, src, n, dst, cap);
-    default: return kCodecUnsupported;
+    case ElemKind::f64:
+      return F64(p, src, n, dst, cap);
+    case ElemKind::f32:
+      return F32(p, src, n, dst, cap);
+    default:
+      return kCodecUnsupported;
   }
 }
 template <TypedDecode F64, TypedDecode F32>
 long float_decode(ElemKind kind, const void* src, size_t n, void* dst, size_t dst_bytes) {
   switch (kind) {
-    case ElemKind::f64: return F64(src, n, dst, dst_bytes);
-    case ElemKind::f32: return F32(src, n, dst, dst_bytes);
-    default: return kCodecCorrupt;
+    case ElemKind::f64:
+      return F64(src, n, dst, dst_bytes);
+    case ElemKind::f32:
+      return F32(src, n, dst, dst_bytes);
+    default:
+      return kCodecCorrupt;
   }
 }
 
 // A float codec's table entry (the codec's own file, namespace adacomp):
 // its encode_t<T> and decode_t<T>, for T = double and float, behind the
 // dispatch above.
-#define ADACOMP_FLOAT_CODEC(var, id, name, lossy, max_encoded)                           \
-  extern const Codec var = {id, name, lossy, true, max_encoded,                          \
-                            bits::float_encode<encode_t<double>, encode_t<float>>,       \
+#define ADACOMP_FLOAT_CODEC(var, id, name, lossy, max_encoded)                     \
+  extern const Codec var = {id,                                                    \
+                            name,                                                  \
+                            lossy,                                                 \
+                            true,                                                  \
+                            max_encoded,                                           \
+                            bits::float_encode<encode_t<double>, encode_t<float>>, \
                             bits::float_decode<decode_t<double>, decode_t<float>>}
 
 // Same-width unsigned integer of a float type, and back.
@@ -90,7 +98,9 @@ struct Writer {
     return true;
   }
   template <typename T>
-  bool put(T v) { return put(&v, sizeof v); }
+  bool put(T v) {
+    return put(&v, sizeof v);
+  }
 };
 
 // Sequential reader over an untrusted payload: every get() is checked.
@@ -98,8 +108,7 @@ struct Reader {
   const uint8_t* p;
   const uint8_t* end;
   Reader(const void* src, size_t n)
-      : p(static_cast<const uint8_t*>(src)),
-        end(static_cast<const uint8_t*>(src) + n) {}
+      : p(static_cast<const uint8_t*>(src)), end(static_cast<const uint8_t*>(src) + n) {}
   size_t left() const { return static_cast<size_t>(end - p); }
   bool get(void* dst, size_t n) {
     if (n > left()) return false;
@@ -108,7 +117,9 @@ struct Reader {
     return true;
   }
   template <typename T>
-  bool get(T* v) { return get(v, sizeof *v); }
+  bool get(T* v) {
+    return get(v, sizeof *v);
+  }
   bool get_varint(uint64_t* v) {
     uint64_t x = 0;
     for (int shift = 0; shift < 64; shift += 7) {

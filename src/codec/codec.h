@@ -13,15 +13,15 @@ enum class ElemKind : uint8_t { bytes = 0, f32 = 1, f64 = 2 };
 
 // Wire ids: stable forever, they travel in frame headers.
 enum class CodecId : uint8_t {
-  stored = 0,    // raw copy; used whenever coding does not shrink the payload
+  stored = 0,  // raw copy; used whenever coding does not shrink the payload
   zstd = 1,
   lz4 = 2,
-  fpc = 3,       // lossless float: FCM/DFCM prediction + leading-zero coding
-  blosc = 4,     // lossless: byte shuffle + lz4 through libblosc
-  quant = 5,     // lossy, error-bounded: prediction + quantisation
-  zfp = 6,       // lossy, error-bounded: libzfp fixed accuracy
-  truncate = 7,  // lossy: drop low mantissa bits (error-bounded under abs_bound)
-  to_f32 = 8,    // lossy: doubles sent as floats (error-bounded under abs_bound)
+  fpc = 3,          // lossless float: FCM/DFCM prediction + leading-zero coding
+  blosc = 4,        // lossless: byte shuffle + lz4 through libblosc
+  quant = 5,        // lossy, error-bounded: prediction + quantisation
+  zfp = 6,          // lossy, error-bounded: libzfp fixed accuracy
+  truncate = 7,     // lossy: drop low mantissa bits (error-bounded under abs_bound)
+  to_f32 = 8,       // lossy: doubles sent as floats (error-bounded under abs_bound)
   bitplane = 9,     // lossless float: integer differences + bit planes (SIMD)
   quant_fast = 10,  // lossy, error-bounded: quantisation + bit planes (SIMD)
   quant_zstd = 11,  // lossy, error-bounded: quantisation + 4-bit codes + zstd
@@ -30,10 +30,10 @@ enum class CodecId : uint8_t {
 // Negative return values of encode/decode.
 enum CodecStatus : long {
   kCodecOk = 0,
-  kCodecNoSpace = -1,     // dst capacity too small (encode: caller sends stored)
-  kCodecCorrupt = -2,     // input frame malformed or truncated
-  kCodecUnsupported = -3, // codec cannot handle this kind or parameter
-  kCodecInternal = -4,    // library error
+  kCodecNoSpace = -1,      // dst capacity too small (encode: caller sends stored)
+  kCodecCorrupt = -2,      // input frame malformed or truncated
+  kCodecUnsupported = -3,  // codec cannot handle this kind or parameter
+  kCodecInternal = -4,     // library error
 };
 
 struct EncodeParams {
@@ -62,13 +62,11 @@ struct Codec {
   // Upper bound of encode() output for src_bytes of input.
   size_t (*max_encoded)(size_t src_bytes);
   // Returns bytes written to dst (<= cap) or a CodecStatus.
-  long (*encode)(const EncodeParams& p, const void* src, size_t src_bytes,
-                 void* dst, size_t cap);
+  long (*encode)(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap);
   // Decodes exactly dst_bytes of output; a frame that does not decode to
   // exactly that many bytes is kCodecCorrupt. Must never read or write out
   // of bounds, whatever the input.
-  long (*decode)(ElemKind kind, const void* src, size_t src_bytes, void* dst,
-                 size_t dst_bytes);
+  long (*decode)(ElemKind kind, const void* src, size_t src_bytes, void* dst, size_t dst_bytes);
 };
 
 const Codec* find_codec(CodecId id);

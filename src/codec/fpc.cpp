@@ -41,7 +41,7 @@ namespace {
 
 constexpr uint8_t kFormat = 1;
 constexpr int kMinBits = 6, kMaxBits = 16;
-constexpr size_t kHeader = 2;  // plus the varint count
+constexpr size_t kHeader = 2;   // plus the varint count
 constexpr size_t kBlock = 512;  // steps between output-space checks
 constexpr int kHashShl = 5;     // three 14-bit terms in a 15-bit hash
 
@@ -51,8 +51,7 @@ struct F64 {
   using U = uint64_t;
   static constexpr int kHashShr = 50;
   // Index: leading zero nibbles of a nonzero residual (15 coded as 14).
-  static constexpr uint8_t kCodeOfLzn[16] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                             8, 9, 10, 11, 12, 13, 14, 14};
+  static constexpr uint8_t kCodeOfLzn[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 14};
   static constexpr uint8_t kZeroCode = 15;
   static constexpr uint8_t kNibblesOfCode[16] = {16, 15, 14, 13, 12, 11, 10, 9,
                                                  8,  7,  6,  5,  4,  3,  2,  0};
@@ -63,8 +62,8 @@ struct F32 {
   static constexpr uint8_t kCodeOfLzn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   static constexpr uint8_t kZeroCode = 8;
   // 0xFF: codes never produced, rejected by the decoder.
-  static constexpr uint8_t kNibblesOfCode[16] = {8, 7, 6, 5, 4, 3, 2, 1, 0,
-                                                 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  static constexpr uint8_t kNibblesOfCode[16] = {8, 7,    6,    5,    4,    3,    2,    1,
+                                                 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
 };
 
 template <typename T>
@@ -132,8 +131,9 @@ struct Table {
     bits::store<U>(base + l.off + sizeof(U), n);
     // ((h << 5) ^ (d >> S)) & (lines - 1), kept scaled to a byte offset:
     // the low bits of the shifted d fall outside the mask.
-    l.off = (((l.off << kHashShl) ^ static_cast<size_t>(d >> (T::kHashShr - kLineShift - 1))) &
-             mask) | (kLane << kLineShift);
+    l.off =
+        (((l.off << kHashShl) ^ static_cast<size_t>(d >> (T::kHashShr - kLineShift - 1))) & mask) |
+        (kLane << kLineShift);
     l.last = v;
   }
 };
@@ -158,8 +158,8 @@ struct NibbleOut {
 // Encodes v: writes sizeof(U) bytes at w (advancing by the residual's whole
 // bytes) and its odd nibble to nib; returns the 4-bit code.
 template <class T, unsigned kLane>
-inline unsigned encode_value(const Table<T>& t, Lane<T>& lane, typename T::U v,
-                             uint8_t*& w, NibbleOut& nib) {
+inline unsigned encode_value(const Table<T>& t, Lane<T>& lane, typename T::U v, uint8_t*& w,
+                             NibbleOut& nib) {
   using U = typename T::U;
   U n;
   U x = v ^ t.predict(lane, n);
@@ -174,9 +174,8 @@ inline unsigned encode_value(const Table<T>& t, Lane<T>& lane, typename T::U v,
 
 // The nibble position is kept as 2 * address + half (npp), one register.
 template <class T, unsigned kLane>
-inline typename T::U decode_value(const Table<T>& t, Lane<T>& lane,
-                                  unsigned code, const uint8_t*& in,
-                                  uintptr_t& npp) {
+inline typename T::U decode_value(const Table<T>& t, Lane<T>& lane, unsigned code,
+                                  const uint8_t*& in, uintptr_t& npp) {
   using U = typename T::U;
   const CodeInfo<T>& c = kCodes<T>.c[code];
   U x = bits::load<U>(in) & c.byte_mask;
@@ -213,9 +212,8 @@ Table<T> init_table(Lane<T>* lanes, int bits) {
 // through byte pointers, which may alias anything in memory, so state left
 // there would be reloaded after every store.
 template <class T>
-uint8_t* encode_block(const Table<T> t, Lane<T>* lanes, const typename T::U* in, size_t m,
-                      size_t i, size_t pair_stop, size_t stop, uint8_t* codes,
-                      uint8_t* w, NibbleOut& nib) {
+uint8_t* encode_block(const Table<T> t, Lane<T>* lanes, const typename T::U* in, size_t m, size_t i,
+                      size_t pair_stop, size_t stop, uint8_t* codes, uint8_t* w, NibbleOut& nib) {
   Lane<T> a = lanes[0], b = lanes[1];
   NibbleOut nb = nib;
   size_t j = i;
@@ -233,9 +231,8 @@ uint8_t* encode_block(const Table<T> t, Lane<T>* lanes, const typename T::U* in,
 }
 
 template <class T>
-const uint8_t* decode_block(const Table<T> t, Lane<T>* lanes, typename T::U* o, size_t m,
-                            size_t i, size_t pair_stop, size_t stop,
-                            const uint8_t* codes, const uint8_t* in,
+const uint8_t* decode_block(const Table<T> t, Lane<T>* lanes, typename T::U* o, size_t m, size_t i,
+                            size_t pair_stop, size_t stop, const uint8_t* codes, const uint8_t* in,
                             uintptr_t& npp) {
   Lane<T> a = lanes[0], b = lanes[1];
   uintptr_t np = npp;
@@ -255,8 +252,7 @@ const uint8_t* decode_block(const Table<T> t, Lane<T>* lanes, typename T::U* o, 
 }
 
 template <typename F>
-long encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
-              void* dst, size_t cap) {
+long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
   using T = Traits<F>;
   using U = typename T::U;
   if (src_bytes % sizeof(U)) return kCodecUnsupported;
@@ -330,8 +326,7 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   bits::Reader r(src, src_bytes);
   uint8_t format, bits;
   uint64_t count;
-  if (!r.get(&format) || !r.get(&bits) || !r.get_varint(&count) || count != n)
-    return kCodecCorrupt;
+  if (!r.get(&format) || !r.get(&bits) || !r.get_varint(&count) || count != n) return kCodecCorrupt;
   if (format != kFormat || bits < kMinBits || bits > max_bits_for(m)) return kCodecCorrupt;
   const uint8_t* codes = r.take(m);
   if (!codes) return kCodecCorrupt;

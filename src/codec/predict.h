@@ -20,8 +20,10 @@ constexpr size_t kBlock = 32;
 // Bits needed by v.
 template <typename U>
 ADACOMP_INLINE unsigned width(U v) {
-  if constexpr (sizeof(U) == 8) return v ? 64 - __builtin_clzll(v) : 0;
-  else return v ? 32 - __builtin_clz(v) : 0;
+  if constexpr (sizeof(U) == 8)
+    return v ? 64 - __builtin_clzll(v) : 0;
+  else
+    return v ? 32 - __builtin_clz(v) : 0;
 }
 
 // Zigzag: small negative and positive residuals both get few bits.
@@ -30,7 +32,9 @@ ADACOMP_INLINE U zigzag(U v) {
   return (v << 1) ^ (U(0) - (v >> (8 * sizeof(U) - 1)));
 }
 template <typename U>
-ADACOMP_INLINE U unzigzag(U u) { return (u >> 1) ^ (U(0) - (u & 1)); }
+ADACOMP_INLINE U unzigzag(U u) {
+  return (u >> 1) ^ (U(0) - (u & 1));
+}
 
 // Block prediction, shared by the block codecs: differences of order 1 to
 // 3 of integer values (wrapping arithmetic), zigzagged; each block uses

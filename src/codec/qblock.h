@@ -24,9 +24,9 @@ namespace adacomp {
 namespace qblock {
 
 using simd::kBlock;
-constexpr double kMaxBins = 1073741824.0;       // 2^30: q fits an int32 with room
-constexpr double kMagic = 6755399441055744.0;   // 1.5 * 2^52
-constexpr unsigned kOrders = 2;                  // predictors: first and second difference
+constexpr double kMaxBins = 1073741824.0;      // 2^30: q fits an int32 with room
+constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+constexpr unsigned kOrders = 2;                // predictors: first and second difference
 
 struct Grid {
   double eb, step, inv;
@@ -85,13 +85,15 @@ ADACOMP_AVX2 inline uint32_t quantize_avx2(const T* x, const Grid& g, uint32_t* 
   __m128i qlo = _mm_setzero_si128();
   for (unsigned k = 0; k < kBlock; k += 4) {
     __m256d xd;
-    if constexpr (sizeof(T) == 8) xd = _mm256_loadu_pd(reinterpret_cast<const double*>(x + k));
-    else xd = _mm256_cvtps_pd(_mm_loadu_ps(reinterpret_cast<const float*>(x + k)));
+    if constexpr (sizeof(T) == 8)
+      xd = _mm256_loadu_pd(reinterpret_cast<const double*>(x + k));
+    else
+      xd = _mm256_cvtps_pd(_mm_loadu_ps(reinterpret_cast<const float*>(x + k)));
     const __m256d y = _mm256_mul_pd(xd, inv);
     const __m256d in = _mm256_cmp_pd(_mm256_andnot_pd(sign, y), maxb, _CMP_LT_OQ);
     const __m256d t = _mm256_add_pd(_mm256_and_pd(y, in), magic);
-    const __m128i qk = _mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(_mm256_castpd_si256(t), low32));
+    const __m128i qk =
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(t), low32));
     // Whole-register stores, so that the residual stage's loads forward.
     if (k & 4)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + k - 4), _mm256_set_m128i(qk, qlo));
@@ -99,8 +101,8 @@ ADACOMP_AVX2 inline uint32_t quantize_avx2(const T* x, const Grid& g, uint32_t* 
       qlo = qk;
     __m256d r = _mm256_mul_pd(_mm256_cvtepi32_pd(qk), step);
     if constexpr (sizeof(T) == 4)
-      r = _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_max_pd(
-          _mm256_min_pd(r, _mm256_set1_pd(FLT_MAX)), _mm256_set1_pd(-FLT_MAX))));
+      r = _mm256_cvtps_pd(_mm256_cvtpd_ps(
+          _mm256_max_pd(_mm256_min_pd(r, _mm256_set1_pd(FLT_MAX)), _mm256_set1_pd(-FLT_MAX))));
     const __m256d e = _mm256_andnot_pd(sign, _mm256_sub_pd(r, xd));
     const __m256d good = _mm256_and_pd(in, _mm256_cmp_pd(e, eb, _CMP_LE_OQ));
     ok |= static_cast<uint32_t>(_mm256_movemask_pd(good)) << k;
@@ -153,7 +155,8 @@ ADACOMP_INLINE uint8_t block(const T* x, size_t len, size_t i0, const Grid& g, E
   alignas(32) uint32_t q[kBlock], zs[kOrders][kBlock];
   uint32_t ok;
 #if ADACOMP_HAVE_AVX2_PATH
-  if constexpr (std::is_same_v<Isa, simd::Avx2>) ok = quantize_avx2<T>(x, g, q);
+  if constexpr (std::is_same_v<Isa, simd::Avx2>)
+    ok = quantize_avx2<T>(x, g, q);
   else
 #endif
     ok = quantize_portable<T>(x, g, q);
@@ -196,7 +199,9 @@ ADACOMP_INLINE void decode_block(const uint32_t* z, unsigned order, double step,
 // Outliers: (u64 index, raw T) each, after the count. Both ends share
 // these two.
 template <typename T>
-inline size_t outliers_bytes(size_t nout) { return bits::varint_size(nout) + nout * (8 + sizeof(T)); }
+inline size_t outliers_bytes(size_t nout) {
+  return bits::varint_size(nout) + nout * (8 + sizeof(T));
+}
 
 // Patches out[index] = value from `count` entries (u64 index, raw T) at p;
 // false unless the indices increase strictly and stay below n. Shared with

@@ -63,19 +63,20 @@ void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, double s
 #if ADACOMP_HAVE_AVX2_PATH
 template <typename T>
 ADACOMP_AVX2_ENTRY uint8_t* encode_avx2(const T* x, size_t n, const qblock::Grid& g,
-                                  qblock::EncState& s, uint8_t* heads, uint8_t* out,
-                                  uint8_t* end) {
+                                        qblock::EncState& s, uint8_t* heads, uint8_t* out,
+                                        uint8_t* end) {
   return encode_body<T, simd::Avx2>(x, n, g, s, heads, out, end);
 }
 template <typename T>
 ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, size_t n, double step,
-                              T* out) {
+                                    T* out) {
   decode_body<T, simd::Avx2>(heads, in, n, step, out);
 }
 #endif
 
 template <typename T>
-long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, void* dst, size_t cap) {
+long encode_t(const EncodeParams& params, const void* src, size_t src_bytes, void* dst,
+              size_t cap) {
   const double eb = params.abs_bound;
   if (src_bytes % sizeof(T)) return kCodecUnsupported;
   if (!qblock::valid_bound(eb)) return kCodecUnsupported;

@@ -29,8 +29,7 @@ ADACOMP_INLINE void quantize_t(const T* x, size_t n, double inv, uint32_t* q) {
   // x * 2^-exp is exact; adding 1.5 * 2^52 rounds it to the nearest
   // integer (ties to even), whose two's complement low 32 bits are the code.
   for (size_t i = 0; i < n; ++i)
-    q[i] = static_cast<uint32_t>(
-        bits::to_bits(static_cast<double>(x[i]) * inv + qblock::kMagic));
+    q[i] = static_cast<uint32_t>(bits::to_bits(static_cast<double>(x[i]) * inv + qblock::kMagic));
 }
 
 template <typename T>
@@ -210,13 +209,12 @@ void decode_portable(const uint8_t* heads, const uint8_t* in, size_t n, double s
   decode_body<simd::Portable, kSink, T>(heads, in, n, step, out);
 }
 #if ADACOMP_HAVE_AVX2_PATH
-ADACOMP_AVX2_ENTRY uint8_t* encode_avx2(const uint32_t* q, size_t n, uint8_t* heads,
-                                        uint8_t* out) {
+ADACOMP_AVX2_ENTRY uint8_t* encode_avx2(const uint32_t* q, size_t n, uint8_t* heads, uint8_t* out) {
   return encode_body<simd::Avx2>(q, n, heads, out);
 }
 template <Sink kSink, typename T>
-ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, size_t n,
-                                    double step, void* out) {
+ADACOMP_AVX2_ENTRY void decode_avx2(const uint8_t* heads, const uint8_t* in, size_t n, double step,
+                                    void* out) {
   decode_body<simd::Avx2, kSink, T>(heads, in, n, step, out);
 }
 #endif
@@ -274,7 +272,7 @@ bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* e
   if (!(budget > 0)) return false;
   const double target = 2 * budget / p;  // P s / 2 <= budget
   if (!(target > 0)) return false;
-  const int e = std::ilogb(target);       // 2^e <= target
+  const int e = std::ilogb(target);  // 2^e <= target
   if (e < kMinExp || e > kMaxExp) return false;
   // Every code |q| <= max|x| / s + 1/2, so partial sums of P codes stay
   // below P (max|x| / s + 1).
@@ -297,14 +295,18 @@ bool finite_range(ElemKind kind, const void* x, size_t n, double* lo, double* hi
 
 void quantize(ElemKind kind, const void* x, size_t n, int exp, uint32_t* q) {
   const double inv = std::ldexp(1.0, -exp);
-  if (kind == ElemKind::f32) ADACOMP_QGRID_PASS(quantize, static_cast<const float*>(x), n, inv, q);
-  else ADACOMP_QGRID_PASS(quantize, static_cast<const double*>(x), n, inv, q);
+  if (kind == ElemKind::f32)
+    ADACOMP_QGRID_PASS(quantize, static_cast<const float*>(x), n, inv, q);
+  else
+    ADACOMP_QGRID_PASS(quantize, static_cast<const double*>(x), n, inv, q);
 }
 
 void reconstruct(ElemKind kind, const uint32_t* q, size_t n, int exp, void* out) {
   const double step = std::ldexp(1.0, exp);
-  if (kind == ElemKind::f32) ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<float*>(out));
-  else ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<double*>(out));
+  if (kind == ElemKind::f32)
+    ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<float*>(out));
+  else
+    ADACOMP_QGRID_PASS(reconstruct, q, n, step, static_cast<double*>(out));
 }
 
 size_t max_codes_bytes(size_t n) { return (n + kBlock - 1) / kBlock * (1 + 4 * 32); }
@@ -343,9 +345,8 @@ size_t write_codes(const uint32_t* q, size_t n, bool entropy, uint8_t* dst, uint
 
 long codes_to_values(uint8_t form, const uint8_t* src, size_t bytes, int exp, ElemKind kind,
                      void* out, size_t n) {
-  return kind == ElemKind::f32
-             ? decode_into<Sink::values, float>(form, src, bytes, exp, out, n)
-             : decode_into<Sink::values, double>(form, src, bytes, exp, out, n);
+  return kind == ElemKind::f32 ? decode_into<Sink::values, float>(form, src, bytes, exp, out, n)
+                               : decode_into<Sink::values, double>(form, src, bytes, exp, out, n);
 }
 
 long add_codes(uint8_t form, const uint8_t* src, size_t bytes, uint32_t* acc, size_t n) {

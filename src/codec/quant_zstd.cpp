@@ -120,8 +120,8 @@ long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* ds
     nesc = codes_avx2<T>(x, n, g, s, plain, plain + nob, plain + nob + ncodes, esc_bytes, planes);
   else
 #endif
-    nesc = codes_portable<T>(x, n, g, s, plain, plain + nob, plain + nob + ncodes, esc_bytes,
-                             planes);
+    nesc =
+        codes_portable<T>(x, n, g, s, plain, plain + nob, plain + nob + ncodes, esc_bytes, planes);
   auto* o = static_cast<uint8_t*>(dst);
   auto fast = [&]() -> long {
     if (cap < 1) return kCodecNoSpace;

@@ -22,18 +22,9 @@ extern const Codec kQuantZstdCodec;
 
 namespace {
 const Codec* const kAllCodecs[] = {
-    &kStoredCodec,
-    &kZstdCodec,
-    &kLz4Codec,
-    &kFpcCodec,
-    &kBloscCodec,
-    &kQuantCodec,
-    &kZfpCodec,
-    &kTruncateCodec,
-    &kToF32Codec,
-    &kBitplaneCodec,
-    &kQuantFastCodec,
-    &kQuantZstdCodec,
+    &kStoredCodec, &kZstdCodec,     &kLz4Codec,       &kFpcCodec,
+    &kBloscCodec,  &kQuantCodec,    &kZfpCodec,       &kTruncateCodec,
+    &kToF32Codec,  &kBitplaneCodec, &kQuantFastCodec, &kQuantZstdCodec,
 };
 std::atomic<bool> g_force_portable{false};
 }  // namespace
@@ -66,11 +57,16 @@ bool use_avx2() {
 
 const char* codec_status_string(long status) {
   switch (status) {
-    case kCodecNoSpace: return "codec status -1: output does not fit";
-    case kCodecCorrupt: return "codec status -2: header or coded data malformed";
-    case kCodecUnsupported: return "codec status -3: codec or parameter unsupported";
-    case kCodecInternal: return "codec status -4: codec internal error";
-    default: return status >= 0 ? "ok" : "unknown codec status";
+    case kCodecNoSpace:
+      return "codec status -1: output does not fit";
+    case kCodecCorrupt:
+      return "codec status -2: header or coded data malformed";
+    case kCodecUnsupported:
+      return "codec status -3: codec or parameter unsupported";
+    case kCodecInternal:
+      return "codec status -4: codec internal error";
+    default:
+      return status >= 0 ? "ok" : "unknown codec status";
   }
 }
 

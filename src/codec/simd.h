@@ -99,7 +99,8 @@ struct Portable {
       const unsigned top = w - 8 * b < 8 ? w - 8 * b : 8;
       for (unsigned c = 0; c < 4; ++c) {
         const uint64_t t = transpose8(bits::load<uint64_t>(&g[b][8 * c]));
-        for (unsigned i = 0; i < top; ++i) out[4 * (8 * b + i) + c] = static_cast<uint8_t>(t >> (8 * i));
+        for (unsigned i = 0; i < top; ++i)
+          out[4 * (8 * b + i) + c] = static_cast<uint8_t>(t >> (8 * i));
       }
     }
   }
@@ -134,17 +135,17 @@ struct Portable {
 struct Avx2 {
   // u32: byte 4b+j of a lane <- byte 4j+b (its own inverse).
   static ADACOMP_AVX2 inline __m256i shuf32() {
-    return _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
-                            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5,
+                            9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   }
   // u64: byte 2b+h of a lane <- byte 8h+b, and its inverse.
   static ADACOMP_AVX2 inline __m256i shuf64() {
-    return _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
-                            0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    return _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 0, 8, 1, 9, 2, 10,
+                            3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
   }
   static ADACOMP_AVX2 inline __m256i unshuf64() {
-    return _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
-                            0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    return _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10,
+                            12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
   }
   // Lane-wise 4x4 transpose of 32-bit elements (its own inverse).
   static ADACOMP_AVX2 inline void transpose4x32(__m256i* r) {
@@ -177,8 +178,10 @@ struct Avx2 {
     const __m256i s = nregs == 8 ? shuf64() : shuf32();
     for (unsigned k = 0; k < nregs; ++k)
       r[k] = _mm256_shuffle_epi8(_mm256_loadu_si256(static_cast<const __m256i*>(v) + k), s);
-    if (nregs == 8) transpose8x16(r);
-    else transpose4x32(r);
+    if (nregs == 8)
+      transpose8x16(r);
+    else
+      transpose4x32(r);
   }
 
   // Inclusive prefix sum of the lanes of v plus carry (wrapping); carry
@@ -204,9 +207,11 @@ struct Avx2 {
   template <typename U>
   static ADACOMP_AVX2 inline __m256i unzigzag(__m256i u) {
     const __m256i one = sizeof(U) == 8 ? _mm256_set1_epi64x(1) : _mm256_set1_epi32(1);
-    const __m256i sign = sizeof(U) == 8 ? _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(u, one))
-                                        : _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, one));
-    return _mm256_xor_si256(sizeof(U) == 8 ? _mm256_srli_epi64(u, 1) : _mm256_srli_epi32(u, 1), sign);
+    const __m256i sign = sizeof(U) == 8
+                             ? _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(u, one))
+                             : _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(u, one));
+    return _mm256_xor_si256(sizeof(U) == 8 ? _mm256_srli_epi64(u, 1) : _mm256_srli_epi32(u, 1),
+                            sign);
   }
   // [last lane of prev, v without its last lane]: the previous element of
   // every lane, taken in registers (a shifted reload of just-stored data
@@ -235,8 +240,10 @@ struct Avx2 {
   }
   template <typename U>
   static ADACOMP_AVX2 inline __m256i bcast(U v) {
-    if constexpr (sizeof(U) == 8) return _mm256_set1_epi64x(static_cast<long long>(v));
-    else return _mm256_set1_epi32(static_cast<int>(v));
+    if constexpr (sizeof(U) == 8)
+      return _mm256_set1_epi64x(static_cast<long long>(v));
+    else
+      return _mm256_set1_epi32(static_cast<int>(v));
   }
   // simd::residuals in registers (same integers).
   template <typename U, unsigned kOrders>
@@ -320,8 +327,8 @@ struct Avx2 {
     __m256i r[kRegs];
     to_bytes(v, r, kRegs);
     for (unsigned b = 0; 8 * b < w; ++b) {
-      __m256i g = _mm256_shuffle_epi8(
-          _mm256_permutevar8x32_epi32(transpose8x4(r[b]), ungroup), shuf32());
+      __m256i g =
+          _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(transpose8x4(r[b]), ungroup), shuf32());
       if (w >= 8 * b + 8)
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * b), g);
       else
@@ -339,7 +346,8 @@ struct Avx2 {
       if (w >= 8 * b + 8) {
         g = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * b));
       } else if (w > 8 * b) {  // masked lanes are not read
-        g = _mm256_maskload_epi32(reinterpret_cast<const int*>(in + 32 * b), first_planes(w - 8 * b));
+        g = _mm256_maskload_epi32(reinterpret_cast<const int*>(in + 32 * b),
+                                  first_planes(w - 8 * b));
       } else {
         r[b] = _mm256_setzero_si256();
         continue;
@@ -349,7 +357,8 @@ struct Avx2 {
     if (kRegs == 8) {
       transpose8x16(r);
       for (unsigned k = 0; k < kRegs; ++k)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(v) + k, _mm256_shuffle_epi8(r[k], unshuf64()));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(v) + k,
+                            _mm256_shuffle_epi8(r[k], unshuf64()));
     } else {
       transpose4x32(r);
       for (unsigned k = 0; k < kRegs; ++k)

@@ -53,8 +53,10 @@ size_t inner_max(size_t n) {
   return m;
 }
 
-template <typename U> constexpr int kMantBits = sizeof(U) == 8 ? 52 : 23;
-template <typename U> constexpr U kExpMask = sizeof(U) == 8 ? U(0x7FF) << 52 : U(0xFF) << 23;
+template <typename U>
+constexpr int kMantBits = sizeof(U) == 8 ? 52 : 23;
+template <typename U>
+constexpr U kExpMask = sizeof(U) == 8 ? U(0x7FF) << 52 : U(0xFF) << 23;
 
 // Rounds the N low bits of a float bit pattern away (to nearest, ties up in
 // magnitude). Finite values that would round up to Inf are truncated
@@ -63,7 +65,7 @@ template <typename U> constexpr U kExpMask = sizeof(U) == 8 ? U(0x7FF) << 52 : U
 template <typename U>
 inline U round_bits(U u, int n) {
   const U low = (U(1) << n) - 1;
-  const U mant = (U(1) << kMantBits<U>) - 1;
+  const U mant = (U(1) << kMantBits<U>)-1;
   if ((u & kExpMask<U>) == kExpMask<U>) {  // Inf or NaN: no rounding
     U t = u & ~low;
     return (u & mant) && !(t & mant) ? t | (U(1) << n) : t;
@@ -114,12 +116,11 @@ int trunc_bits_for(const U* in, size_t count, double eb) {
 template <typename F>
 long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
   using U = bits::uint_of<F>;
-  const int n = p.abs_bound > 0 ? trunc_bits_for(static_cast<const U*>(src), src_bytes / sizeof(U),
-                                                 p.abs_bound)
-                                : p.truncate_bits;
+  const int n = p.abs_bound > 0
+                    ? trunc_bits_for(static_cast<const U*>(src), src_bytes / sizeof(U), p.abs_bound)
+                    : p.truncate_bits;
   const Codec* inner = inner_codec(p.lossy_inner);
-  if (src_bytes % sizeof(U) || n < 1 || n >= kMantBits<U> || !inner)
-    return kCodecUnsupported;
+  if (src_bytes % sizeof(U) || n < 1 || n >= kMantBits<U> || !inner) return kCodecUnsupported;
   size_t count = src_bytes / sizeof(U);
   if (cap < 2) return kCodecNoSpace;
   auto* o = static_cast<uint8_t*>(dst);
@@ -177,8 +178,7 @@ size_t trunc_max(size_t n) { return 2 + inner_max(n); }
 
 size_t f32_max(size_t n) { return 1 + inner_max(n / 2); }
 
-long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
-                void* dst, size_t cap) {
+long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
   const Codec* inner = inner_codec(p.lossy_inner);
   if (p.kind != ElemKind::f64 || src_bytes % 8 || !inner) return kCodecUnsupported;
   size_t count = src_bytes / 8;
@@ -187,8 +187,8 @@ long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
   o[0] = static_cast<uint8_t>(inner->id);
   bool stored = inner->id == CodecId::stored;
   if (stored && cap - 1 < 4 * count) return kCodecNoSpace;
-  float* f = stored ? nullptr
-                    : reinterpret_cast<float*>(bits::scratch(bits::kScratchC, 4 * count + 4));
+  float* f =
+      stored ? nullptr : reinterpret_cast<float*>(bits::scratch(bits::kScratchC, 4 * count + 4));
   const double* in = static_cast<const double*>(src);
   bool range_ok = true;
   for (size_t i = 0; i < count; ++i) {
@@ -219,8 +219,7 @@ long f32_encode(const EncodeParams& p, const void* src, size_t src_bytes,
   return r < 0 ? r : r + 1;
 }
 
-long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst,
-                size_t dst_bytes) {
+long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   if (kind != ElemKind::f64 || dst_bytes % 8 || src_bytes < 1) return kCodecCorrupt;
   const auto* s = static_cast<const uint8_t*>(src);
   const Codec* inner = inner_codec(static_cast<CodecId>(s[0]));
@@ -241,7 +240,7 @@ long f32_decode(ElemKind kind, const void* src, size_t src_bytes, void* dst,
 }  // namespace
 
 ADACOMP_FLOAT_CODEC(kTruncateCodec, CodecId::truncate, "truncate", true, trunc_max);
-extern const Codec kToF32Codec = {CodecId::to_f32, "to_f32", true, true,
-                                  f32_max, f32_encode, f32_decode};
+extern const Codec kToF32Codec = {CodecId::to_f32, "to_f32",   true,      true,
+                                  f32_max,         f32_encode, f32_decode};
 
 }  // namespace adacomp

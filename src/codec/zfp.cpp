@@ -30,11 +30,13 @@ namespace {
 
 constexpr uint8_t kModeZfp = 0, kModeQuant = 1;
 constexpr size_t kHeader = 1 + 8 + 8 + 8;
-constexpr int kTries = 3;          // tolerances eb, eb/4, eb/16
-constexpr size_t kWordPad = 16;    // zfp reads whole 64-bit words
+constexpr int kTries = 3;        // tolerances eb, eb/4, eb/16
+constexpr size_t kWordPad = 16;  // zfp reads whole 64-bit words
 
-template <typename T> constexpr zfp_type kZfpType = zfp_type_double;
-template <> constexpr zfp_type kZfpType<float> = zfp_type_float;
+template <typename T>
+constexpr zfp_type kZfpType = zfp_type_double;
+template <>
+constexpr zfp_type kZfpType<float> = zfp_type_float;
 
 // Owns a zfp stream and field over one buffer; zfp's C API needs both.
 struct Zfp {
@@ -61,8 +63,7 @@ struct Zfp {
 };
 
 template <typename T>
-long encode_t(const EncodeParams& p, const void* src, size_t src_bytes,
-              void* dst, size_t cap) {
+long encode_t(const EncodeParams& p, const void* src, size_t src_bytes, void* dst, size_t cap) {
   if (src_bytes % sizeof(T)) return kCodecUnsupported;
   const double eb = p.abs_bound;
   if (!(eb > 0) || !std::isfinite(eb)) return kCodecUnsupported;
@@ -136,12 +137,12 @@ long decode_t(const void* src, size_t src_bytes, void* dst, size_t dst_bytes) {
   uint8_t mode;
   if (!r.get(&mode)) return kCodecCorrupt;
   if (mode == kModeQuant)
-    return kQuantCodec.decode(sizeof(T) == 8 ? ElemKind::f64 : ElemKind::f32,
-                              r.p, r.left(), dst, dst_bytes);
+    return kQuantCodec.decode(sizeof(T) == 8 ? ElemKind::f64 : ElemKind::f32, r.p, r.left(), dst,
+                              dst_bytes);
   double tol;
   uint64_t nexc, z, count;
-  if (mode != kModeZfp || !r.get(&tol) || !r.get(&nexc) || !r.get(&z) ||
-      !r.get_varint(&count) || count != n)
+  if (mode != kModeZfp || !r.get(&tol) || !r.get(&nexc) || !r.get(&z) || !r.get_varint(&count) ||
+      count != n)
     return kCodecCorrupt;
   if (!(tol > 0) || !std::isfinite(tol) || nexc > n) return kCodecCorrupt;
   const uint8_t* exc = r.take(nexc * (8 + sizeof(T)));

@@ -32,17 +32,14 @@ namespace {
 
 size_t zstd_max(size_t n) { return ZSTD_compressBound(n); }
 
-long zstd_encode(const EncodeParams& p, const void* src, size_t n, void* dst,
-                 size_t cap) {
+long zstd_encode(const EncodeParams& p, const void* src, size_t n, void* dst, size_t cap) {
   size_t r = ZSTD_compressCCtx(zstd_thread_cctx(), dst, cap, src, n, p.zstd_level);
   if (ZSTD_isError(r))
-    return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? kCodecNoSpace
-                                                               : kCodecInternal;
+    return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? kCodecNoSpace : kCodecInternal;
   return static_cast<long>(r);
 }
 
-long zstd_decode(ElemKind, const void* src, size_t n, void* dst,
-                 size_t dst_bytes) {
+long zstd_decode(ElemKind, const void* src, size_t n, void* dst, size_t dst_bytes) {
   // The frame must declare exactly the size we expect before we trust it.
   unsigned long long declared = ZSTD_getFrameContentSize(src, n);
   if (declared != dst_bytes) return kCodecCorrupt;
@@ -53,7 +50,7 @@ long zstd_decode(ElemKind, const void* src, size_t n, void* dst,
 
 }  // namespace
 
-extern const Codec kZstdCodec = {CodecId::zstd, "zstd", false, false,
-                                 zstd_max, zstd_encode, zstd_decode};
+extern const Codec kZstdCodec = {CodecId::zstd, "zstd",      false,      false,
+                                 zstd_max,      zstd_encode, zstd_decode};
 
 }  // namespace adacomp

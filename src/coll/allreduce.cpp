@@ -34,8 +34,9 @@ namespace {
 
 const Group& ring_group(const Plan& plan) {
   const CommState& s = *plan.state;
-  return plan.layout == Layout::rails ? s.rail : plan.layout == Layout::leaders ? s.leaders
-                                                                                  : s.coll;
+  return plan.layout == Layout::rails     ? s.rail
+         : plan.layout == Layout::leaders ? s.leaders
+                                          : s.coll;
 }
 
 class AllreduceSchedule : public Schedule {
@@ -93,9 +94,9 @@ class AllreduceSchedule : public Schedule {
 
   bool advance(bool wait) override {
     const Group& node = plan_.state->node;
-    if (gather_ && !gather_->run(wait, false,
-                                 [&] { return gather(nullptr); },
-                                 [&](MPI_Request* r) { return gather(r); }))
+    if (gather_ && !gather_->run(
+                       wait, false, [&] { return gather(nullptr); },
+                       [&](MPI_Request* r) { return gather(r); }))
       return false;
     if (!agree_.ready(call_, wait) || !ring(wait)) return false;
     const bool failed = gather_ && gather_->failed();
@@ -127,10 +128,9 @@ class AllreduceSchedule : public Schedule {
   int gather(MPI_Request* r) {
     const Group& node = plan_.state->node;
     if (plan_.layout == Layout::rails)
-      return r ? PMPI_Ireduce_scatter(node_input_, ring_acc_, counts_.data(), type_, op_,
-                                      node.comm, r)
-               : PMPI_Reduce_scatter(node_input_, ring_acc_, counts_.data(), type_, op_,
-                                     node.comm);
+      return r ? PMPI_Ireduce_scatter(node_input_, ring_acc_, counts_.data(), type_, op_, node.comm,
+                                      r)
+               : PMPI_Reduce_scatter(node_input_, ring_acc_, counts_.data(), type_, op_, node.comm);
     void* out = node.rank == 0 ? recvbuf_ : nullptr;
     return r ? PMPI_Ireduce(node_input_, out, count_, type_, op_, 0, node.comm, r)
              : PMPI_Reduce(node_input_, out, count_, type_, op_, 0, node.comm);
@@ -143,15 +143,14 @@ class AllreduceSchedule : public Schedule {
     if (!hops_ && !codes_) {
       if (ring_count_ == 0 || (gather_ && gather_->failed())) return ring_done_ = true;
       if (agree_.grid().on) {
-        codes_ = std::make_unique<CodesRing>(call_, ring_in_, ring_acc_, ring_count_,
-                                             agree_.grid(), tag_);
+        codes_ = std::make_unique<CodesRing>(call_, ring_in_, ring_acc_, ring_count_, agree_.grid(),
+                                             tag_);
       } else {
         if (ring_in_ != ring_acc_) std::memcpy(ring_acc_, ring_in_, ring_count_ * plan_.type.size);
-        hops_ = std::make_unique<HopRing>(
-            call_,
-            ReduceArgs{ring_acc_, plan_.type.size, type_, op_,
-                       even_blocks(ring_count_, call_.group.size)},
-            true, tag_);
+        hops_ = std::make_unique<HopRing>(call_,
+                                          ReduceArgs{ring_acc_, plan_.type.size, type_, op_,
+                                                     even_blocks(ring_count_, call_.group.size)},
+                                          true, tag_);
       }
     }
     return ring_done_ = codes_ ? codes_->advance(wait) : hops_->advance(wait);
@@ -180,25 +179,26 @@ CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dat
                           MPI_Op op, MPI_Comm comm, Launch how) {
   stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!(how.blocking() ? plan_reduction(OpKind::allreduce, comm, count, type, op, &plan)
-                       : plan_nonblocking(OpKind::allreduce, comm, count, type, op, how.persistent, &plan)))
+  if (!(how.blocking()
+            ? plan_reduction(OpKind::allreduce, comm, count, type, op, &plan)
+            : plan_nonblocking(OpKind::allreduce, comm, count, type, op, how.persistent, &plan)))
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
   return launch(*plan.state, comm, how, kTagRing, [=](int tag) {
-    return std::make_unique<AllreduceSchedule>(comm, plan, how.form(), tag, sendbuf, recvbuf,
-                                               count, type, op);
+    return std::make_unique<AllreduceSchedule>(comm, plan, how.form(), tag, sendbuf, recvbuf, count,
+                                               type, op);
   });
 }
 
 }  // namespace
 
-CallResult allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                     MPI_Op op, MPI_Comm comm) {
+CallResult allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                     MPI_Comm comm) {
   return allreduce_impl(sendbuf, recvbuf, count, type, op, comm, {});
 }
 
-CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                      MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+CallResult iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm, MPI_Request* request) {
   return allreduce_impl(sendbuf, recvbuf, count, type, op, comm, {request});
 }
 

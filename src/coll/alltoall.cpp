@@ -126,8 +126,7 @@ CallResult alltoallv_init(const void* sendbuf, const int sendcounts[], const int
                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                           MPI_Request* request) {
   return alltoall_impl(OpKind::alltoallv, sendbuf, given_blocks(sendcounts, sdispls), sendtype,
-                       recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm,
-                       {request, true});
+                       recvbuf, given_blocks(recvcounts, rdispls), recvtype, comm, {request, true});
 }
 #endif  // MPI_VERSION >= 4
 

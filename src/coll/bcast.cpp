@@ -32,8 +32,7 @@ namespace {
 // forwards the frame unchanged, then decodes it.
 class TreeBcast : TreeWalk {
  public:
-  TreeBcast(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* data,
-            int tag)
+  TreeBcast(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* data, int tag)
       : TreeWalk(call, members, me, tag, call.plan.bytes / call.plan.type.size),
         data_(data),
         frames_(call.memory(ScratchSlot::frames, cap_ * k_)),
@@ -51,8 +50,10 @@ class TreeBcast : TreeWalk {
       uint8_t* frame = frames_ + cap_ * c;
       uint8_t* chunk = data_ + chunk_offset(c);
       const size_t bytes = chunk_bytes(c);
-      if (is_root) sizes_[c] = call_.encode(chunk, bytes, frame);
-      else if (!call_.complete(1, &recvs_[c], &sizes_[c], wait)) return false;
+      if (is_root)
+        sizes_[c] = call_.encode(chunk, bytes, frame);
+      else if (!call_.complete(1, &recvs_[c], &sizes_[c], wait))
+        return false;
       // A receive cut short (the root sent more than this rank's count
       // holds; MPI may keep none of it) passes on a header alone, of a
       // chunk larger than this rank's, which no rank below decodes: the
@@ -101,17 +102,19 @@ class BcastSchedule : public Schedule {
  public:
   BcastSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, void* buffer, int count,
                 MPI_Datatype type, int root)
-      : plan_(plan), call_(app, plan_, OpKind::bcast, form), buffer_(buffer), count_(count),
+      : plan_(plan),
+        call_(app, plan_, OpKind::bcast, form),
+        buffer_(buffer),
+        count_(count),
         type_(type) {
     CommState& st = *plan_.state;
     rooted_tree(plan_, root, &tree_);  // the caller checked the root
     is_root_ = st.coll.rank == root;
     if (tree_.me >= 0 && tree_.members.size() > 1) {
       // Non-contiguous data is packed into a contiguous staging area first.
-      uint8_t* room = plan_.type.contiguous ? nullptr
-                                            : call_.memory(ScratchSlot::work, plan_.bytes);
-      data_ = stage_in(room, buffer, count, type, plan_.type, plan_.bytes, is_root_,
-                       st.coll.comm);
+      uint8_t* room =
+          plan_.type.contiguous ? nullptr : call_.memory(ScratchSlot::work, plan_.bytes);
+      data_ = stage_in(room, buffer, count, type, plan_.type, plan_.bytes, is_root_, st.coll.comm);
       // One compression between the root's data and any receiver.
       if (is_root_ && plan_.tier.tier == Tier::lossy)
         call_.set_hop_bound(hop_bound(plan_, data_, plan_.bytes / plan_.type.size, 1, 0));
@@ -174,13 +177,13 @@ CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_
   stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
   if (!(how.blocking() ? plan_movement(OpKind::bcast, comm, count, type, &plan)
-                       : plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL, how.persistent, &plan)))
+                       : plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL,
+                                          how.persistent, &plan)))
     return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root
   return launch(*plan.state, comm, how, kTagTree, [=](int tag) {
-    return std::make_unique<BcastSchedule>(comm, plan, how.form(), tag, buffer, count, type,
-                                           root);
+    return std::make_unique<BcastSchedule>(comm, plan, how.form(), tag, buffer, count, type, root);
   });
 }
 
@@ -196,8 +199,8 @@ CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm
 }
 
 #if MPI_VERSION >= 4
-CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                      MPI_Info, MPI_Request* request) {
+CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info,
+                      MPI_Request* request) {
   return bcast_impl(buffer, count, type, root, comm, {request, true});
 }
 #endif

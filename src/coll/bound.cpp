@@ -19,8 +19,7 @@ void local_range(const Plan& plan, const void* data, size_t count, double range[
 
 double bound_from_range(const Plan& plan, const double range[2], int ranks, int compressions,
                         int additions) {
-  return hop_budget(config(), plan.type.kind, -range[0], range[1], ranks, compressions,
-                    additions);
+  return hop_budget(config(), plan.type.kind, -range[0], range[1], ranks, compressions, additions);
 }
 
 }  // namespace
@@ -32,9 +31,8 @@ double hop_bound(const Plan& plan, const void* data, size_t count, int compressi
   return bound_from_range(plan, range, 1, compressions, additions);
 }
 
-void LossyAgreement::start(CompressedCall& call, const void* data, size_t count,
-                           int compressions, int additions, int codes_members,
-                           int per_member) {
+void LossyAgreement::start(CompressedCall& call, const void* data, size_t count, int compressions,
+                           int additions, int codes_members, int per_member) {
   const Plan& plan = call.plan;
   if (plan.tier.tier != Tier::lossy) return;
   compressions_ = compressions;
@@ -56,8 +54,10 @@ bool LossyAgreement::ready(CompressedCall& call, bool wait) {
   if (!pending_) return true;
   if (req_ != MPI_REQUEST_NULL) {
     int done = 0;
-    if (wait) PMPI_Wait(&req_, MPI_STATUS_IGNORE);
-    else if (PMPI_Test(&req_, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) return false;
+    if (wait)
+      PMPI_Wait(&req_, MPI_STATUS_IGNORE);
+    else if (PMPI_Test(&req_, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+      return false;
   }
   const int ranks = call.plan.state->coll.size;
   if (codes_members_) grid_ = grid_from_view(call.plan, widest_ + 2, codes_members_, per_member_);

@@ -15,8 +15,7 @@ namespace adacomp {
 // Per-compression bound from this rank's data alone (a Bcast's root), or 0
 // when no positive bound is left (the call then codes losslessly). A
 // relative user bound is scaled by the value range of the finite values.
-double hop_bound(const Plan& plan, const void* data, size_t count, int compressions,
-                 int additions);
+double hop_bound(const Plan& plan, const void* data, size_t count, int compressions, int additions);
 
 // A lossy reduction's per-hop bound, or its grid when it reduces on codes
 // (coll/ring_codes.h): the value range (and for a codes candidate the codes
@@ -31,8 +30,8 @@ class LossyAgreement {
   // `codes_members` > 0: the call is a codes candidate (codes_candidate)
   // whose ring has that many members, each bringing the sum of up to
   // `per_member` ranks' inputs.
-  void start(CompressedCall& call, const void* data, size_t count, int compressions,
-             int additions, int codes_members = 0, int per_member = 1);
+  void start(CompressedCall& call, const void* data, size_t count, int compressions, int additions,
+             int codes_members = 0, int per_member = 1);
   // True once the bound or the grid is set in `call` (at once when not
   // lossy); with `wait`, always.
   bool ready(CompressedCall& call, bool wait);

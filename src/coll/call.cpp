@@ -8,8 +8,14 @@ namespace adacomp {
 
 CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Group& g,
                                CallForm form)
-    : group(g), plan(p), app_(app), op_(op), form_(form), stats_(stats_for(op)),
-      coder_{p.codec, p.params}, start_(PMPI_Wtime()) {
+    : group(g),
+      plan(p),
+      app_(app),
+      op_(op),
+      form_(form),
+      stats_(stats_for(op)),
+      coder_{p.codec, p.params},
+      start_(PMPI_Wtime()) {
   // MPI_Pcontrol(0): the same path, its frames stored (runtime.h coding_on).
   if (!coding_on()) {
     coder_.codec = find_codec(CodecId::stored);
@@ -37,25 +43,22 @@ size_t CompressedCall::encode(const void* src, size_t bytes, uint8_t* frame) {
   return encode(coder_, src, bytes, frame);
 }
 
-size_t CompressedCall::encode(const Coder& coder, const void* src, size_t bytes,
-                              uint8_t* frame) {
+size_t CompressedCall::encode(const Coder& coder, const void* src, size_t bytes, uint8_t* frame) {
   return encode_payload(coder, src, bytes, frame, stats_);
 }
 
-bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
-                            size_t raw_bytes) {
+bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes) {
   return errors_.codec(decode_payload(frame, frame_bytes, dst, raw_bytes, stats_));
 }
 
-void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes,
-                           int peer, int tag, MPI_Request* req) {
+void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer,
+                           int tag, MPI_Request* req) {
   if (coding_) count_frame(stats_, raw_bytes, frame_bytes);
-  errors_.mpi(PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm,
-                   req));
+  errors_.mpi(
+      PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm, req));
 }
 
-void CompressedCall::irecv(uint8_t* frame, size_t capacity, int peer, int tag,
-                           MPI_Request* req) {
+void CompressedCall::irecv(uint8_t* frame, size_t capacity, int peer, int tag, MPI_Request* req) {
   errors_.mpi(PMPI_Irecv(frame, static_cast<int>(capacity), MPI_BYTE, peer, tag, group.comm, req));
 }
 

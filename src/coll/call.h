@@ -71,8 +71,8 @@ class CompressedCall {
   bool mpi_failed() const { return errors_.mpi_failed(); }
 
   // Point-to-point on the private communicator, counted in the statistics.
-  void isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer,
-             int tag, MPI_Request* req);
+  void isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer, int tag,
+             MPI_Request* req);
   void irecv(uint8_t* frame, size_t capacity, int peer, int tag, MPI_Request* req);
   // Completes n requests, storing each receive's byte count in recv_bytes
   // (when given): with `wait` blocks until they are (always true), else
@@ -115,8 +115,6 @@ inline size_t block_begin(size_t count, int parts, int b) {
 inline size_t block_count(size_t count, int parts, int b) {
   return block_begin(count, parts, b + 1) - block_begin(count, parts, b);
 }
-inline size_t max_block_count(size_t count, int parts) {
-  return (count + parts - 1) / parts;
-}
+inline size_t max_block_count(size_t count, int parts) { return (count + parts - 1) / parts; }
 
 }  // namespace adacomp

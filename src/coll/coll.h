@@ -24,8 +24,7 @@ CallResult ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm
 CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                    int root, MPI_Comm comm, MPI_Request* request);
 CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                                 MPI_Request* request);
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request);
 
 // Reduce_scatter(_block) and the data-movement collectives take both count
 // widths, one template each: Count is int (MPI_<Name>) or MPI_Count
@@ -86,8 +85,8 @@ CallResult igather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
                    MPI_Request* request);
 template <class Count, class Displ>
 CallResult igatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
-                    int root, MPI_Comm comm, MPI_Request* request);
+                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request* request);
 template <class Count>
 CallResult iscatter(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
@@ -111,35 +110,33 @@ CallResult allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dat
                           MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                       MPI_Info info, MPI_Request* request);
-CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
-CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Info info, MPI_Request* request);
-CallResult allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, const int recvcounts[], const int displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                           MPI_Request* request);
+CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request* request);
+CallResult allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       MPI_Info info, MPI_Request* request);
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request* request);
 CallResult gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                        int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                         MPI_Info info, MPI_Request* request);
 CallResult scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
-                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                         MPI_Request* request);
+                         MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 CallResult alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request* request);
 CallResult alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                           MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Info info, MPI_Request* request);
+                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request* request);
 #endif
 
 }  // namespace adacomp

@@ -22,14 +22,13 @@ int raw_irecv(void* buf, MPI_Count count, MPI_Datatype type, int peer, int tag, 
 #endif
   return PMPI_Irecv(buf, static_cast<int>(count), type, peer, tag, comm, r);
 }
-int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, int tag,
-              MPI_Comm comm, MPI_Request* r) {
+int raw_isend(const void* buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+              MPI_Request* r) {
 #if MPI_VERSION >= 4
   if (count > INT_MAX) return PMPI_Isend_c(buf, count, type, peer, tag, comm, r);
 #endif
   return PMPI_Isend(buf, static_cast<int>(count), type, peer, tag, comm, r);
 }
-
 
 void count_call(OpKind op) { stats_for(op).calls.fetch_add(1, std::memory_order_relaxed); }
 
@@ -46,8 +45,8 @@ int rank_in(MPI_Comm comm) {
   return rank;
 }
 
-void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
-                MPI_Count rcount, MPI_Datatype rtype) {
+void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst, MPI_Count rcount,
+                MPI_Datatype rtype) {
 #if MPI_VERSION >= 4
   if (scount > INT_MAX || rcount > INT_MAX) {
     PMPI_Sendrecv_c(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF,
@@ -55,8 +54,8 @@ void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst
     return;
   }
 #endif
-  PMPI_Sendrecv(src, static_cast<int>(scount), stype, 0, 0, dst, static_cast<int>(rcount),
-                rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  PMPI_Sendrecv(src, static_cast<int>(scount), stype, 0, 0, dst, static_cast<int>(rcount), rtype, 0,
+                0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
 bool nonblocking_off(OpKind op, Launch how) {
@@ -69,7 +68,7 @@ const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, boo
                                Launch how, Plan* plan) {
   count_call(op);
   return plan_exchange(op, comm, block_bytes, varied, !how.blocking(), plan) ? plan->state
-                                                                              : nullptr;
+                                                                             : nullptr;
 }
 
 const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,

@@ -66,8 +66,8 @@ bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type);
 
 int rank_in(MPI_Comm comm);
 // A rank's own block, copied from its send to its receive buffer.
-void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst,
-                MPI_Count rcount, MPI_Datatype rtype);
+void copy_local(const void* src, MPI_Count scount, MPI_Datatype stype, void* dst, MPI_Count rcount,
+                MPI_Datatype rtype);
 
 // A nonblocking or persistent call with ADACOMP_NONBLOCKING off (the
 // default): counted and declined before any query, so its pass-through costs
@@ -160,21 +160,25 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
   return launch(plan, comm, how, [=](int tag) {
     auto x = std::make_unique<Exchange>(comm, plan, op, how.form(), tag);
     if (!is_root) {
-      if (to_root) x->send(root, single_buf, single_count, single_type);
-      else x->recv(root, const_cast<void*>(single_buf), single_count, single_type);
+      if (to_root)
+        x->send(root, single_buf, single_count, single_type);
+      else
+        x->recv(root, const_cast<void*>(single_buf), single_count, single_type);
       return x;
     }
     char* own = block_at(blocks_buf, blocks.displ(root), blocks_type);
     if (single_buf != MPI_IN_PLACE && to_root)
       copy_local(single_buf, single_count, single_type, own, blocks.count(root), blocks_type);
     else if (single_buf != MPI_IN_PLACE)
-      copy_local(own, blocks.count(root), blocks_type, const_cast<void*>(single_buf),
-                 single_count, single_type);
+      copy_local(own, blocks.count(root), blocks_type, const_cast<void*>(single_buf), single_count,
+                 single_type);
     for (int j = 0; j < size; ++j) {
       if (j == root) continue;
       char* block = block_at(blocks_buf, blocks.displ(j), blocks_type);
-      if (to_root) x->recv(j, block, blocks.count(j), blocks_type);
-      else x->send(j, block, blocks.count(j), blocks_type);
+      if (to_root)
+        x->recv(j, block, blocks.count(j), blocks_type);
+      else
+        x->send(j, block, blocks.count(j), blocks_type);
     }
     return x;
   });

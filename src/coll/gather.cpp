@@ -27,8 +27,10 @@ CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_D
     for (int j = 0; j < size; ++j) {
       if (j == me) continue;
       x->recv(j, block_at(recvbuf, recv.displ(j), recvtype), recv.count(j), recvtype);
-      if (in_place) x->send(j, own, recv.count(me), recvtype);
-      else x->send(j, sendbuf, sendcount, sendtype);
+      if (in_place)
+        x->send(j, own, recv.count(me), recvtype);
+      else
+        x->send(j, sendbuf, sendcount, sendtype);
     }
     return x;
   });
@@ -82,8 +84,7 @@ template decltype(gatherv<MPI_Count, MPI_Aint>) gatherv<MPI_Count, MPI_Aint>;
 // transfers as a schedule (coll/exchange.h).
 template <class Count>
 CallResult iallgather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request* request) {
+                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
                         same_blocks(recvcount), recvtype, comm, {request});
 }
@@ -106,8 +107,8 @@ CallResult igather(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
 
 template <class Count, class Displ>
 CallResult igatherv(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype,
-                    int root, MPI_Comm comm, MPI_Request* request) {
+                    const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request* request) {
   return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
                          given_blocks(recvcounts, displs), recvtype, root, comm, {request});
 }
@@ -123,17 +124,16 @@ template decltype(iallgatherv<MPI_Count, MPI_Aint>) iallgatherv<MPI_Count, MPI_A
 template decltype(igather<MPI_Count>) igather<MPI_Count>;
 template decltype(igatherv<MPI_Count, MPI_Aint>) igatherv<MPI_Count, MPI_Aint>;
 
-CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Info, MPI_Request* request) {
+CallResult allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                          MPI_Request* request) {
   return allgather_impl(OpKind::allgather, sendbuf, sendcount, sendtype, recvbuf,
                         same_blocks(recvcount), recvtype, comm, {request, true});
 }
 
-CallResult allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, const int recvcounts[], const int displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
-                           MPI_Request* request) {
+CallResult allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return allgather_impl(OpKind::allgatherv, sendbuf, sendcount, sendtype, recvbuf,
                         given_blocks(recvcounts, displs), recvtype, comm, {request, true});
 }
@@ -146,8 +146,8 @@ CallResult gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 }
 
 CallResult gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                        int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return rooted_exchange(OpKind::gatherv, true, sendbuf, sendcount, sendtype, recvbuf,
                          given_blocks(recvcounts, displs), recvtype, root, comm, {request, true});
 }

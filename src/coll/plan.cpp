@@ -46,9 +46,12 @@ bool passes_raw() {
 
 const char* layout_name(Layout l) {
   switch (l) {
-    case Layout::flat: return "flat";
-    case Layout::rails: return "rails";
-    case Layout::leaders: return "leaders";
+    case Layout::flat:
+      return "flat";
+    case Layout::rails:
+      return "rails";
+    case Layout::leaders:
+      return "leaders";
   }
   return "?";
 }
@@ -148,8 +151,8 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   plan->tier = v.tier;
   // (An Allreduce on quantisation codes has arms too: the codec picks the
   // form of its code payloads, ring_codes.h.)
-  return decide(operation, comm, v.adaptive, nonblocking,
-                reduction ? Arms::own : Arms::padded, plan);
+  return decide(operation, comm, v.adaptive, nonblocking, reduction ? Arms::own : Arms::padded,
+                plan);
 }
 
 }  // namespace
@@ -228,14 +231,13 @@ void record_time(CommState* state, int slot, double seconds) {
   std::string arms;
   for (int a = 0; a < model.arms(); ++a) {
     char t[64];
-    std::snprintf(t, sizeof t, "%s%s %.3g s", a ? ", " : "",
-                  a ? model.codecs().arm(a).name : "raw", slowest[a]);
+    std::snprintf(t, sizeof t, "%s%s %.3g s", a ? ", " : "", a ? model.codecs().arm(a).name : "raw",
+                  slowest[a]);
     arms += t;
   }
   std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",
-               call_name(op, CallForm::blocking).c_str(),
-               class_bytes(slot % kSizeClasses), won ? model.codecs().arm(won).name : "raw",
-               arms.c_str());
+               call_name(op, CallForm::blocking).c_str(), class_bytes(slot % kSizeClasses),
+               won ? model.codecs().arm(won).name : "raw", arms.c_str());
 }
 
 }  // namespace adacomp

@@ -29,8 +29,8 @@ namespace {
 // child order, then the chunk coded on to the parent.
 class TreeReduce : TreeWalk {
  public:
-  TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc,
-             int count, MPI_Datatype type, MPI_Op op, int tag)
+  TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc, int count,
+             MPI_Datatype type, MPI_Op op, int tag)
       : TreeWalk(call, members, me, tag, count),
         acc_(acc),
         type_(type),
@@ -81,8 +81,12 @@ class ReduceSchedule : public Schedule {
  public:
   ReduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
                  void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
-      : plan_(plan), call_(app, plan_, OpKind::reduce, form), count_(count), type_(type),
-        op_(op), tag_(tag) {
+      : plan_(plan),
+        call_(app, plan_, OpKind::reduce, form),
+        count_(count),
+        type_(type),
+        op_(op),
+        tag_(tag) {
     CommState& st = *plan_.state;
     rooted_tree(plan_, root, &tree_);  // the caller checked the root
     const bool is_root = st.coll.rank == root;
@@ -91,7 +95,7 @@ class ReduceSchedule : public Schedule {
     // compressions; P-1 combining operations in all.
     agree_.start(call_, input_, count, static_cast<int>(tree_.members.size()) - 1,
                  st.coll.size - 1);
-    acc_ = is_root          ? static_cast<uint8_t*>(recvbuf)
+    acc_ = is_root         ? static_cast<uint8_t*>(recvbuf)
            : tree_.me >= 0 ? call_.memory(ScratchSlot::accumulator, plan_.bytes)
                            : nullptr;
     if (tree_.per_node) {
@@ -147,12 +151,13 @@ class ReduceSchedule : public Schedule {
   std::unique_ptr<TreeReduce> reduce_;
 };
 
-CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                       MPI_Op op, int root, MPI_Comm comm, Launch how) {
+CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root, MPI_Comm comm, Launch how) {
   stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!(how.blocking() ? plan_reduction(OpKind::reduce, comm, count, type, op, &plan)
-                       : plan_nonblocking(OpKind::reduce, comm, count, type, op, how.persistent, &plan)))
+  if (!(how.blocking()
+            ? plan_reduction(OpKind::reduce, comm, count, type, op, &plan)
+            : plan_nonblocking(OpKind::reduce, comm, count, type, op, how.persistent, &plan)))
     return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root
@@ -175,8 +180,8 @@ CallResult ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype t
 }
 
 #if MPI_VERSION >= 4
-CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                       MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+CallResult reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return reduce_impl(sendbuf, recvbuf, count, type, op, root, comm, {request, true});
 }
 #endif

@@ -92,12 +92,12 @@ class ReduceScatterSchedule : public Schedule {
   bool advance(bool wait) override {
     const Group& node = plan_.state->node;
     const int total = static_cast<int>(plan_.bytes / plan_.type.size);
-    if (gather_ && !gather_->run(
-                       wait, false,
-                       [&] { return PMPI_Reduce(input_, sum_, total, type_, op_, 0, node.comm); },
-                       [&](MPI_Request* r) {
-                         return PMPI_Ireduce(input_, sum_, total, type_, op_, 0, node.comm, r);
-                       }))
+    if (gather_ &&
+        !gather_->run(
+            wait, false, [&] { return PMPI_Reduce(input_, sum_, total, type_, op_, 0, node.comm); },
+            [&](MPI_Request* r) {
+              return PMPI_Ireduce(input_, sum_, total, type_, op_, 0, node.comm, r);
+            }))
       return false;
     if (!agree_.ready(call_, wait) || !ring(wait)) return false;
     const size_t elem = plan_.type.size;
@@ -135,9 +135,8 @@ class ReduceScatterSchedule : public Schedule {
     if (!ring_) {
       if (!acc_ || (gather_ && gather_->failed())) return true;  // not a leader, or failed
       if (gather_) permute();
-      ring_ = std::make_unique<HopRing>(call_, ReduceArgs{acc_, plan_.type.size, type_, op_,
-                                                          blocks_},
-                                        false, tag_);
+      ring_ = std::make_unique<HopRing>(
+          call_, ReduceArgs{acc_, plan_.type.size, type_, op_, blocks_}, false, tag_);
     }
     return ring_->advance(wait);
   }
@@ -160,9 +159,9 @@ class ReduceScatterSchedule : public Schedule {
   const void* input_ = nullptr;
   size_t mycount_ = 0;
   std::vector<RingBlock> blocks_;
-  uint8_t* acc_ = nullptr;  // the ring's vector (null: no part in it)
-  uint8_t* sum_ = nullptr;  // node-aware leader: the node's sum, in rank order
-  std::vector<RingBlock> sources_;  // node-aware: rank slices of sum_, in node order
+  uint8_t* acc_ = nullptr;              // the ring's vector (null: no part in it)
+  uint8_t* sum_ = nullptr;              // node-aware leader: the node's sum, in rank order
+  std::vector<RingBlock> sources_;      // node-aware: rank slices of sum_, in node order
   std::vector<int> scounts_, sdispls_;  // node-aware: this node's ranks' slices
   LossyAgreement agree_;
   std::optional<NodeStage> gather_, spread_;
@@ -197,8 +196,8 @@ CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recv
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
   return launch(*plan.state, comm, how, kTagRing, [=](int tag) {
-    return std::make_unique<ReduceScatterSchedule>(comm, plan, operation, how.form(), tag,
-                                                   sendbuf, recvbuf, slices, type, op);
+    return std::make_unique<ReduceScatterSchedule>(comm, plan, operation, how.form(), tag, sendbuf,
+                                                   recvbuf, slices, type, op);
   });
 }
 
@@ -214,8 +213,8 @@ CallResult reduce_scatter_block(const void* sendbuf, void* recvbuf, Count recvco
 template <class Count>
 CallResult reduce_scatter(const void* sendbuf, void* recvbuf, const Count recvcounts[],
                           MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_impl<Count>(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0,
-                                    type, op, comm);
+  return reduce_scatter_impl<Count>(OpKind::reduce_scatter, sendbuf, recvbuf, recvcounts, 0, type,
+                                    op, comm);
 }
 
 CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,

@@ -45,8 +45,7 @@ bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members
          count > 0;
 }
 
-void codes_local_view(const Plan& plan, const void* input, size_t count,
-                      double view[kCodesView]) {
+void codes_local_view(const Plan& plan, const void* input, size_t count, double view[kCodesView]) {
   double lo, hi;
   const bool bad = qgrid::finite_range(plan.type.kind, input, count, &lo, &hi);
   view[0] = -lo;  // MAX-reduced: the lowest lo
@@ -62,8 +61,8 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   const Config& cfg = config();
   const double lo = -view[0], hi = view[1];
   if (view[2] != 0 || !(hi >= lo)) return {};
-  const double bound = cfg.abs_error_bound > 0 ? cfg.abs_error_bound
-                                               : cfg.rel_error_bound * (hi - lo);
+  const double bound =
+      cfg.abs_error_bound > 0 ? cfg.abs_error_bound : cfg.rel_error_bound * (hi - lo);
   // A member's input is a PMPI sum of up to L = per_member inputs: each is
   // within (L-1) u L max|x| of its exact sum (any order of additions; 1%
   // covers the second-order term), and at most L max|x| (1 + L u) large.
@@ -73,8 +72,8 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   const double member_max = l * max_abs * (1 + 1.01 * l * u);
   CodesGrid g;
   g.entropy = plan.codec->id != CodecId::quant_fast;
-  g.on = qgrid::choose_grid(bound - ring_members * member_rounding, member_max, ring_members,
-                            kind, &g.exp);
+  g.on = qgrid::choose_grid(bound - ring_members * member_rounding, member_max, ring_members, kind,
+                            &g.exp);
   return g;
 }
 
@@ -115,7 +114,8 @@ bool CodesRing::advance(bool wait) {
     if (p_ >= 2) {
       ScopedTimer t(call_.stats().ns_compress);  // codec time, as on the other paths
       qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
-    } else if (input_ != acc_) std::memcpy(acc_, input_, n_ * call_.plan.type.size);
+    } else if (input_ != acc_)
+      std::memcpy(acc_, input_, n_ * call_.plan.type.size);
     quantized_ = true;
   }
   return walk_.advance(wait);
@@ -139,8 +139,7 @@ void CodesRing::fold(int b, int c, const uint8_t* frame, size_t size) {
 void CodesRing::decode(int b, int c, const uint8_t* frame, size_t size) {
   ScopedTimer t(call_.stats().ns_decompress);
   call_.check_decoded(decode_code_payload(frame, size, exp_, call_.plan.type.kind,
-                                          acc_ + offset(b, c) * call_.plan.type.size,
-                                          count(b, c)));
+                                          acc_ + offset(b, c) * call_.plan.type.size, count(b, c)));
 }
 
 // This rank's own block, from its codes, while the first payloads travel.

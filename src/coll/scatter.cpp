@@ -59,9 +59,8 @@ CallResult scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 }
 
 CallResult scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
-                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
-                         MPI_Request* request) {
+                         MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return rooted_exchange(OpKind::scatterv, false, recvbuf, recvcount, recvtype, sendbuf,
                          given_blocks(sendcounts, displs), sendtype, root, comm, {request, true});
 }

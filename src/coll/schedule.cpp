@@ -45,8 +45,8 @@ using ScheduleMaker = std::function<std::unique_ptr<Schedule>()>;
 struct Entry {
   std::unique_ptr<Schedule> schedule;  // null: an inactive persistent request
   MPI_Comm comm = MPI_COMM_NULL;       // the application's
-  bool done = false;   // the request is complete in MPI (or its signal sent)
-  bool freed = false;  // the application freed it while active
+  bool done = false;                   // the request is complete in MPI (or its signal sent)
+  bool freed = false;                  // the application freed it while active
   // Persistent: `persistent` makes each start's schedule; the request is a
   // receive of a zero-byte `signal_tag` message from `self` on `signal_comm`.
   ScheduleMaker persistent;
@@ -69,7 +69,7 @@ int query(void*, MPI_Status* s) {
   PMPI_Status_set_cancelled(s, 0);
   return MPI_SUCCESS;
 }
-int free_entry(void*) { return MPI_SUCCESS; }  // the table owns the schedule
+int free_entry(void*) { return MPI_SUCCESS; }   // the table owns the schedule
 int cancel(void*, int) { return MPI_SUCCESS; }  // a collective cannot be cancelled
 
 void erase(std::unordered_map<MPI_Request, Entry>::iterator it) {
@@ -146,8 +146,7 @@ int next_collective_tag(CommState& s) {
   return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
 }
 
-int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag,
-           ScheduleBuilder build) {
+int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, ScheduleBuilder build) {
   if (how.blocking()) {
     std::unique_ptr<Schedule> s = build(blocking_tag);
     s->advance(true);
@@ -217,8 +216,7 @@ bool collectives_involved(int n, const MPI_Request reqs[]) {
 
 std::vector<Finished> collective_pass(int n, MPI_Request reqs[],
                                       const std::function<int()>& test_form,
-                                      const std::function<bool(int)>& completed_by_form,
-                                      int* rc) {
+                                      const std::function<bool(int)>& completed_by_form, int* rc) {
   std::vector<std::pair<int, std::unique_ptr<Schedule>>> completed;
   {
     std::lock_guard<std::recursive_mutex> g(g_mu);
@@ -251,8 +249,10 @@ CallResult collective_request_free(MPI_Request* req) {
   Entry& e = it->second;
   if (e.persistent) {
     // Active, MPI frees the receive once the schedule's signal completes it.
-    if (!e.schedule || e.done) erase(it);
-    else e.freed = true;
+    if (!e.schedule || e.done)
+      erase(it);
+    else
+      e.freed = true;
     return PMPI_Request_free(req);
   }
   if (e.done) {

@@ -61,8 +61,9 @@ struct Launch {
   bool persistent = false;
   bool blocking() const { return request == nullptr; }
   CallForm form() const {
-    return blocking() ? CallForm::blocking
-                      : persistent ? CallForm::persistent : CallForm::nonblocking;
+    return blocking()   ? CallForm::blocking
+           : persistent ? CallForm::persistent
+                        : CallForm::nonblocking;
   }
 };
 
@@ -81,8 +82,7 @@ using ScheduleBuilder = std::function<std::unique_ptr<Schedule>(int tag)>;
 //    Wait/Test family and mixed arrays treat it as MPI does any persistent
 //    request); each MPI_Start posts it and runs a freshly built schedule,
 //    whose end sends the zero-byte message that completes it.
-int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag,
-           ScheduleBuilder build);
+int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, ScheduleBuilder build);
 // MPI_Start of a persistent request launch made; kDeclined for any
 // other.
 CallResult collective_start(MPI_Request* req);

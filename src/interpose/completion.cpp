@@ -95,8 +95,7 @@ int testany_pass(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* s
   return single(fin, rc, status);
 }
 
-int testsome_pass(int n, MPI_Request reqs[], int* outcount, int indices[],
-                  MPI_Status statuses[]) {
+int testsome_pass(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
   int rc = MPI_SUCCESS;
   auto fin = collective_pass(
       n, reqs,

@@ -31,9 +31,13 @@ namespace adacomp::entry {
 // whose kDeclined sends the call to `pmpi`: PMPI with the same arguments,
 // timed for the adaptive model when the implementation asked (coll/plan.h).
 template <class Pmpi>
-int or_pmpi(int rc, Pmpi&&) { return rc; }
+int or_pmpi(int rc, Pmpi&&) {
+  return rc;
+}
 template <class Pmpi>
-int or_pmpi(const CallResult& result, Pmpi&& pmpi) { return result ? *result : run_declined(result, pmpi); }
+int or_pmpi(const CallResult& result, Pmpi&& pmpi) {
+  return result ? *result : run_declined(result, pmpi);
+}
 
 // A narrowing _c twin gives a count that fits an int to the classic
 // implementation and a larger one to PMPI_<Name>_c. Every rank must decide
@@ -56,8 +60,10 @@ namespace bytes {
 inline int peers(MPI_Comm comm) {
   int inter = 0, n = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  if (inter) PMPI_Comm_remote_size(comm, &n);
-  else PMPI_Comm_size(comm, &n);
+  if (inter)
+    PMPI_Comm_remote_size(comm, &n);
+  else
+    PMPI_Comm_size(comm, &n);
   return n;
 }
 inline int rank(MPI_Comm comm) {
@@ -80,8 +86,8 @@ inline bool root_group(int root) { return root == MPI_ROOT || root == MPI_PROC_N
 template <class N>
 long long per_peer(const void* sendbuf, N sendcount, MPI_Datatype sendtype, N recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  const long long block = sendbuf == MPI_IN_PLACE ? data_bytes(recvcount, recvtype)
-                                                  : data_bytes(sendcount, sendtype);
+  const long long block =
+      sendbuf == MPI_IN_PLACE ? data_bytes(recvcount, recvtype) : data_bytes(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
 // Alltoallv: the sum of the send counts (in place: of the receive counts).
@@ -95,9 +101,8 @@ long long alltoallv(const void* sendbuf, const Counts* sendcounts, MPI_Datatype 
 template <class N, class Counts>
 long long allgatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
                      const Counts* recvcounts, MPI_Datatype recvtype, MPI_Comm comm) {
-  const long long block = sendbuf == MPI_IN_PLACE
-                              ? data_bytes(recvcounts[rank(comm)], recvtype)
-                              : data_bytes(sendcount, sendtype);
+  const long long block = sendbuf == MPI_IN_PLACE ? data_bytes(recvcounts[rank(comm)], recvtype)
+                                                  : data_bytes(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
 // Gather(v) and Scatter(v): the block each rank exchanges with the root,

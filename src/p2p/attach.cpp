@@ -133,7 +133,8 @@ void p2p_attach(MPI_Comm comm) {
   // collectives' communicator is made now only where nonblocking collectives
   // may be compressed: they cannot make it later without blocking
   // (comm_state).
-  CommState* s = comm_state(comm, config().nonblocking ? StatePart::collectives : StatePart::layout);
+  CommState* s =
+      comm_state(comm, config().nonblocking ? StatePart::collectives : StatePart::layout);
   if (!s || (node_local_raw() && s->loc.nodes == 1)) return;
   // A link on which coding cannot pay routes every peer on another node
   // direct too (p2p_direct_between_nodes): nothing is left to frame.
@@ -182,8 +183,8 @@ CallResult comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
 CallResult comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   return attached(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
 }
-CallResult cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
-                       int reorder, MPI_Comm* newcomm) {
+CallResult cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                       MPI_Comm* newcomm) {
   return attached(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
 }
 CallResult cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
@@ -196,18 +197,18 @@ CallResult graph_create(MPI_Comm comm, int nnodes, const int index[], const int 
 CallResult dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
                              const int destinations[], const int weights[], MPI_Info info,
                              int reorder, MPI_Comm* newcomm) {
-  return attached(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights,
-                                         info, reorder, newcomm),
+  return attached(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                         reorder, newcomm),
                   newcomm);
 }
 CallResult dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
                                       const int sourceweights[], int outdegree,
                                       const int destinations[], const int destweights[],
                                       MPI_Info info, int reorder, MPI_Comm* newcomm) {
-  return attached(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
-                                                  outdegree, destinations, destweights, info,
-                                                  reorder, newcomm),
-                  newcomm);
+  return attached(
+      PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+                                      destinations, destweights, info, reorder, newcomm),
+      newcomm);
 }
 CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm) {
   return attached(PMPI_Intercomm_merge(intercomm, high, newcomm), newcomm);

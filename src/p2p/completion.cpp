@@ -29,8 +29,8 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
     } else if (p->direct) {
       rc = cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
     } else {
-      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
-                       s, may_wait, cut, op);
+      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type, s,
+                       may_wait, cut, op);
       if (rc == kNotYourTurn) return rc;
     }
     p->body.clear();  // a persistent receive's next start
@@ -38,7 +38,7 @@ int complete(MPI_Request handle, Pending* p, MPI_Status* s, bool may_wait, bool 
   if (p->companion != MPI_REQUEST_NULL) {
     // Isendrecv completes when both halves have; the send half is ours too.
     int rs = or_pmpi_untimed(wait_as(op, &p->companion, MPI_STATUS_IGNORE),
-                     [&] { return PMPI_Wait(&p->companion, MPI_STATUS_IGNORE); });
+                             [&] { return PMPI_Wait(&p->companion, MPI_STATUS_IGNORE); });
     if (rc == MPI_SUCCESS) rc = rs;
   }
   if (p->persistent) {
@@ -112,8 +112,7 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
 }
 
 // Waitall/Testall: every request completes at once or none does.
-CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag,
-                    MPI_Status statuses[]) {
+CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   const char* op = wait_mode ? "Waitall" : "Testall";
   bool any = false;
   std::vector<Pending*> ps = take_all(n, reqs, &any);

@@ -53,9 +53,8 @@ int await_turn(P2PComm* st, MPI_Comm app, int source, const ChannelRecord& rec, 
 // the user's buffer `dst` or,
 // when dst is null, into the accumulator. A channel frame is applied in
 // its channel's order. `*plain` gets the decoded bytes.
-int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h,
-                 const uint8_t* body, uint8_t* dst, bool may_wait, const uint8_t** plain,
-                 const char* op) {
+int decode_coded(P2PComm* st, MPI_Comm app, int source, const FrameHeader& h, const uint8_t* body,
+                 uint8_t* dst, bool may_wait, const uint8_t** plain, const char* op) {
   const bool channel = h.flags & kFrameInterstep;
   ChannelRecord rec;
   const uint8_t* coded = body;
@@ -133,16 +132,19 @@ int truncated(MPI_Comm app, MPI_Status* s, size_t n) {
 }
 
 // A whole body (frame) from `source` into the user's (buf, count, type).
-int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t>& frame,
-                void* buf, int count, MPI_Datatype type, MPI_Status* s, bool may_wait,
-                const char* op) {
+int finish_body(P2PComm* st, MPI_Comm app, int source, const std::vector<uint8_t>& frame, void* buf,
+                int count, MPI_Datatype type, MPI_Status* s, bool may_wait, const char* op) {
   FrameHeader h;
   const uint8_t* body = nullptr;
   switch (read_whole_frame(frame.data(), frame.size(), &h, &body)) {
-    case FrameFault::ok: break;
-    case FrameFault::truncated: return raise_failure(app, Failure::truncated_frame, op, kBadSize);
-    case FrameFault::bad_header: return raise_failure(app, Failure::corrupt_frame, op, kBadHeader);
-    case FrameFault::bad_size: return raise_failure(app, Failure::corrupt_frame, op, kBadSize);
+    case FrameFault::ok:
+      break;
+    case FrameFault::truncated:
+      return raise_failure(app, Failure::truncated_frame, op, kBadSize);
+    case FrameFault::bad_header:
+      return raise_failure(app, Failure::corrupt_frame, op, kBadHeader);
+    case FrameFault::bad_size:
+      return raise_failure(app, Failure::corrupt_frame, op, kBadSize);
   }
   const size_t cap = data_size(count, type);
   TypeInfo ti = type_info(type);
@@ -207,8 +209,8 @@ void lose_cut_marker(P2PComm* st, int source) {
 }
 
 int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
-                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
-                MPI_Status* s, bool may_wait, bool cut, const char* op) {
+                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type, MPI_Status* s,
+                bool may_wait, bool cut, const char* op) {
   int cancelled = 0;
   PMPI_Test_cancelled(s, &cancelled);
   if (cancelled) return MPI_SUCCESS;
@@ -259,9 +261,9 @@ int take_message(P2PComm* st, MPI_Comm app, MPI_Message* msg, const MPI_Status& 
   std::vector<uint8_t> data(static_cast<size_t>(bytes));
   MPI_Status s;
   const int n = static_cast<int>(bytes);
-  int rc = kNoMatchedProbe ? PMPI_Recv(data.data(), n, MPI_BYTE, probed.MPI_SOURCE,
-                                       probed.MPI_TAG, app, &s)
-                           : PMPI_Mrecv(data.data(), n, MPI_BYTE, msg, &s);
+  int rc = kNoMatchedProbe
+               ? PMPI_Recv(data.data(), n, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, app, &s)
+               : PMPI_Mrecv(data.data(), n, MPI_BYTE, msg, &s);
   if (rc != MPI_SUCCESS) return rc;
   out->source = s.MPI_SOURCE;
   out->tag = s.MPI_TAG;
@@ -271,7 +273,8 @@ int take_message(P2PComm* st, MPI_Comm app, MPI_Message* msg, const MPI_Status& 
     return MPI_SUCCESS;
   }
   Marker m;
-  if (!read_marker(data.data(), &m)) return raise_failure(app, Failure::corrupt_frame, op, kBadMarker);
+  if (!read_marker(data.data(), &m))
+    return raise_failure(app, Failure::corrupt_frame, op, kBadMarker);
   rc = recv_body(st->world[s.MPI_SOURCE], m, &out->frame);
   if (rc != MPI_SUCCESS) return report(app, rc);
   // A channel frame is applied now, in its channel's order, and kept

@@ -54,13 +54,12 @@ struct P2PComm : std::enable_shared_from_this<P2PComm> {
   // The communicator's, learned once; a copy, as a receive may complete
   // after MPI_Comm_free has deleted the communicator's state.
   Locality loc;
-  std::vector<int> world;         // each rank's rank in MPI_COMM_WORLD
+  std::vector<int> world;  // each rank's rank in MPI_COMM_WORLD
   // The communicator spans nodes: messages between ranks of one node go
   // as the application sent them (never coded, never a marker).
   bool spans = false;
   bool direct(int peer) const {
-    return spans && peer >= 0 && peer < static_cast<int>(loc.node_of.size()) &&
-           loc.same_node(peer);
+    return spans && peer >= 0 && peer < static_cast<int>(loc.node_of.size()) && loc.same_node(peer);
   }
   // A received message of `bytes` from `source` is a marker.
   bool is_marker(MPI_Count bytes, int source) const {
@@ -286,8 +285,8 @@ bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging);
 // call the user made, for its errors. `st` is the communicator's part the
 // receive was posted with.
 int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
-                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type,
-                MPI_Status* s, bool may_wait, bool cut, const char* op);
+                std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type, MPI_Status* s,
+                bool may_wait, bool cut, const char* op);
 // Delivers a whole frame taken off the wire earlier (probe, matched probe).
 int deliver(const Stashed& m, void* buf, int count, MPI_Datatype type, MPI_Status* status,
             const char* op);

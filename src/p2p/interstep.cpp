@@ -157,8 +157,8 @@ void SendChannels::return_retired(int dest, const std::vector<Retired>& r) {
 }
 
 size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
-                            const Codec& plain, const EncodeParams& p, const uint8_t* data,
-                            uint8_t* out, bool* interstep_used) {
+                              const Codec& plain, const EncodeParams& p, const uint8_t* data,
+                              uint8_t* out, bool* interstep_used) {
   SendChannels::Channel* c = chans.use(k, budget);
   if (!c) return 0;
   ChannelRecord rec;
@@ -234,8 +234,7 @@ RecvChannels::Outcome RecvChannels::finish(int source, const ChannelRecord& r, b
   return out;
 }
 
-void RecvChannels::applied(int source, const ChannelRecord& r, const uint8_t* data,
-                           size_t bytes) {
+void RecvChannels::applied(int source, const ChannelRecord& r, const uint8_t* data, size_t bytes) {
   auto drop = [](std::map<Id, Channel>& m, std::map<Id, Channel>::iterator it) {
     g_recv.sub(it->second.ref.size());
     m.erase(it);

@@ -92,8 +92,8 @@ class SendChannels {
 // frame size, or 0 when the message goes without a channel (none available,
 // or coding does not shrink it); `*interstep_used` tells which coding went out.
 size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
-                            const Codec& plain, const EncodeParams& p, const uint8_t* data,
-                            uint8_t* out, bool* interstep_used);
+                              const Codec& plain, const EncodeParams& p, const uint8_t* data,
+                              uint8_t* out, bool* interstep_used);
 
 // Receiver side of one private communicator. Not thread-safe: the owner locks.
 class RecvChannels {

@@ -26,18 +26,18 @@ CallResult with_count(MPI_Count count, MPI_Datatype type, F f) {
 
 }  // namespace
 
-#define ADACOMP_SEND_C(name)                                                            \
-  CallResult name(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, \
-                  MPI_Comm comm) {                                                      \
-    return with_count(count, type,                                                      \
+#define ADACOMP_SEND_C(name)                                                                    \
+  CallResult name(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag,       \
+                  MPI_Comm comm) {                                                              \
+    return with_count(count, type,                                                              \
                       [&](int n, MPI_Datatype t) { return name(buf, n, t, dest, tag, comm); }); \
   }
-#define ADACOMP_ISEND_C(name)                                                           \
+#define ADACOMP_ISEND_C(name)                                                             \
   CallResult name(const void* buf, MPI_Count count, MPI_Datatype type, int dest, int tag, \
-                  MPI_Comm comm, MPI_Request* req) {                                    \
-    return with_count(count, type, [&](int n, MPI_Datatype t) {                         \
-      return name(buf, n, t, dest, tag, comm, req);                                     \
-    });                                                                                 \
+                  MPI_Comm comm, MPI_Request* req) {                                      \
+    return with_count(count, type, [&](int n, MPI_Datatype t) {                           \
+      return name(buf, n, t, dest, tag, comm, req);                                       \
+    });                                                                                   \
   }
 ADACOMP_SEND_C(send)
 ADACOMP_SEND_C(ssend)
@@ -54,17 +54,16 @@ ADACOMP_ISEND_C(bsend_init)
 #undef ADACOMP_SEND_C
 #undef ADACOMP_ISEND_C
 
-CallResult recv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-                MPI_Comm comm, MPI_Status* status) {
+CallResult recv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                MPI_Status* status) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return recv(buf, n, t, source, tag, comm, status);
   });
 }
-CallResult irecv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-                 MPI_Comm comm, MPI_Request* req) {
-  return with_count(count, type, [&](int n, MPI_Datatype t) {
-    return irecv(buf, n, t, source, tag, comm, req);
-  });
+CallResult irecv(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                 MPI_Request* req) {
+  return with_count(
+      count, type, [&](int n, MPI_Datatype t) { return irecv(buf, n, t, source, tag, comm, req); });
 }
 CallResult recv_init(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                      MPI_Comm comm, MPI_Request* req) {
@@ -92,9 +91,8 @@ CallResult sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     });
   });
 }
-CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status* status) {
+CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                            int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return sendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, status);
   });
@@ -103,10 +101,10 @@ CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int d
 // Isendrecv: the receive half is the returned request; the send half rides
 // along in its table entry and is completed with it.
 CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                     int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
-  const P2PComm* st = route_pair(comm, sendcount, sendtype, dest, sendtag, recvcount, recvtype,
-                                 source, recvtag);
+                     int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                     int recvtag, MPI_Comm comm, MPI_Request* req) {
+  const P2PComm* st =
+      route_pair(comm, sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag);
   if (!st) return kDeclined;
   MPI_Request s = MPI_REQUEST_NULL;
   int rc = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -138,43 +136,39 @@ CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   return MPI_SUCCESS;
 }
 
-CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                     int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
-                     MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                     MPI_Request* req) {
+CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
   return with_count(sendcount, sendtype, [&](int sn, MPI_Datatype st) {
     return with_count(recvcount, recvtype, [&](int rn, MPI_Datatype rt) {
-      return isendrecv(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag, comm,
-                       req);
+      return isendrecv(sendbuf, sn, st, dest, sendtag, recvbuf, rn, rt, source, recvtag, comm, req);
     });
   });
 }
 
 CallResult isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                              int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
-  if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag))
-    return kDeclined;
+  if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag)) return kDeclined;
   // The data sent is packed first and kept with the request.
   const size_t bytes = data_size(count, type);
   std::vector<uint8_t> copy(bytes);
   int pos = 0;
   if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);
   const int n = static_cast<int>(bytes);
-  int rc = or_pmpi_untimed(isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count, type, source,
-                             recvtag, comm, req),
-                   [&] {
-                     return PMPI_Isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count,
-                                           type, source, recvtag, comm, req);
-                   });
+  int rc = or_pmpi_untimed(isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count, type,
+                                     source, recvtag, comm, req),
+                           [&] {
+                             return PMPI_Isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf,
+                                                   count, type, source, recvtag, comm, req);
+                           });
   if (rc != MPI_SUCCESS) return rc;
   Pending* p = find_pending(*req);
   if (p) p->keep = std::move(copy);  // vector moves keep the data's address
   return MPI_SUCCESS;
 }
 
-CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest,
-                             int sendtag, int source, int recvtag, MPI_Comm comm,
-                             MPI_Request* req) {
+CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag,
+                             int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
   return with_count(count, type, [&](int n, MPI_Datatype t) {
     return isendrecv_replace(buf, n, t, dest, sendtag, source, recvtag, comm, req);
   });

@@ -23,16 +23,15 @@ void lost_reports_close() {
 
 void tell_sender(const P2PComm* st, int source, uint32_t id) {
   MPI_Comm world = library_world();
-  if (!st || source < 0 || source >= static_cast<int>(st->world.size()) ||
-      world == MPI_COMM_NULL)
+  if (!st || source < 0 || source >= static_cast<int>(st->world.size()) || world == MPI_COMM_NULL)
     return;
   Detached d;
   d.data.resize(sizeof id);
   std::memcpy(d.data.data(), &id, sizeof id);
   std::lock_guard<std::mutex> g(g_report_mu);
   drop_finished(&g_reports, false);  // those delivered
-  if (PMPI_Isend(d.data.data(), sizeof id, MPI_BYTE, st->world[source], kTagLost, world,
-                 &d.req) == MPI_SUCCESS)
+  if (PMPI_Isend(d.data.data(), sizeof id, MPI_BYTE, st->world[source], kTagLost, world, &d.req) ==
+      MPI_SUCCESS)
     g_reports.push_back(std::move(d));
 }
 
@@ -42,9 +41,8 @@ void read_lost_reports() {
     int flag = 0;
     MPI_Message msg;
     MPI_Status s;
-    const int rc = kNoMatchedProbe
-                       ? PMPI_Iprobe(MPI_ANY_SOURCE, kTagLost, world, &flag, &s)
-                       : PMPI_Improbe(MPI_ANY_SOURCE, kTagLost, world, &flag, &msg, &s);
+    const int rc = kNoMatchedProbe ? PMPI_Iprobe(MPI_ANY_SOURCE, kTagLost, world, &flag, &s)
+                                   : PMPI_Improbe(MPI_ANY_SOURCE, kTagLost, world, &flag, &msg, &s);
     if (rc != MPI_SUCCESS || !flag) return;
     uint32_t id = 0;
     if (kNoMatchedProbe)

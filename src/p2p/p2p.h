@@ -15,8 +15,8 @@ namespace adacomp {
 // communicator of its own). Made only where every member is present:
 // MPI_COMM_WORLD and MPI_COMM_SELF at init, new communicators in the
 // intercepted constructors.
-void p2p_init();      // after runtime_start
-void p2p_finalize();  // before runtime_stop
+void p2p_init();                 // after runtime_start
+void p2p_finalize();             // before runtime_stop
 void p2p_attach(MPI_Comm comm);  // collective over comm; no-op when off
 
 CallResult send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
@@ -24,37 +24,37 @@ CallResult ssend(const void* buf, int count, MPI_Datatype type, int dest, int ta
 CallResult rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 CallResult bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 CallResult isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-          MPI_Request* req);
+                 MPI_Request* req);
 CallResult issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-           MPI_Request* req);
+                  MPI_Request* req);
 CallResult irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-           MPI_Request* req);
+                  MPI_Request* req);
 CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-           MPI_Request* req);
+                  MPI_Request* req);
 CallResult send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-              MPI_Comm comm, MPI_Request* req);
+                     MPI_Comm comm, MPI_Request* req);
 CallResult ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request* req);
+                      MPI_Comm comm, MPI_Request* req);
 CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request* req);
+                      MPI_Comm comm, MPI_Request* req);
 CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request* req);
+                      MPI_Comm comm, MPI_Request* req);
 CallResult recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-         MPI_Status* status);
+                MPI_Status* status);
 CallResult irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-          MPI_Request* req);
+                 MPI_Request* req);
 CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-              MPI_Request* req);
+                     MPI_Request* req);
 CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-             int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-             int recvtag, MPI_Comm comm, MPI_Status* status);
+                    int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                    int recvtag, MPI_Comm comm, MPI_Status* status);
 CallResult sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
-                     int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+                            int source, int recvtag, MPI_Comm comm, MPI_Status* status);
 CallResult probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 CallResult iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 CallResult mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status);
 CallResult improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg,
-            MPI_Status* status);
+                   MPI_Status* status);
 CallResult mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status);
 CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req);
 // Fortran <-> C message handles for the Fortran entry points: the library's
@@ -65,20 +65,19 @@ MPI_Message message_f2c(MPI_Fint msg);
 // The completion family, declared once: in namespace p2p below for the
 // library's point-to-point requests, and as the intercepted calls over
 // every request (interpose/completion.h).
-#define ADACOMP_COMPLETION_FAMILY                                                          \
-  CallResult wait(MPI_Request* req, MPI_Status* status);                                   \
-  CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);                    \
-  CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);           \
-  CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],             \
-                      MPI_Status statuses[]);                                              \
-  CallResult test(MPI_Request* req, int* flag, MPI_Status* status);                        \
-  CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);         \
-  CallResult testany(int n, MPI_Request reqs[], int* index, int* flag,                     \
-                     MPI_Status* status);                                                 \
-  CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],             \
-                      MPI_Status statuses[]);                                              \
-  CallResult start(MPI_Request* req);                                                      \
-  CallResult request_free(MPI_Request* req);                                               \
+#define ADACOMP_COMPLETION_FAMILY                                                           \
+  CallResult wait(MPI_Request* req, MPI_Status* status);                                    \
+  CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);                     \
+  CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);            \
+  CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],              \
+                      MPI_Status statuses[]);                                               \
+  CallResult test(MPI_Request* req, int* flag, MPI_Status* status);                         \
+  CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);          \
+  CallResult testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status); \
+  CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],              \
+                      MPI_Status statuses[]);                                               \
+  CallResult start(MPI_Request* req);                                                       \
+  CallResult request_free(MPI_Request* req);                                                \
   CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
 
 // Over the library's point-to-point requests; any other request is
@@ -98,49 +97,78 @@ CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* stat
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
 CallResult comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
 CallResult comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm);
-CallResult comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+CallResult comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                           MPI_Comm* newcomm);
 CallResult comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 CallResult comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 CallResult cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
-                MPI_Comm* newcomm);
+                       MPI_Comm* newcomm);
 CallResult cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
-CallResult graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
-                 MPI_Comm* newcomm);
+CallResult graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                        int reorder, MPI_Comm* newcomm);
 CallResult dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
-                      const int destinations[], const int weights[], MPI_Info info,
-                      int reorder, MPI_Comm* newcomm);
+                             const int destinations[], const int weights[], MPI_Info info,
+                             int reorder, MPI_Comm* newcomm);
 CallResult dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
-                               const int sourceweights[], int outdegree,
-                               const int destinations[], const int destweights[],
-                               MPI_Info info, int reorder, MPI_Comm* newcomm);
+                                      const int sourceweights[], int outdegree,
+                                      const int destinations[], const int destweights[],
+                                      MPI_Info info, int reorder, MPI_Comm* newcomm);
 CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm);
 
 #if MPI_VERSION >= 4
 // MPI-4 variants (src/interpose/mpi_calls.txt): the large-count forms are
 // overloads over MPI_Count (p2p/large_count.cpp).
-CallResult send(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult ssend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult rsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult bsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-CallResult isend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult issend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult irsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult ibsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult send_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult ssend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult rsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult bsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult recv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
-CallResult irecv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult recv_init(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
-CallResult mrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status);
-CallResult imrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request);
-CallResult sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
-CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
-CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+CallResult send(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+CallResult ssend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm);
+CallResult rsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm);
+CallResult bsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm);
+CallResult isend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request* request);
+CallResult issend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request);
+CallResult irsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request);
+CallResult ibsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request);
+CallResult send_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request);
+CallResult ssend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request);
+CallResult rsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request);
+CallResult bsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request* request);
+CallResult recv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status* status);
+CallResult irecv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request* request);
+CallResult recv_init(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request* request);
+CallResult mrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                 MPI_Status* status);
+CallResult imrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                  MPI_Request* request);
+CallResult sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status* status);
+CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                     int recvtag, MPI_Comm comm, MPI_Request* request);
+CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+CallResult isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                             int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request* request);
 #endif
 
 }  // namespace adacomp

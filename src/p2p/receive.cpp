@@ -69,13 +69,12 @@ CallResult recv(void* buf, int count, MPI_Datatype type, int source, int tag, MP
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   std::vector<uint8_t> staging, body;
   if (!recv_staging(count, type, &staging)) return report(comm, MPI_ERR_COUNT);
-  int rc = staging.empty()
-               ? PMPI_Recv(buf, count, type, source, tag, comm, s)
-               : PMPI_Recv(staging.data(), static_cast<int>(staging.size()), MPI_BYTE, source,
-                           tag, comm, s);
+  int rc = staging.empty() ? PMPI_Recv(buf, count, type, source, tag, comm, s)
+                           : PMPI_Recv(staging.data(), static_cast<int>(staging.size()), MPI_BYTE,
+                                       source, tag, comm, s);
   if (rc != MPI_SUCCESS && !truncation(rc)) return rc;
-  const int r = finish_recv(st, comm, staging, &body, buf, count, type, s, true,
-                            rc != MPI_SUCCESS, "Recv");
+  const int r =
+      finish_recv(st, comm, staging, &body, buf, count, type, s, true, rc != MPI_SUCCESS, "Recv");
   return rc != MPI_SUCCESS ? rc : r;
 }
 CallResult irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -84,8 +83,8 @@ CallResult irecv(void* buf, int count, MPI_Datatype type, int source, int tag, M
   if (!st) return kDeclined;
   return do_irecv(buf, count, type, source, tag, comm, req, false, st, "Irecv");
 }
-CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int tag,
-                     MPI_Comm comm, MPI_Request* req) {
+CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                     MPI_Request* req) {
   // Not route_recv: a marker a probe stashes later must still reach a
   // small persistent receive started after it, through MPI_Start.
   P2PComm* st = route(comm, count, type, source, Peer::source, tag);
@@ -100,9 +99,9 @@ int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
   // stays the library's whatever its size.
   P2PComm* rs = send_req ? route(comm, recvcount, recvtype, source, Peer::source, recvtag)
                          : route_recv(comm, recvcount, recvtype, source, recvtag);
-  int rc = rs ? do_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, recv_req, false,
-                         rs, op)
-              : PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, recv_req);
+  int rc =
+      rs ? do_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, recv_req, false, rs, op)
+         : PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, recv_req);
   if (rc != MPI_SUCCESS) {
     *recv_req = MPI_REQUEST_NULL;
     return rc;
@@ -121,8 +120,8 @@ CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
   if (!route_pair(comm, sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag))
     return kDeclined;
   MPI_Request r = MPI_REQUEST_NULL;
-  int rc_send = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                          recvtype, source, recvtag, comm, nullptr, &r, "Sendrecv");
+  int rc_send = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                          source, recvtag, comm, nullptr, &r, "Sendrecv");
   if (r == MPI_REQUEST_NULL) return rc_send;  // the receive failed
   int rc = or_pmpi_untimed(wait_as("Sendrecv", &r, status), [&] { return PMPI_Wait(&r, status); });
   return rc_send != MPI_SUCCESS ? rc_send : rc;
@@ -130,8 +129,7 @@ CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
 
 CallResult sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag))
-    return kDeclined;
+  if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag)) return kDeclined;
   // Send a copy: contiguous data keeps its datatype (and so its float codec).
   TypeInfo ti = type_info(type);
   const size_t bytes = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
@@ -148,12 +146,12 @@ CallResult sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, i
     scount = static_cast<int>(bytes);
     stype = MPI_BYTE;
   }
-  return or_pmpi_untimed(sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag,
-                          comm, status),
-                 [&] {
-                   return PMPI_Sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type,
-                                        source, recvtag, comm, status);
-                 });
+  return or_pmpi_untimed(
+      sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag, comm, status),
+      [&] {
+        return PMPI_Sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag,
+                             comm, status);
+      });
 }
 
 }  // namespace adacomp

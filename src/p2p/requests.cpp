@@ -13,7 +13,7 @@ namespace {
 std::mutex g_mu;
 std::unordered_map<MPI_Request, Pending*> g_table;
 std::atomic<int> g_pending{0};
-std::vector<Pending*> g_orphans;   // freed with Request_free while active
+std::vector<Pending*> g_orphans;  // freed with Request_free while active
 // Bodies and buffered sends in flight. Their own lock, a leaf: a channel
 // frame's body is sent under its communicator's lock.
 std::mutex g_detached_mu;
@@ -158,8 +158,8 @@ void drive_receives(MPI_Comm app, const char* op) {
       int flag = 0;
       MPI_Status s;
       if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count,
-                           p->type, &s, false, false, op);
+      int rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
+                           &s, false, false, op);
       if (rc == kNotYourTurn) continue;
       p->status = s;
       p->finish_rc = rc;

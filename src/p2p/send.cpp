@@ -22,8 +22,7 @@ CodingEstimate g_estimate;  // this rank's sends, all communicators
 // rank's node when the communicator spans nodes; under the adaptive policy
 // (the gate's verdict) the one that the link and earlier measurements say
 // pays best, if any; otherwise the first.
-int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int count,
-               bool adaptive) {
+int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int count, bool adaptive) {
   const Locality& loc = st->loc;
   if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return 0;  // PMPI reports it
   const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
@@ -38,8 +37,7 @@ int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int cou
 // unknown: SMPI lacks the queries).
 size_t basic_unit(MPI_Datatype t) {
   int ni = 0, na = 0, nt = 0, combiner = MPI_COMBINER_NAMED;
-  if (kSmpi || is_named(t) ||
-      PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) != MPI_SUCCESS ||
+  if (kSmpi || is_named(t) || PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) != MPI_SUCCESS ||
       combiner == MPI_COMBINER_NAMED) {
     int size = 0;
     PMPI_Type_size(t, &size);
@@ -48,8 +46,7 @@ size_t basic_unit(MPI_Datatype t) {
   std::vector<int> ints(static_cast<size_t>(ni));
   std::vector<MPI_Aint> addrs(static_cast<size_t>(na));
   std::vector<MPI_Datatype> types(static_cast<size_t>(nt));
-  if (PMPI_Type_get_contents(t, ni, na, nt, ints.data(), addrs.data(), types.data()) !=
-      MPI_SUCCESS)
+  if (PMPI_Type_get_contents(t, ni, na, nt, ints.data(), addrs.data(), types.data()) != MPI_SUCCESS)
     return 0;
   size_t unit = 0;
   bool mixed = false;
@@ -77,9 +74,8 @@ bool marker_fits(MPI_Datatype type) {
 // Codes (buf, count, type) for `dest` into *frame; false when the message
 // is not coded. A channel frame leaves `order` locked: the caller posts its
 // marker before unlocking.
-bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest,
-                    int tag, P2PComm* st, std::vector<uint8_t>* frame,
-                    std::unique_lock<std::mutex>* order) {
+bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
+                    P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
   const size_t bytes = data_size(count, type);
   if (count <= 0) return false;
   if (!coding_on()) {
@@ -98,8 +94,8 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
     note_pass(off ? PassReason::switched_off : PassReason::below_threshold);
     return false;
   }
-  const int arm = coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count,
-                             v.adaptive);
+  const int arm =
+      coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count, v.adaptive);
   if (arm == 0) {
     note_pass(PassReason::model_no_gain);
     return false;
@@ -115,19 +111,22 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   uint8_t* out = frame->data();
   OpStats& s = stats_for(OpKind::send);
   uint64_t ns = 0;
-  size_t n = encode_with(s, out, [&] {
-    size_t m = 0;
-    if (!kSmpi && interstep_enabled()) {  // internal.h
-      read_lost_reports();
-      *order = std::unique_lock<std::mutex>(st->mu);
-      bool interstep_used = false;
-      m = encode_interstep_frame(st->sending, {dest, tag, bytes, kind}, cfg.interstep_memory,
-                                 *c.codec, c.params, data, out, &interstep_used);
-      if (interstep_used) s.interstep_calls.fetch_add(1, std::memory_order_relaxed);
-      if (!m) order->unlock();
-    }
-    return m ? m : code_frame(c, data, bytes, out);
-  }, &ns);
+  size_t n = encode_with(
+      s, out,
+      [&] {
+        size_t m = 0;
+        if (!kSmpi && interstep_enabled()) {  // internal.h
+          read_lost_reports();
+          *order = std::unique_lock<std::mutex>(st->mu);
+          bool interstep_used = false;
+          m = encode_interstep_frame(st->sending, {dest, tag, bytes, kind}, cfg.interstep_memory,
+                                     *c.codec, c.params, data, out, &interstep_used);
+          if (interstep_used) s.interstep_calls.fetch_add(1, std::memory_order_relaxed);
+          if (!m) order->unlock();
+        }
+        return m ? m : code_frame(c, data, bytes, out);
+      },
+      &ns);
   if (v.adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);
     g_estimate.record(static_cast<int>(kind), bytes, arm, n, ns * 1e-9);
@@ -237,8 +236,7 @@ int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, M
   d.data.resize(kMarkerBytes);
   int rc = announce(st, dest, std::move(frame), data_size(count, type), d.data.data());
   if (rc != MPI_SUCCESS) return report(comm, rc);
-  rc = PMPI_Isend(d.data.data(), static_cast<int>(kMarkerBytes), MPI_BYTE, dest, tag, comm,
-                  &d.req);
+  rc = PMPI_Isend(d.data.data(), static_cast<int>(kMarkerBytes), MPI_BYTE, dest, tag, comm, &d.req);
   if (rc == MPI_SUCCESS) detach(std::move(d));
   return rc;
 }
@@ -256,35 +254,32 @@ CallResult routed(SendMode m, const void* buf, int count, MPI_Datatype type, int
 CallResult send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return routed(SendMode::standard, buf, count, type, dest, tag, comm, nullptr);
 }
-CallResult ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                 MPI_Comm comm) {
+CallResult ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return routed(SendMode::sync, buf, count, type, dest, tag, comm, nullptr);
 }
 // A ready send may always be carried out as a standard send.
-CallResult rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                 MPI_Comm comm) {
+CallResult rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return routed(SendMode::ready, buf, count, type, dest, tag, comm, nullptr);
 }
-CallResult isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                 MPI_Comm comm, MPI_Request* req) {
+CallResult isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* req) {
   return routed(SendMode::standard, buf, count, type, dest, tag, comm, req);
 }
-CallResult issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* req) {
+CallResult issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* req) {
   return routed(SendMode::sync, buf, count, type, dest, tag, comm, req);
 }
-CallResult irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* req) {
+CallResult irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* req) {
   return routed(SendMode::ready, buf, count, type, dest, tag, comm, req);
 }
-CallResult bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                 MPI_Comm comm) {
+CallResult bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
   if (!st) return kDeclined;
   return do_bsend(buf, count, type, dest, tag, comm, st);
 }
-CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* req) {
+CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* req) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
   if (!st) return kDeclined;
   int rc = do_bsend(buf, count, type, dest, tag, comm, st);
@@ -364,10 +359,12 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
 }
 
 int start_send(Pending* p) {
-  if (p->buffered) return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, p->part.get());
+  if (p->buffered)
+    return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, p->part.get());
   std::vector<uint8_t> frame;
   stored_copy(p->buf, p->count, p->type, p->app, &frame);
-  return report(p->app, announce(p->part.get(), p->peer, std::move(frame), kMarkerBytes, p->marker));
+  return report(p->app,
+                announce(p->part.get(), p->peer, std::move(frame), kMarkerBytes, p->marker));
 }
 
 }  // namespace adacomp

@@ -23,11 +23,16 @@ bool parse_bytes(const std::string& v, size_t* out) {
   if (errno || end == v.c_str()) return false;
   std::string suffix = end;
   unsigned long long mult = 1;
-  if (suffix == "" || suffix == "B") mult = 1;
-  else if (suffix == "K" || suffix == "k" || suffix == "KB" || suffix == "KiB") mult = 1ull << 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MiB") mult = 1ull << 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GiB") mult = 1ull << 30;
-  else return false;
+  if (suffix == "" || suffix == "B")
+    mult = 1;
+  else if (suffix == "K" || suffix == "k" || suffix == "KB" || suffix == "KiB")
+    mult = 1ull << 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MiB")
+    mult = 1ull << 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GiB")
+    mult = 1ull << 30;
+  else
+    return false;
   if (n > (~0ull) / mult) return false;
   *out = static_cast<size_t>(n * mult);
   return true;
@@ -66,7 +71,10 @@ template <typename T>
 bool parse_choice(const std::string& v, std::initializer_list<std::pair<const char*, T>> names,
                   T* out) {
   for (const auto& [name, value] : names)
-    if (v == name) { *out = value; return true; }
+    if (v == name) {
+      *out = value;
+      return true;
+    }
   return false;
 }
 
@@ -117,10 +125,17 @@ struct Setting {
 const Setting kSettings[] = {
     {"ADACOMP_MODE", "adaptive", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
      [](const std::string& v, Config& c) {
-       return parse_choice(v, {{"raw", Mode::raw}, {"0", Mode::raw}, {"lossless", Mode::lossless},
-                               {"1", Mode::lossless}, {"lossy", Mode::lossy}, {"2", Mode::lossy},
-                               {"adaptive", Mode::adaptive}, {"3", Mode::adaptive},
-                               {"pipelined", Mode::adaptive_pipelined}, {"4", Mode::adaptive_pipelined}},
+       return parse_choice(v,
+                           {{"raw", Mode::raw},
+                            {"0", Mode::raw},
+                            {"lossless", Mode::lossless},
+                            {"1", Mode::lossless},
+                            {"lossy", Mode::lossy},
+                            {"2", Mode::lossy},
+                            {"adaptive", Mode::adaptive},
+                            {"3", Mode::adaptive},
+                            {"pipelined", Mode::adaptive_pipelined},
+                            {"4", Mode::adaptive_pipelined}},
                            &c.mode);
      }},
     {"ADACOMP_THRESHOLD_LOSSLESS", "64K", "a byte count with optional K, M or G suffix, or never",
@@ -156,9 +171,13 @@ const Setting kSettings[] = {
        using C = CodecId;
        c.lossy_auto = v == "auto";
        if (c.lossy_auto) return true;
-       return parse_choice(v, {{"quant", C::quant}, {"quant_fast", C::quant_fast},
-                               {"quant_zstd", C::quant_zstd}, {"zfp", C::zfp},
-                               {"truncate", C::truncate}, {"to_f32", C::to_f32}},
+       return parse_choice(v,
+                           {{"quant", C::quant},
+                            {"quant_fast", C::quant_fast},
+                            {"quant_zstd", C::quant_zstd},
+                            {"zfp", C::zfp},
+                            {"truncate", C::truncate},
+                            {"to_f32", C::to_f32}},
                            &c.lossy_codec);
      }},
     {"ADACOMP_REDUCE_ON_CODES", "on", "on|off",
@@ -195,15 +214,18 @@ const Setting kSettings[] = {
     {"ADACOMP_HIERARCHY", "auto", "auto|rails|leaders|flat",
      [](const std::string& v, Config& c) {
        using H = Hierarchy;
-       return parse_choice(v, {{"auto", H::automatic}, {"rails", H::rails},
-                               {"leaders", H::leaders}, {"flat", H::flat}},
+       return parse_choice(v,
+                           {{"auto", H::automatic},
+                            {"rails", H::rails},
+                            {"leaders", H::leaders},
+                            {"flat", H::flat}},
                            &c.hierarchy);
      }},
     {"ADACOMP_P2P_ROUTE", "auto", "auto|direct|framed",
      [](const std::string& v, Config& c) {
        using R = P2PRoute;
-       return parse_choice(v, {{"auto", R::automatic}, {"direct", R::direct}, {"framed", R::framed}},
-                           &c.p2p_route);
+       return parse_choice(
+           v, {{"auto", R::automatic}, {"direct", R::direct}, {"framed", R::framed}}, &c.p2p_route);
      }},
     {"ADACOMP_NODE_MAP", "MPI's shared-memory split",
      "comma-separated ranks per node, e.g. 1,2,3 (consecutive world ranks)",
@@ -296,11 +318,16 @@ std::string describe(const std::string& source, const Settings& s) {
 
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::raw: return "raw";
-    case Mode::lossless: return "lossless";
-    case Mode::lossy: return "lossy";
-    case Mode::adaptive: return "adaptive";
-    case Mode::adaptive_pipelined: return "pipelined";
+    case Mode::raw:
+      return "raw";
+    case Mode::lossless:
+      return "lossless";
+    case Mode::lossy:
+      return "lossy";
+    case Mode::adaptive:
+      return "adaptive";
+    case Mode::adaptive_pipelined:
+      return "pipelined";
   }
   return "?";
 }
@@ -352,8 +379,9 @@ bool load_config(Config* out, std::string* error) {
     return false;
   }
   if (c.mode == Mode::lossy && !c.lossy_enabled()) {
-    *error = "ADACOMP_MODE=lossy needs an error bound: set ADACOMP_ERROR_BOUND or "
-             "ADACOMP_REL_ERROR_BOUND";
+    *error =
+        "ADACOMP_MODE=lossy needs an error bound: set ADACOMP_ERROR_BOUND or "
+        "ADACOMP_REL_ERROR_BOUND";
     return false;
   }
   // A bound the user believes applies, and a mode that never applies one.
@@ -377,17 +405,17 @@ bool load_config(Config* out, std::string* error) {
 std::string config_fingerprint(const Config& c) {
   std::ostringstream f;
   f.precision(17);
-  f << "mode=" << mode_name(c.mode) << ";t=" << c.threshold_lossless << ","
-    << c.threshold_lossy << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks
-    << "," << c.pipeline_chunk_bytes << "," << c.pipeline_eager
+  f << "mode=" << mode_name(c.mode) << ";t=" << c.threshold_lossless << "," << c.threshold_lossy
+    << "," << c.threshold_pipeline << ";chunks=" << c.pipeline_chunks << ","
+    << c.pipeline_chunk_bytes << "," << c.pipeline_eager
     << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
-    << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound
-    << "," << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
-    << ";model=" << c.model << ";link="
-    << c.link.bandwidth_Bps << "," << c.link.latency_s << ";intra=" << c.intra.bandwidth_Bps
-    << "," << c.intra.latency_s << ";hier=" << int(c.hierarchy)
-    << ";nonblocking=" << c.nonblocking << ";route=" << int(c.p2p_route)
-    << ";outlier=" << c.probe_outlier_node << "," << c.probe_outlier_factor << ";nodes=";
+    << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound << ","
+    << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
+    << ";model=" << c.model << ";link=" << c.link.bandwidth_Bps << "," << c.link.latency_s
+    << ";intra=" << c.intra.bandwidth_Bps << "," << c.intra.latency_s
+    << ";hier=" << int(c.hierarchy) << ";nonblocking=" << c.nonblocking
+    << ";route=" << int(c.p2p_route) << ";outlier=" << c.probe_outlier_node << ","
+    << c.probe_outlier_factor << ";nodes=";
   for (int n : c.node_map) f << n << ",";
   return f.str();
 }

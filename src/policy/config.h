@@ -113,11 +113,11 @@ struct Config {
   // (coll/progress_thread.cpp). Local to a rank: ranks need not agree.
   bool progress_thread = false;
   int verbose = 0;
-  double init_timeout_s = 60;  // MPI_Init waits this long for every rank's library
-  std::string report_path;  // JSON statistics at MPI_Finalize when non-empty
-  int report_site_depth = 1;  // stack frames per call site in the report
+  double init_timeout_s = 60;          // MPI_Init waits this long for every rank's library
+  std::string report_path;             // JSON statistics at MPI_Finalize when non-empty
+  int report_site_depth = 1;           // stack frames per call site in the report
   std::vector<SettingValue> settings;  // every setting, in table order
-  std::string source;       // each source read and its keys, for the banner
+  std::string source;                  // each source read and its keys, for the banner
   // Test-only fault injection: corrupt outgoing frames so that the error
   // path can be exercised end to end. Not part of the agreed configuration.
   bool fault_corrupt_frames = false;

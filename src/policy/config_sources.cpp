@@ -37,8 +37,7 @@ bool read_file(const std::string& path, bool must_exist, Settings* out, bool* fo
   std::ifstream in(path);
   *found = static_cast<bool>(in);
   if (!in) {
-    if (must_exist)
-      *error = "ADACOMP_CONFIG: cannot open '" + path + "': " + std::strerror(errno);
+    if (must_exist) *error = "ADACOMP_CONFIG: cannot open '" + path + "': " + std::strerror(errno);
     return !must_exist;
   }
   std::string line;
@@ -68,8 +67,10 @@ std::string site_dir() {
   dir.erase(dir.rfind('/'));
   std::istringstream parts(ADACOMP_SITE_CONFIG_DIR_FROM_LIB);
   for (std::string part; std::getline(parts, part, '/');) {
-    if (part == "..") dir.erase(std::max<size_t>(dir.rfind('/'), 1));
-    else if (!part.empty() && part != ".") dir += (dir == "/" ? "" : "/") + part;
+    if (part == "..")
+      dir.erase(std::max<size_t>(dir.rfind('/'), 1));
+    else if (!part.empty() && part != ".")
+      dir += (dir == "/" ? "" : "/") + part;
   }
   return dir;
 }
@@ -91,10 +92,10 @@ bool for_this_mpi(const Source& source, const std::string& site, std::string* er
   *error = (source.path.empty() ? std::string("the environment") : source.path) +
            " holds settings for " + theirs + " (ADACOMP_MPI = " + mpi->second +
            "), and this library is built for " ADACOMP_MPI_BUILT_FOR
-           ": one MPI's calibration does not fit the other; use the " + theirs +
-           " build (adacomp-" + mpi->second + "), or calibrate this one (adacomp-calibrate-"
-           ADACOMP_MPI_FLAVOR ") into " + (site.empty() ? "PREFIX/etc" : site) +
-           "/adacomp-" ADACOMP_MPI_FLAVOR ".conf";
+           ": one MPI's calibration does not fit the other; use the " +
+           theirs + " build (adacomp-" + mpi->second +
+           "), or calibrate this one (adacomp-calibrate-" ADACOMP_MPI_FLAVOR ") into " +
+           (site.empty() ? "PREFIX/etc" : site) + "/adacomp-" ADACOMP_MPI_FLAVOR ".conf";
   return false;
 }
 

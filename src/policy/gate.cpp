@@ -10,9 +10,9 @@ GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, Gate
   if (scope == GateScope::transfer) {
     if (c.mode == Mode::raw || bytes < c.threshold_lossless) return v;
     v.tier.tier = Tier::lossless;
-    v.adaptive = c.model && (ov == Override::none ? c.adaptive()
-                                                  : ov == Override::adaptive ||
-                                                        ov == Override::adaptive_pipelined);
+    v.adaptive = c.model && (ov == Override::none
+                                 ? c.adaptive()
+                                 : ov == Override::adaptive || ov == Override::adaptive_pipelined);
     return v;
   }
   const bool lossy_ok = c.lossy_enabled() && kind != ElemKind::bytes;
@@ -30,10 +30,17 @@ GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, Gate
       v.adaptive = c.model;
       v.tier = choose_tier(c, Mode::adaptive_pipelined, bytes, kind);
       break;
-    case Override::lossless: v.tier = {Tier::lossless, false}; break;
-    case Override::lossy: v.tier = {compressed, false}; break;
-    case Override::pipelined: v.tier = {compressed, true}; break;
-    case Override::raw: break;
+    case Override::lossless:
+      v.tier = {Tier::lossless, false};
+      break;
+    case Override::lossy:
+      v.tier = {compressed, false};
+      break;
+    case Override::pipelined:
+      v.tier = {compressed, true};
+      break;
+    case Override::raw:
+      break;
   }
   return v;
 }

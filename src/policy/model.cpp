@@ -40,8 +40,8 @@ void PathChoice::agree(const double slowest[kMaxArms]) {
     if (slowest[a] < slowest[fastest]) fastest = a;
   const int winner = slowest[fastest] < slowest[0] * (1 - kMargin) ? fastest : 0;
   // The same answer again earns a longer rest; a new one starts over.
-  interval_ = agreed_ && winner == settled_ ? std::min(interval_ * 2, kMaxInterval)
-                                            : kFirstInterval;
+  interval_ =
+      agreed_ && winner == settled_ ? std::min(interval_ * 2, kMaxInterval) : kFirstInterval;
   agreed_ = true;
   settled_ = winner;
   exploring_ = false;

@@ -39,8 +39,8 @@ class PathChoice {
   // Arm 0 is plain MPI, arm a > 0 the call's candidate codec a
   // (Candidates::arm, policy/tier.h).
   static constexpr int kMaxArms = 1 + Candidates::kMax;
-  static constexpr int kSamples = 2;           // timed calls of each arm per exploration
-  static constexpr double kMargin = 0.03;      // a codec must be this much faster than raw
+  static constexpr int kSamples = 2;       // timed calls of each arm per exploration
+  static constexpr double kMargin = 0.03;  // a codec must be this much faster than raw
   static constexpr uint32_t kFirstInterval = 32;
   static constexpr uint32_t kMaxInterval = 4096;
 

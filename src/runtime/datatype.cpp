@@ -61,11 +61,12 @@ bool one_of(MPI_Datatype t, std::initializer_list<MPI_Datatype> types) {
 
 // MPI's "C integer" and "Fortran integer" categories (MPI-4 6.9.2).
 bool integer_type(MPI_Datatype t) {
-  return one_of(t, {MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED,
-                    MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
-                    MPI_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-                    MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
-                    MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER});
+  return one_of(t, {MPI_INT,       MPI_LONG,          MPI_SHORT,         MPI_UNSIGNED_SHORT,
+                    MPI_UNSIGNED,  MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
+                    MPI_LONG_LONG, MPI_SIGNED_CHAR,   MPI_UNSIGNED_CHAR, MPI_INT8_T,
+                    MPI_INT16_T,   MPI_INT32_T,       MPI_INT64_T,       MPI_UINT8_T,
+                    MPI_UINT16_T,  MPI_UINT32_T,      MPI_UINT64_T,      MPI_AINT,
+                    MPI_OFFSET,    MPI_COUNT,         MPI_INTEGER});
 }
 
 bool floating_type(MPI_Datatype t) {

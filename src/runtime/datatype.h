@@ -10,10 +10,10 @@
 namespace adacomp {
 
 struct TypeInfo {
-  size_t size = 0;         // bytes of data per element
-  MPI_Aint true_lb = 0;    // offset of the first byte from the buffer address
-  bool contiguous = false; // data occupies exactly [true_lb, true_lb + size)
-  bool named = false;      // predefined datatype
+  size_t size = 0;          // bytes of data per element
+  MPI_Aint true_lb = 0;     // offset of the first byte from the buffer address
+  bool contiguous = false;  // data occupies exactly [true_lb, true_lb + size)
+  bool named = false;       // predefined datatype
   ElemKind kind = ElemKind::bytes;
 };
 

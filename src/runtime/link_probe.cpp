@@ -10,8 +10,8 @@ namespace {
 
 constexpr int kTagProbe = 7;
 constexpr int kLatencySamples = 5;
-constexpr int kTransferSamples = 3;       // per size: each costs link time at MPI_Init
-constexpr double kLongEnough = 2e-3;       // seconds: bandwidth dominates
+constexpr int kTransferSamples = 3;   // per size: each costs link time at MPI_Init
+constexpr double kLongEnough = 2e-3;  // seconds: bandwidth dominates
 constexpr size_t kMaxProbeBytes = 8 << 20;
 
 double median(std::vector<double> v) {

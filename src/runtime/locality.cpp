@@ -8,8 +8,8 @@
 namespace adacomp {
 namespace {
 
-int g_world_key = 0;              // lowest world rank on this rank's node
-std::vector<int> g_world_keys;    // every world rank's node key
+int g_world_key = 0;            // lowest world rank on this rank's node
+std::vector<int> g_world_keys;  // every world rank's node key
 
 // World ranks of `comm`'s ranks (MPI_UNDEFINED for a process outside
 // MPI_COMM_WORLD, e.g. a spawned one): a local lookup, no communication.
@@ -30,8 +30,9 @@ std::vector<int> world_ranks_of(MPI_Comm comm, int size) {
 // message), gathered otherwise.
 std::vector<int> node_keys_of(MPI_Comm comm, int size) {
   std::vector<int> keys = world_ranks_of(comm, size);
-  const bool known = !g_world_keys.empty() &&
-      std::none_of(keys.begin(), keys.end(), [](int w) { return w == MPI_UNDEFINED; });
+  const bool known = !g_world_keys.empty() && std::none_of(keys.begin(), keys.end(), [](int w) {
+    return w == MPI_UNDEFINED;
+  });
   if (known) {
     for (int& k : keys) k = g_world_keys[k];
   } else {

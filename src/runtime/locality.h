@@ -27,8 +27,8 @@ struct Locality {
   std::vector<int> node_of;  // node of every rank
   int local_rank = 0;        // rank among this node's ranks (rank order)
   int local_size = 1;
-  int max_local = 1;         // most ranks on one node
-  bool uniform = true;       // every node holds the same number of ranks
+  int max_local = 1;    // most ranks on one node
+  bool uniform = true;  // every node holds the same number of ranks
 
   bool same_node(int rank) const { return node_of[rank] == node; }
   // Lowest rank of `n`: the node's leader.

@@ -32,7 +32,8 @@ int collect_mpi(struct dl_phdr_info* info, size_t, void* out) {
   const char* path = info->dlpi_name;
   const char* base = path ? std::strrchr(path, '/') : nullptr;
   base = base ? base + 1 : path;
-  if (base && (std::strncmp(base, "libmpi.so", 9) == 0 || std::strncmp(base, "libmpich.so", 11) == 0))
+  if (base &&
+      (std::strncmp(base, "libmpi.so", 9) == 0 || std::strncmp(base, "libmpich.so", 11) == 0))
     static_cast<std::vector<std::string>*>(out)->push_back(path);
   return 0;
 }

@@ -12,10 +12,22 @@ namespace adacomp {
 
 // The statistics slot of an intercepted operation (not an MPI_Op).
 enum class OpKind : int {
-  allreduce, bcast, reduce,
+  allreduce,
+  bcast,
+  reduce,
   // point-to-point and the other collectives
-  send, recv, allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, alltoallv,
-  reduce_scatter, reduce_scatter_block,
+  send,
+  recv,
+  allgather,
+  allgatherv,
+  gather,
+  gatherv,
+  scatter,
+  scatterv,
+  alltoall,
+  alltoallv,
+  reduce_scatter,
+  reduce_scatter_block,
   kCount
 };
 const char* op_name(OpKind op);  // "allreduce": report keys
@@ -31,22 +43,22 @@ std::string call_name(OpKind op, CallForm form);
 // JSON report show them: member, JSON key, table heading, table width, unit
 // (times are counted in nanoseconds and shown in seconds). Both outputs put
 // the ratio bytes_in / bytes_wire between the counts and the times.
-#define ADACOMP_OP_COUNTERS(X)                                                    \
-  X(calls, "calls", "calls", 10, count)                                           \
-  X(compressed_calls, "compressed_calls", "compressed", 10, count)                \
-  X(lossy_calls, "lossy_calls", "lossy", 8, count)            /* of compressed */ \
-  X(pipelined_calls, "pipelined_calls", "pipelined", 9, count)  /* of compressed */ \
-  X(interstep_calls, "xor_calls", "xor", 8, count)  /* of compressed: inter-step */ \
-  X(bytes_in, "bytes_in", "bytes_in", 14, count)   /* payload given to the codecs */ \
-  X(bytes_wire, "bytes_wire", "bytes_wire", 14, count)  /* frame bytes sent */    \
-  X(ns_compress, "seconds_compress", "comp_s", 10, nanoseconds)                   \
+#define ADACOMP_OP_COUNTERS(X)                                                                   \
+  X(calls, "calls", "calls", 10, count)                                                          \
+  X(compressed_calls, "compressed_calls", "compressed", 10, count)                               \
+  X(lossy_calls, "lossy_calls", "lossy", 8, count)             /* of compressed */               \
+  X(pipelined_calls, "pipelined_calls", "pipelined", 9, count) /* of compressed */               \
+  X(interstep_calls, "xor_calls", "xor", 8, count)             /* of compressed: inter-step */   \
+  X(bytes_in, "bytes_in", "bytes_in", 14, count)               /* payload given to the codecs */ \
+  X(bytes_wire, "bytes_wire", "bytes_wire", 14, count)         /* frame bytes sent */            \
+  X(ns_compress, "seconds_compress", "comp_s", 10, nanoseconds)                                  \
   X(ns_decompress, "seconds_decompress", "decomp_s", 10, nanoseconds)
 
 enum OpCounter : int {
 #define ADACOMP_X(member, key, heading, width, unit) counter_##member,
   ADACOMP_OP_COUNTERS(ADACOMP_X)
 #undef ADACOMP_X
-  kOpCounters
+      kOpCounters
 };
 
 enum class CounterUnit : uint8_t { count, nanoseconds };

@@ -24,11 +24,16 @@ double g_start_wtime = 0;
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20) out += ' ';
-    else out += static_cast<char>(c);
+    if (c == '"' || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20)
+      out += ' ';
+    else
+      out += static_cast<char>(c);
   }
   return out + "\"";
 }
@@ -94,9 +99,9 @@ std::string settled_json(const ReportData& d, const char* op) {
   std::string out;
   for (const Settled& s : d.settled) {
     if (std::strcmp(op_name(s.op), op) != 0) continue;
-    out += std::string(out.empty() ? "" : ", ") + "{\"size_class\": " +
-           json_string(std::to_string(s.class_bytes)) + ", \"codec\": " + json_string(s.codec) +
-           ", \"path\": " + json_string(s.path) + "}";
+    out += std::string(out.empty() ? "" : ", ") +
+           "{\"size_class\": " + json_string(std::to_string(s.class_bytes)) +
+           ", \"codec\": " + json_string(s.codec) + ", \"path\": " + json_string(s.path) + "}";
   }
   return "[" + out + "]";
 }
@@ -229,8 +234,10 @@ bool write_report(const std::string& path, const ReportData& d, std::string* err
   for (int r = 0; r < d.ranks; ++r) {
     auto it = hosts.begin();
     while (it != hosts.end() && it->first != d.hosts[r]) ++it;
-    if (it == hosts.end()) hosts.push_back({d.hosts[r], std::to_string(r)});
-    else it->second += ", " + std::to_string(r);
+    if (it == hosts.end())
+      hosts.push_back({d.hosts[r], std::to_string(r)});
+    else
+      it->second += ", " + std::to_string(r);
   }
   std::string host_list;
   for (const auto& [name, ranks] : hosts)
@@ -254,7 +261,7 @@ bool write_report(const std::string& path, const ReportData& d, std::string* err
   write_settings(f);
   // The link the saved-time estimates use: calibrated, or measured at
   // MPI_Init (then perhaps raised by the check during the run: the probe's
-// figure beside it); and the route point-to-point took between nodes.
+  // figure beside it); and the route point-to-point took between nodes.
   std::fprintf(f,
                "  \"link\": {\"bandwidth_Bps\": %.9g, \"latency_s\": %.9g, \"calibrated\": %s, "
                "\"source\": \"%s\", \"probed_Bps\": %.9g, \"raised_in_run\": %s, "

@@ -99,10 +99,10 @@ double saved_seconds(const LinkFigures& link, const OpRow& op);
 
 struct ReportData {
   int ranks = 0;
-  int nodes = 1;  // that MPI_COMM_WORLD spans (the library's split)
+  int nodes = 1;                   // that MPI_COMM_WORLD spans (the library's split)
   std::vector<std::string> hosts;  // per rank
   RankRange wall_seconds, mpi_seconds;
-  std::vector<OpRow> ops;  // summed over the regions
+  std::vector<OpRow> ops;       // summed over the regions
   std::vector<Region> regions;  // those with calls
   std::vector<CallRow> calls;
   std::vector<RankRow> rank_rows;
@@ -114,7 +114,7 @@ struct ReportData {
 
 // The report's first answer: did AdaComp help, and what next.
 struct Verdict {
-  double saved_s = 0;  // per rank, mean; NaN when unknown
+  double saved_s = 0;            // per rank, mean; NaN when unknown
   double mpi_s = 0, wall_s = 0;  // per rank, mean
   // coded, one_host, below_threshold, model_no_gain, nonblocking_off, switched_off
   const char* reason = "coded";

@@ -26,8 +26,8 @@ bool name_in_directory(std::string* path, std::string* error) {
   const bool slash = !path->empty() && path->back() == '/';
   if (!slash && !is_directory(*path)) return true;
   if (!is_directory(*path)) {
-    *error = "ADACOMP_REPORT: cannot write into directory '" + *path + "': " +
-             std::strerror(ENOENT);
+    *error =
+        "ADACOMP_REPORT: cannot write into directory '" + *path + "': " + std::strerror(ENOENT);
     return false;
   }
   char date[32];
@@ -62,8 +62,8 @@ bool writable(const std::string& path, std::string* error) {
 }  // namespace
 
 std::string job_id() {
-  for (const char* var : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "COBALT_JOBID", "FLUX_JOB_ID",
-                          "JOB_ID"})
+  for (const char* var :
+       {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "COBALT_JOBID", "FLUX_JOB_ID", "JOB_ID"})
     if (const char* v = std::getenv(var)) return v;
   return "";
 }
@@ -76,15 +76,21 @@ bool expand_report_path(const std::string& pattern, std::string* path, std::stri
       continue;
     }
     switch (pattern[++i]) {
-      case 'p': out += std::to_string(getpid()); break;
-      case 'j': out += job_id().empty() ? "nojob" : job_id(); break;
+      case 'p':
+        out += std::to_string(getpid());
+        break;
+      case 'j':
+        out += job_id().empty() ? "nojob" : job_id();
+        break;
       case 'h': {
         char host[256] = {0};
         gethostname(host, sizeof host - 1);
         out += host;
         break;
       }
-      case '%': out += '%'; break;
+      case '%':
+        out += '%';
+        break;
       default:
         *error = "ADACOMP_REPORT='" + pattern + "': unknown %" + pattern[i] +
                  " (accepts %p pid, %j job id, %h host, %%)";

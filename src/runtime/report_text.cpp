@@ -48,39 +48,46 @@ std::string link_text(const LinkFigures& l) {
   if (!(l.bandwidth_Bps > 0)) return "no link figure (not calibrated, not measured)";
   std::string source = std::string(l.source) == "measured" ? "measured at MPI_Init" : "calibrated";
   if (l.raised)
-    source = format("measured: %.4g MB/s at MPI_Init, raised during the run to what the library's "
-                    "transfers between nodes achieved",
-                    l.probed_Bps / 1e6);
+    source = format(
+        "measured: %.4g MB/s at MPI_Init, raised during the run to what the library's "
+        "transfers between nodes achieved",
+        l.probed_Bps / 1e6);
   return format("%.4g MB/s, %.3g us", l.bandwidth_Bps / 1e6, l.latency_s * 1e6) + " (" + source +
          ")";
 }
 
-void coded_verdict(const ReportData& d, uint64_t coded, uint64_t raw, uint64_t wire,
-                   Verdict* v) {
+void coded_verdict(const ReportData& d, uint64_t coded, uint64_t raw, uint64_t wire, Verdict* v) {
   const double share = v->wall_s > 0 ? 100 * std::fabs(v->saved_s) / v->wall_s : 0;
   if (std::isnan(v->saved_s)) {
-    v->text = format("AdaComp coded %.0f calls, %.2fx fewer bytes on the wire; the time saved "
-                     "is unknown: no link figure",
-                     double(coded), wire ? double(raw) / wire : 0);
-    v->next_step = "give the link figure: run adacomp-calibrate, or set ADACOMP_LINK_BANDWIDTH "
-                   "(bytes/s between nodes)";
+    v->text = format(
+        "AdaComp coded %.0f calls, %.2fx fewer bytes on the wire; the time saved "
+        "is unknown: no link figure",
+        double(coded), wire ? double(raw) / wire : 0);
+    v->next_step =
+        "give the link figure: run adacomp-calibrate, or set ADACOMP_LINK_BANDWIDTH "
+        "(bytes/s between nodes)";
     return;
   }
   // What the figure counts, in the sentence itself: it is a model, and a
   // side-by-side run usually measures more (docs/report.md).
-  const std::string basis = format(", estimated from the bytes coded calls kept off each "
-                                   "node's link at %.4g MB/s, less codec time",
-                                   d.link.bandwidth_Bps / 1e6);
+  const std::string basis = format(
+      ", estimated from the bytes coded calls kept off each "
+      "node's link at %.4g MB/s, less codec time",
+      d.link.bandwidth_Bps / 1e6);
   if (v->saved_s >= 0) {
     v->text = format("AdaComp saved about %.3g s of %.3g s in MPI per rank (%.2g%% of the run)",
-                     v->saved_s, v->mpi_s, share) + basis;
-    v->next_step = "to confirm it, rerun with ADACOMP_MODE=raw and compare the two reports: "
-                   "adacomp-report compare raw.json this.json";
+                     v->saved_s, v->mpi_s, share) +
+              basis;
+    v->next_step =
+        "to confirm it, rerun with ADACOMP_MODE=raw and compare the two reports: "
+        "adacomp-report compare raw.json this.json";
     return;
   }
-  v->text = format("AdaComp cost about %.3g s more than it saved, of %.3g s in MPI per rank "
-                   "(%.2g%% of the run): a net loss",
-                   -v->saved_s, v->mpi_s, share) + basis;
+  v->text = format(
+                "AdaComp cost about %.3g s more than it saved, of %.3g s in MPI per rank "
+                "(%.2g%% of the run): a net loss",
+                -v->saved_s, v->mpi_s, share) +
+            basis;
   const OpRow* worst = nullptr;
   double worst_saved = 0;
   for (const OpRow& op : d.ops) {
@@ -99,15 +106,17 @@ void pass_verdict(const ReportData& d, Verdict* v) {
   std::string because, next;
   if (why == "switched_off") {
     because = "coding was switched off (ADACOMP_MODE=raw, or MPI_Pcontrol(0) for the whole run)";
-    next = "unset ADACOMP_MODE=raw (the adaptive default codes where it pays), or bracket the "
-           "phases to code with MPI_Pcontrol(1)";
+    next =
+        "unset ADACOMP_MODE=raw (the adaptive default codes where it pays), or bracket the "
+        "phases to code with MPI_Pcontrol(1)";
   } else if (why == "one_host") {
-    because = "the job ran on one host: the adaptive policy codes only what crosses the network "
-              "between nodes, by design";
+    because =
+        "the job ran on one host: the adaptive policy codes only what crosses the network "
+        "between nodes, by design";
     next = "nothing to change here: run the job across nodes to let AdaComp code their traffic";
   } else if (why == "model_no_gain") {
-    because = "the runtime model measured no gain from coding on this link (" +
-              link_text(d.link) + ")";
+    because =
+        "the runtime model measured no gain from coding on this link (" + link_text(d.link) + ")";
     next = c.lossy_enabled()
                ? "nothing to change: on this link coding does not pay for this data"
                : "if the data tolerates an error, set ADACOMP_ERROR_BOUND so that the model "
@@ -124,8 +133,9 @@ void pass_verdict(const ReportData& d, Verdict* v) {
   } else {
     because = "no message reached the thresholds (ADACOMP_THRESHOLD_LOSSLESS = " +
               setting("ADACOMP_THRESHOLD_LOSSLESS") + ")";
-    next = "check the message sizes (mpi_calls sizes): lower ADACOMP_THRESHOLD_LOSSLESS only if "
-           "large calls fall just below it; small messages rarely gain from coding";
+    next =
+        "check the message sizes (mpi_calls sizes): lower ADACOMP_THRESHOLD_LOSSLESS only if "
+        "large calls fall just below it; small messages rarely gain from coding";
   }
   v->text = "AdaComp passed everything through because " + because;
   v->next_step = next;

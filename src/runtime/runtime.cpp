@@ -30,7 +30,7 @@ bool g_spans_nodes = false;
 int g_nodes = 1;
 bool g_thread_multiple = false;
 bool g_p2p_direct = false;
-std::string g_report_path;  // ADACOMP_REPORT expanded (rank 0, which writes it)
+std::string g_report_path;     // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_report_wanted = false;  // by any rank: then MPI_Finalize gathers the statistics
 bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
@@ -67,8 +67,8 @@ std::vector<uint64_t> gather_rows(const uint64_t (&mine)[kFields], int size, dou
   PMPI_Allgather(mine, kFields, MPI_UINT64_T, rows.data(), kFields, MPI_UINT64_T, MPI_COMM_WORLD);
 #else
   MPI_Request req;
-  PMPI_Iallgather(mine, kFields, MPI_UINT64_T, rows.data(), kFields, MPI_UINT64_T,
-                  MPI_COMM_WORLD, &req);
+  PMPI_Iallgather(mine, kFields, MPI_UINT64_T, rows.data(), kFields, MPI_UINT64_T, MPI_COMM_WORLD,
+                  &req);
   const double start = PMPI_Wtime();
   for (int done = 0, polls = 0; !done; ++polls) {
     PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
@@ -160,9 +160,10 @@ void print_banner() {
                threshold_text(c.threshold_lossy).c_str(),
                threshold_text(c.threshold_pipeline).c_str(),
                c.lossless_auto ? "auto" : find_codec(c.lossless_codec)->name,
-               !c.lossy_enabled() ? "off" : c.lossy_auto ? "auto" : find_codec(c.lossy_codec)->name,
-               g_eager_limit,
-               c.source.c_str());
+               !c.lossy_enabled() ? "off"
+               : c.lossy_auto     ? "auto"
+                                  : find_codec(c.lossy_codec)->name,
+               g_eager_limit, c.source.c_str());
 }
 
 }  // namespace
@@ -180,13 +181,19 @@ const char* p2p_route_name() {
 size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
 const Config& config() { return g_config; }
-Override tier_override() { return static_cast<Override>(g_override.load(std::memory_order_relaxed)); }
-void set_tier_override(Override o) { g_override.store(static_cast<int>(o), std::memory_order_relaxed); }
+Override tier_override() {
+  return static_cast<Override>(g_override.load(std::memory_order_relaxed));
+}
+void set_tier_override(Override o) {
+  g_override.store(static_cast<int>(o), std::memory_order_relaxed);
+}
 bool interstep_enabled() {
   int o = g_interstep_override.load(std::memory_order_relaxed);
   return o < 0 ? g_config.interstep : o != 0;
 }
-void set_interstep_override(int on) { g_interstep_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed); }
+void set_interstep_override(int on) {
+  g_interstep_override.store(on < 0 ? -1 : on != 0, std::memory_order_relaxed);
+}
 
 bool coding_on() { return g_coding_on.load(std::memory_order_relaxed); }
 void set_coding_level(int level) {
@@ -221,12 +228,15 @@ void runtime_start() {
     int* code;
     const char* text;
   } errors[] = {
-      {&g_err_corrupt, "AdaComp: a compressed frame arrived corrupt (its header, checksum or "
-                       "coded data do not verify)"},
-      {&g_err_truncated, "AdaComp: a compressed frame arrived truncated (fewer bytes than its "
-                         "header says)"},
-      {&g_err_lost, "AdaComp: an inter-step (XOR) frame arrived whose reference was lost (an "
-                    "earlier message of its channel was truncated or damaged)"},
+      {&g_err_corrupt,
+       "AdaComp: a compressed frame arrived corrupt (its header, checksum or "
+       "coded data do not verify)"},
+      {&g_err_truncated,
+       "AdaComp: a compressed frame arrived truncated (fewer bytes than its "
+       "header says)"},
+      {&g_err_lost,
+       "AdaComp: an inter-step (XOR) frame arrived whose reference was lost (an "
+       "earlier message of its channel was truncated or damaged)"},
   };
   for (const auto& e : errors) {
     PMPI_Add_error_code(err_class, e.code);
@@ -266,8 +276,8 @@ void runtime_start() {
       std::fprintf(stderr,
                    "adacomp: %d ranks on %d nodes; link between nodes %.3g MB/s, %.3g us (%s); "
                    "point-to-point between nodes %s\n",
-                   static_cast<int>(layout.node_of.size()), layout.nodes,
-                   link.bandwidth_Bps / 1e6, link.latency_s * 1e6,
+                   static_cast<int>(layout.node_of.size()), layout.nodes, link.bandwidth_Bps / 1e6,
+                   link.latency_s * 1e6,
                    g_config.link.known() ? "calibrated"
                    : measured            ? "measured at MPI_Init"
                                          : "not measured",
@@ -305,9 +315,15 @@ void runtime_stop() {
 int raise_failure(MPI_Comm app_comm, Failure f, const char* operation, const char* reason) {
   int code = MPI_ERR_OTHER;
   switch (f) {
-    case Failure::corrupt_frame: code = g_err_corrupt; break;
-    case Failure::truncated_frame: code = g_err_truncated; break;
-    case Failure::lost_reference: code = g_err_lost; break;
+    case Failure::corrupt_frame:
+      code = g_err_corrupt;
+      break;
+    case Failure::truncated_frame:
+      code = g_err_truncated;
+      break;
+    case Failure::lost_reference:
+      code = g_err_lost;
+      break;
   }
   char text[MPI_MAX_ERROR_STRING];
   int len = 0, rank = -1;

@@ -86,7 +86,7 @@ std::string hex(uintptr_t v) {
 // MPI's sockets) open in the child; without the preload that loaded this
 // library (and MPI) into the job.
 std::vector<std::pair<std::string, std::string>> addr2line(const std::string& file,
-                                                            const std::vector<uintptr_t>& addrs) {
+                                                           const std::vector<uintptr_t>& addrs) {
   std::vector<std::string> args = {"addr2line", "-f", "-C", "-e", file};
   for (uintptr_t a : addrs) args.push_back(hex(a));
   std::vector<char*> argv;
@@ -125,7 +125,10 @@ std::vector<std::pair<std::string, std::string>> addr2line(const std::string& fi
     }
     out.emplace_back(function, text);
   }
-  if (p) std::fclose(p); else close(fds[0]);
+  if (p)
+    std::fclose(p);
+  else
+    close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -249,8 +252,10 @@ void record_site(int call, void* return_address, uint64_t ns, long long bytes,
   ++r.calls;
   r.ns += ns;
   r.raw += coded.raw, r.wire += coded.wire, r.codec_ns += coded.codec_ns;
-  if (persistent && bytes > 0) g_persistent[*persistent] = {key, static_cast<uint64_t>(bytes)};
-  else if (bytes > 0) r.bytes += static_cast<uint64_t>(bytes);
+  if (persistent && bytes > 0)
+    g_persistent[*persistent] = {key, static_cast<uint64_t>(bytes)};
+  else if (bytes > 0)
+    r.bytes += static_cast<uint64_t>(bytes);
 }
 
 void count_starts(const MPI_Request* requests, int n) {
@@ -260,8 +265,7 @@ void count_starts(const MPI_Request* requests, int n) {
     const auto it = g_persistent.find(requests[i]);
     if (it == g_persistent.end()) continue;
     g_sites[it->second.site].bytes += it->second.bytes;
-    g_call_times.bytes[it->second.site.call].fetch_add(it->second.bytes,
-                                                         std::memory_order_relaxed);
+    g_call_times.bytes[it->second.site.call].fetch_add(it->second.bytes, std::memory_order_relaxed);
   }
 }
 
@@ -282,8 +286,8 @@ std::vector<SiteRow> gather_sites(MPI_Comm world) {
   if (rank == 0)
     for (int r = 0; r < size; ++r) offsets[r] = static_cast<int>(total), total += lengths[r];
   std::vector<char> all(total + 1);
-  PMPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-               MPI_CHAR, 0, world);
+  PMPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+               0, world);
   if (rank != 0) return {};
   std::map<std::pair<std::string, std::string>, SiteRow> merged;
   merge(std::string(all.data(), total), &merged);

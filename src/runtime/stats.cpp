@@ -162,8 +162,11 @@ void report_stats(MPI_Comm world, int verbose, const std::string& report_path) {
     bool any = false;
     for (int i = 0; i < kOps; ++i) {
       const int b = (g * kOps + i) * kOpFields;
-      OpRow op{op_name(static_cast<OpKind>(i)), {}, range(b + counter_calls, 1),
-               range(b + counter_bytes_wire, 1), range(b + f_ns_codec, 1e-9)};
+      OpRow op{op_name(static_cast<OpKind>(i)),
+               {},
+               range(b + counter_calls, 1),
+               range(b + counter_bytes_wire, 1),
+               range(b + f_ns_codec, 1e-9)};
       std::copy(&sum[b], &sum[b + kOpCounters], op.counters);
       for (int c = 0; c < kOpFields; ++c) total[i * kOpFields + c] += sum[b + c];
       any = any || op.counters[counter_calls] > 0;

@@ -28,7 +28,6 @@ enum CallId : int {
 };
 const char* call_name(CallId id);  // "Allreduce", as in MPI_Allreduce
 
-
 struct CallTimes {
   std::atomic<bool> on{false};
   std::atomic<uint64_t> calls[kCallCount] = {};
@@ -62,7 +61,8 @@ class CallClock {
   void stop(int rc, Bytes&& bytes, const MPI_Request* persistent = nullptr) {
     if (!on_) return;
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now() - start_).count();
+                  std::chrono::steady_clock::now() - start_)
+                  .count();
     const ThreadTally coded{t_tally.raw - tally_.raw, t_tally.wire - tally_.wire,
                             t_tally.codec_ns - tally_.codec_ns};
     record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded,

@@ -82,8 +82,8 @@ uint8_t* stage(const void* buf, MPI_Count count, MPI_Datatype type, const TypeIn
   return stage_in(room, buf, count, type, ti, bytes, pack, comm, pack_rc);
 }
 
-void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
-             const TypeInfo& ti, MPI_Comm comm) {
+void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type, const TypeInfo& ti,
+             MPI_Comm comm) {
   if (ti.contiguous || bytes == 0) return;
   // Staged messages are at most one frame's payload: counts fit an int.
   const int whole = static_cast<int>(bytes / ti.size);
@@ -103,8 +103,8 @@ void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
 Coder lossless_coder(ElemKind kind, int arm) {
   const Config& cfg = config();
   Coder c;
-  c.codec = coding_on() ? &candidates(cfg, Tier::lossless, kind).arm(arm)
-                        : find_codec(CodecId::stored);
+  c.codec =
+      coding_on() ? &candidates(cfg, Tier::lossless, kind).arm(arm) : find_codec(CodecId::stored);
   c.params.kind = kind;
   c.params.zstd_level = cfg.zstd_level;
   return c;
@@ -116,9 +116,9 @@ void inject_fault(uint8_t* frame) {
 
 size_t code_frame(const Coder& c, const void* src, size_t bytes, uint8_t* frame) {
   const size_t segments = segments_for(bytes);
-  return segments > 1 ? encode_segmented(*c.codec, c.params, src, bytes, frame, segments,
-                                         parallel_for)
-                      : encode_frame(*c.codec, c.params, src, bytes, frame);
+  return segments > 1
+             ? encode_segmented(*c.codec, c.params, src, bytes, frame, segments, parallel_for)
+             : encode_frame(*c.codec, c.params, src, bytes, frame);
 }
 
 size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* frame,
@@ -128,7 +128,8 @@ size_t encode_payload(const Coder& c, const void* src, size_t bytes, uint8_t* fr
 
 long decode_payload(const uint8_t* frame, size_t frame_bytes, void* dst, size_t raw_bytes,
                     OpStats& stats) {
-  return decode_with(stats, [&] { return decode_frame(frame, frame_bytes, dst, raw_bytes, parallel_for); });
+  return decode_with(
+      stats, [&] { return decode_frame(frame, frame_bytes, dst, raw_bytes, parallel_for); });
 }
 
 int raise_undecodable(MPI_Comm app, const char* operation, long status) {

@@ -33,8 +33,8 @@ uint8_t* stage_in(uint8_t* room, const void* buf, MPI_Count count, MPI_Datatype 
 // Copies `bytes` staged bytes back into a non-contiguous message of `type`
 // elements; nothing otherwise. A message may end part-way through an element
 // (a point-to-point receive; MPI allows it): that element's first bytes land.
-void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type,
-             const TypeInfo& ti, MPI_Comm comm);
+void unstage(const uint8_t* data, size_t bytes, void* buf, MPI_Datatype type, const TypeInfo& ti,
+             MPI_Comm comm);
 
 // How a message is coded: the codec and its parameters.
 struct Coder {

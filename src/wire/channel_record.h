@@ -26,8 +26,8 @@ struct Retired {
 };
 
 struct ChannelRecord {
-  uint32_t id = 0;    // unique in the sending process; never reused
-  uint32_t seq = 0;   // 0 opens the channel
+  uint32_t id = 0;        // unique in the sending process; never reused
+  uint32_t seq = 0;       // 0 opens the channel
   bool xor_prev = false;  // the body codes (message XOR message seq - 1)
   std::vector<Retired> retired;
 };

@@ -91,12 +91,10 @@ FrameFault read_whole_frame(const void* frame, size_t frame_bytes, FrameHeader* 
   return FrameFault::ok;
 }
 
-size_t frame_capacity(size_t src_bytes) {
-  return kFrameHeaderBytes + src_bytes;
-}
+size_t frame_capacity(size_t src_bytes) { return kFrameHeaderBytes + src_bytes; }
 
-size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
-                    size_t src_bytes, void* dst) {
+size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src, size_t src_bytes,
+                    void* dst) {
   auto* out = static_cast<uint8_t*>(dst);
   long n = -1;
   if (codec.id != CodecId::stored && src_bytes > 0)
@@ -124,8 +122,8 @@ long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void
   return r < 0 ? r : kCodecOk;
 }
 
-long decode_frame(const void* frame, size_t frame_bytes, void* dst,
-                  size_t expected_raw, ForEach run) {
+long decode_frame(const void* frame, size_t frame_bytes, void* dst, size_t expected_raw,
+                  ForEach run) {
   FrameHeader h;
   const uint8_t* payload = nullptr;
   if (read_whole_frame(frame, frame_bytes, &h, &payload) != FrameFault::ok ||

@@ -84,8 +84,8 @@ FrameFault read_whole_frame(const void* frame, size_t frame_bytes, FrameHeader* 
 // whenever the codec fails or does not shrink the data. dst must hold
 // frame_capacity(src_bytes). Returns the frame size.
 size_t frame_capacity(size_t src_bytes);
-size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src,
-                    size_t src_bytes, void* dst);
+size_t encode_frame(const Codec& codec, const EncodeParams& p, const void* src, size_t src_bytes,
+                    void* dst);
 
 // Decodes `body_bytes` of coded bytes (the payload, or what follows a
 // channel record) with h's codec into dst, which must be exactly h.raw_bytes;
@@ -95,7 +95,7 @@ long decode_body(const FrameHeader& h, const void* body, size_t body_bytes, void
 
 // Decodes a whole frame into dst, which must be exactly expected_raw bytes.
 // Returns kCodecOk or a negative CodecStatus.
-long decode_frame(const void* frame, size_t frame_bytes, void* dst,
-                  size_t expected_raw, ForEach run = nullptr);
+long decode_frame(const void* frame, size_t frame_bytes, void* dst, size_t expected_raw,
+                  ForEach run = nullptr);
 
 }  // namespace adacomp

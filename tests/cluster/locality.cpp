@@ -56,8 +56,9 @@ double exchange_ms(int peer, std::vector<char>& out, std::vector<char>& in) {
     const auto t0 = std::chrono::steady_clock::now();
     MPI_Sendrecv(out.data(), static_cast<int>(out.size()), MPI_BYTE, peer, 0, in.data(),
                  static_cast<int>(in.size()), MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    best = std::min(best, std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - t0).count());
+    best = std::min(
+        best,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }
@@ -81,7 +82,9 @@ int main(int argc, char** argv) {
   std::vector<char> hosts(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
   MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME,
                 MPI_CHAR, MPI_COMM_WORLD);
-  auto host_of = [&](int r) { return std::string(&hosts[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]); };
+  auto host_of = [&](int r) {
+    return std::string(&hosts[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  };
 
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
@@ -105,7 +108,8 @@ int main(int argc, char** argv) {
     else
       first += layout[k];
   }
-  ok &= total == size && expected_node >= 0 && node_size == layout[expected_node] && node_rank == rank - first;
+  ok &= total == size && expected_node >= 0 && node_size == layout[expected_node] &&
+        node_rank == rank - first;
   int all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 

@@ -44,7 +44,8 @@ void run(const Case& k, const char* set, size_t n) {
       CHECK(dst[i] == 0x5A && dst[guard + out_len + i] == 0x5A, "%s wrote outside dst", k.codec);
     return r;
   };
-  CHECK(decode(enc, enc.size(), src.size()) == static_cast<long>(src.size()), "%s valid payload", k.codec);
+  CHECK(decode(enc, enc.size(), src.size()) == static_cast<long>(src.size()), "%s valid payload",
+        k.codec);
   // Every strict prefix is rejected.
   for (size_t cut = 0; cut < enc.size(); cut += 1 + cut / 64)
     CHECK(decode(enc, cut, src.size()) < 0, "%s/%s n=%zu: prefix %zu of %zu accepted", k.codec, set,
@@ -70,16 +71,26 @@ void run(const Case& k, const char* set, size_t n) {
 
 int main() {
   const Case cases[] = {
-      {"zstd", ElemKind::f64, CodecId::stored},  {"lz4", ElemKind::f64, CodecId::stored},
-      {"blosc", ElemKind::f64, CodecId::stored}, {"fpc", ElemKind::f64, CodecId::stored},
-      {"fpc", ElemKind::f32, CodecId::stored},   {"quant", ElemKind::f64, CodecId::stored},
-      {"quant", ElemKind::f32, CodecId::stored}, {"zfp", ElemKind::f64, CodecId::stored},
-      {"zfp", ElemKind::f32, CodecId::stored},   {"truncate", ElemKind::f64, CodecId::stored},
-      {"truncate", ElemKind::f32, CodecId::fpc}, {"truncate", ElemKind::f64, CodecId::blosc},
-      {"to_f32", ElemKind::f64, CodecId::stored}, {"to_f32", ElemKind::f64, CodecId::fpc},
-      {"bitplane", ElemKind::f64, CodecId::stored}, {"bitplane", ElemKind::f32, CodecId::stored},
-      {"quant_fast", ElemKind::f64, CodecId::stored}, {"quant_fast", ElemKind::f32, CodecId::stored},
-      {"quant_zstd", ElemKind::f64, CodecId::stored}, {"quant_zstd", ElemKind::f32, CodecId::stored},
+      {"zstd", ElemKind::f64, CodecId::stored},
+      {"lz4", ElemKind::f64, CodecId::stored},
+      {"blosc", ElemKind::f64, CodecId::stored},
+      {"fpc", ElemKind::f64, CodecId::stored},
+      {"fpc", ElemKind::f32, CodecId::stored},
+      {"quant", ElemKind::f64, CodecId::stored},
+      {"quant", ElemKind::f32, CodecId::stored},
+      {"zfp", ElemKind::f64, CodecId::stored},
+      {"zfp", ElemKind::f32, CodecId::stored},
+      {"truncate", ElemKind::f64, CodecId::stored},
+      {"truncate", ElemKind::f32, CodecId::fpc},
+      {"truncate", ElemKind::f64, CodecId::blosc},
+      {"to_f32", ElemKind::f64, CodecId::stored},
+      {"to_f32", ElemKind::f64, CodecId::fpc},
+      {"bitplane", ElemKind::f64, CodecId::stored},
+      {"bitplane", ElemKind::f32, CodecId::stored},
+      {"quant_fast", ElemKind::f64, CodecId::stored},
+      {"quant_fast", ElemKind::f32, CodecId::stored},
+      {"quant_zstd", ElemKind::f64, CodecId::stored},
+      {"quant_zstd", ElemKind::f32, CodecId::stored},
   };
   for (const Case& k : cases)
     for (const char* set : {"smooth", "special", "random"})

@@ -43,7 +43,8 @@ void run(const std::string& file) {
     if (std::string(name) == "fpc") fpc_ratio = ratio;
     // bitplane's third-order predictor out-compresses fpc on smooth fields.
     if (std::string(name) == "bitplane" && file.rfind("heat", 0) == 0)
-      CHECK(ratio > fpc_ratio, "bitplane %.3f below fpc %.3f on %s", ratio, fpc_ratio, file.c_str());
+      CHECK(ratio > fpc_ratio, "bitplane %.3f below fpc %.3f on %s", ratio, fpc_ratio,
+            file.c_str());
     // Noise: at most 1% larger than the input (before the frame's stored
     // fallback).
     if (std::string(name) == "bitplane" && file == "random.f64")
@@ -54,16 +55,19 @@ void run(const std::string& file) {
     for (const char* name : {"quant", "zfp", "quant_fast", "quant_zstd"}) {
       p.abs_bound = rel * (hi - lo);
       auto r = test::round_trip(*find_codec(name), p, src);
-      CHECK(r.enc > 0 && r.dec == static_cast<long>(src.size()), "%s on %s rel %g: %ld/%ld",
-            name, file.c_str(), rel, r.enc, r.dec);
-      if (r.enc > 0) test::check_bound<T>((std::string(name) + " " + file).c_str(), src, r.out, p.abs_bound);
+      CHECK(r.enc > 0 && r.dec == static_cast<long>(src.size()), "%s on %s rel %g: %ld/%ld", name,
+            file.c_str(), rel, r.enc, r.dec);
+      if (r.enc > 0)
+        test::check_bound<T>((std::string(name) + " " + file).c_str(), src, r.out, p.abs_bound);
       if (std::string(name) == "quant_fast") fast = r.enc;
       // The entropy stage never loses to fixed-length packing (it falls
       // back to it), and wins clearly on the smooth fields.
       if (std::string(name) == "quant_zstd" && r.enc > 0) {
-        CHECK(r.enc <= fast + 1, "quant_zstd %ld > quant_fast %ld on %s", r.enc, fast, file.c_str());
+        CHECK(r.enc <= fast + 1, "quant_zstd %ld > quant_fast %ld on %s", r.enc, fast,
+              file.c_str());
         if (file.rfind("heat", 0) == 0 && rel == 1e-4)
-          CHECK(1.3 * r.enc < fast, "quant_zstd %ld vs quant_fast %ld on %s", r.enc, fast, file.c_str());
+          CHECK(1.3 * r.enc < fast, "quant_zstd %ld vs quant_fast %ld on %s", r.enc, fast,
+                file.c_str());
       }
     }
   }

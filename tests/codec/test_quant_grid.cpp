@@ -54,8 +54,8 @@ void reduce_case(const char* what, const std::vector<std::vector<T>>& in, double
       continue;
     }
     const Bytes b = payload(q, exp, r % 2);  // both forms
-    CHECK(add_code_payload(b.data(), b.size(), exp, acc.data(), n) == adacomp::kCodecOk,
-          "%s: add", what);
+    CHECK(add_code_payload(b.data(), b.size(), exp, acc.data(), n) == adacomp::kCodecOk, "%s: add",
+          what);
   }
   CHECK(acc == direct, "%s: payload addition differs from integer addition", what);
   const Bytes sum = payload(acc, exp, true);
@@ -87,10 +87,17 @@ std::vector<std::vector<T>> inputs(int p, size_t n, int pattern, unsigned seed) 
       const double x = 1e-3 * static_cast<double>(i);
       double v;
       switch (pattern) {
-        case 0: v = 300 + 40 * std::sin(3 * x + r) + 0.01 * u(rng); break;  // smooth
-        case 1: v = 1e3 * u(rng); break;                                      // noise
-        case 2: v = (i % 3 ? -0.0 : std::numeric_limits<T>::denorm_min() * (r + 1)); break;
-        default: v = ((i + r) % 2 ? 1 : -1) * (sizeof(T) == 8 ? 1e4 : 1e3);   // extremes
+        case 0:
+          v = 300 + 40 * std::sin(3 * x + r) + 0.01 * u(rng);
+          break;  // smooth
+        case 1:
+          v = 1e3 * u(rng);
+          break;  // noise
+        case 2:
+          v = (i % 3 ? -0.0 : std::numeric_limits<T>::denorm_min() * (r + 1));
+          break;
+        default:
+          v = ((i + r) % 2 ? 1 : -1) * (sizeof(T) == 8 ? 1e4 : 1e3);  // extremes
       }
       in[r][i] = static_cast<T>(v);
     }
@@ -104,8 +111,8 @@ void bounds() {
     for (size_t n : {size_t(0), size_t(1), size_t(31), size_t(32), size_t(33), size_t(1001)})
       for (int pattern = 0; pattern < 4; ++pattern)
         for (double bound : {1e-1, 1e-3}) {
-          std::string what = std::string(t) + " P" + std::to_string(p) + " n" +
-                             std::to_string(n) + " pattern" + std::to_string(pattern);
+          std::string what = std::string(t) + " P" + std::to_string(p) + " n" + std::to_string(n) +
+                             " pattern" + std::to_string(pattern);
           reduce_case<T>(what.c_str(), inputs<T>(p, n, pattern, 7 * p + n), bound);
         }
 }
@@ -157,13 +164,15 @@ void portable_same_bytes() {
   const Bytes a = payload(q, e);
   std::vector<uint32_t> back(q.size());
   CHECK(add_code_payload(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
-            back == q, "portable decode");
+            back == q,
+        "portable decode");
   adacomp::codec_force_portable(false);
   const Bytes b = payload(q, e);
   CHECK(a == b, "portable and SIMD payloads differ");
   std::fill(back.begin(), back.end(), 0);
   CHECK(add_code_payload(a.data(), a.size(), e, back.data(), q.size()) == adacomp::kCodecOk &&
-            back == q, "SIMD decode of a portable payload");
+            back == q,
+        "SIMD decode of a portable payload");
 #endif
 }
 
@@ -184,7 +193,10 @@ void finite_range_case() {
         T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
         bool bad = false;
         for (T e : v) {
-          if (!std::isfinite(e)) { bad = true; continue; }
+          if (!std::isfinite(e)) {
+            bad = true;
+            continue;
+          }
           lo = std::min(lo, e), hi = std::max(hi, e);
         }
         for (bool portable : {true, false}) {
@@ -215,11 +227,13 @@ void finite_range_case() {
     adacomp::codec_force_portable(portable);
     std::vector<T> direct(in.size(), T(7));
     CHECK(decode_code_payload(b.data(), b.size(), -12, kind_of<T>(), direct.data(), in.size()) ==
-                  adacomp::kCodecOk && direct == back[0],
+                  adacomp::kCodecOk &&
+              direct == back[0],
           "decode_values differs from reconstruct (portable %d)", portable);
     std::vector<T> untouched(direct);
     CHECK(decode_code_payload(b.data(), b.size() - 1, -12, kind_of<T>(), direct.data(),
-                            in.size()) == adacomp::kCodecCorrupt && direct == untouched,
+                              in.size()) == adacomp::kCodecCorrupt &&
+              direct == untouched,
           "decode_values accepted a cut payload or wrote its output");
   }
   adacomp::codec_force_portable(false);
@@ -240,17 +254,21 @@ void entropy_form() {
           planes.size());
     std::vector<uint32_t> back(q->size());
     CHECK(add_code_payload(packed.data(), packed.size(), -9, back.data(), q->size()) ==
-                  adacomp::kCodecOk && back == *q, "entropy form does not round-trip");
+                  adacomp::kCodecOk &&
+              back == *q,
+          "entropy form does not round-trip");
   }
   const Bytes planes = payload(smooth, -9), packed = payload(smooth, -9, true);
-  CHECK(packed.size() * 5 < planes.size() * 4, "entropy form gains < 20%% on a smooth field "
-        "(%zu against %zu bytes)", packed.size(), planes.size());
+  CHECK(packed.size() * 5 < planes.size() * 4,
+        "entropy form gains < 20%% on a smooth field "
+        "(%zu against %zu bytes)",
+        packed.size(), planes.size());
   CHECK(packed[0] == 2 && planes[0] == 1, "forms %d and %d", packed[0], planes[0]);
   std::vector<uint32_t> acc(smooth.size(), 3), same(acc);
   for (size_t cut = 0; cut < packed.size(); cut += 1 + cut / 16)
-    CHECK(add_code_payload(packed.data(), cut, -9, acc.data(), acc.size()) ==
-              adacomp::kCodecCorrupt,
-          "entropy prefix %zu accepted", cut);
+    CHECK(
+        add_code_payload(packed.data(), cut, -9, acc.data(), acc.size()) == adacomp::kCodecCorrupt,
+        "entropy prefix %zu accepted", cut);
   Bytes flipped(packed);
   flipped[flipped.size() / 2] ^= 0x10;
   const long rc = add_code_payload(flipped.data(), flipped.size(), -9, acc.data(), acc.size());
@@ -270,16 +288,18 @@ void corrupt() {
   Bytes longer(b);
   longer.push_back(0);
   CHECK(add_code_payload(longer.data(), longer.size(), -10, acc.data(), q.size()) ==
-            adacomp::kCodecCorrupt, "trailing byte accepted");
+            adacomp::kCodecCorrupt,
+        "trailing byte accepted");
   CHECK(add_code_payload(b.data(), b.size(), -9, acc.data(), q.size()) == adacomp::kCodecCorrupt,
         "other grid accepted");
-  CHECK(add_code_payload(b.data(), b.size(), -10, acc.data(), q.size() - 1) ==
-            adacomp::kCodecCorrupt,
-        "other count accepted");
+  CHECK(
+      add_code_payload(b.data(), b.size(), -10, acc.data(), q.size() - 1) == adacomp::kCodecCorrupt,
+      "other count accepted");
   Bytes wide(b);
   wide[4] = 33;  // first head byte (after u8, i16, varint 100): width 33
   CHECK(add_code_payload(wide.data(), wide.size(), -10, acc.data(), q.size()) ==
-            adacomp::kCodecCorrupt, "width 33 accepted");
+            adacomp::kCodecCorrupt,
+        "width 33 accepted");
   CHECK(acc == same, "a refused payload changed the codes");
 }
 

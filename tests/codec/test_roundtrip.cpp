@@ -16,7 +16,9 @@ const size_t kSizes[] = {0, 1, 2, 3, 7, 31, 32, 33, 64, 1001, 100003};
 const char* const kSets[] = {"random_bits", "random", "smooth", "constant", "zeros", "special"};
 
 template <typename T>
-ElemKind kind_of() { return sizeof(T) == 8 ? ElemKind::f64 : ElemKind::f32; }
+ElemKind kind_of() {
+  return sizeof(T) == 8 ? ElemKind::f64 : ElemKind::f32;
+}
 
 template <typename T>
 void lossless(const char* name, int fpc_bits) {
@@ -123,20 +125,23 @@ void truncation() {
   EncodeParams p;
   p.kind = kind_of<T>();
   for (int bits : {1, 8, 13, kMant / 2, kMant - 1})
-    for (CodecId inner : {CodecId::stored, CodecId::blosc, CodecId::zstd, CodecId::lz4, CodecId::fpc})
+    for (CodecId inner :
+         {CodecId::stored, CodecId::blosc, CodecId::zstd, CodecId::lz4, CodecId::fpc})
       for (const char* set : kSets)
         for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(1001)}) {
           p.truncate_bits = bits;
           p.lossy_inner = inner;
           Bytes src = test::to_bytes(test::make<T>(set, n));
           auto r = test::round_trip(*c, p, src);
-          CHECK(r.enc >= 0, "truncate N=%d inner=%d %s n=%zu: %ld", bits, int(inner), set, n, r.enc);
+          CHECK(r.enc >= 0, "truncate N=%d inner=%d %s n=%zu: %ld", bits, int(inner), set, n,
+                r.enc);
           if (r.enc < 0) continue;
           CHECK(r.dec == static_cast<long>(src.size()), "truncate decode %ld", r.dec);
           // Round to nearest with N bits dropped: rel err <= 2^(N-1-mant).
           std::string what = "truncate/" + std::to_string(bits) + "/" + set;
           check_relative<T>(what.c_str(), src, r.out, kMant + 1 - bits,
-                            std::numeric_limits<T>::min(), std::ldexp(std::numeric_limits<T>::denorm_min(), bits - 1));
+                            std::numeric_limits<T>::min(),
+                            std::ldexp(std::numeric_limits<T>::denorm_min(), bits - 1));
           if (inner == CodecId::stored && n)
             CHECK(static_cast<size_t>(r.enc) == 2 + (n * (8 * sizeof(T) - bits) + 7) / 8 + 8,
                   "truncate packed size %ld", r.enc);
@@ -150,7 +155,8 @@ void truncation() {
   p.truncate_bits = 8;
   for (CodecId inner : {CodecId::quant, CodecId::truncate, CodecId::to_f32, CodecId(99)}) {
     p.lossy_inner = inner;
-    CHECK(test::round_trip(*c, p, src).enc == kCodecUnsupported, "truncate accepted inner %d", int(inner));
+    CHECK(test::round_trip(*c, p, src).enc == kCodecUnsupported, "truncate accepted inner %d",
+          int(inner));
   }
 }
 
@@ -177,9 +183,11 @@ void to_f32() {
   std::vector<double> v = test::make<double>("smooth", 50);
   v[7] = 1e39;
   p.lossy_inner = CodecId::stored;
-  CHECK(test::round_trip(*c, p, test::to_bytes(v)).enc == kCodecUnsupported, "to_f32 accepted 1e39");
+  CHECK(test::round_trip(*c, p, test::to_bytes(v)).enc == kCodecUnsupported,
+        "to_f32 accepted 1e39");
   p.kind = ElemKind::f32;
-  CHECK(test::round_trip(*c, p, test::to_bytes(test::make<float>("smooth", 8))).enc == kCodecUnsupported,
+  CHECK(test::round_trip(*c, p, test::to_bytes(test::make<float>("smooth", 8))).enc ==
+            kCodecUnsupported,
         "to_f32 accepted f32 input");
 }
 
@@ -198,7 +206,8 @@ void truncation_bounded(const char* name) {
       for (double eb : {1e-1, 1e-4, 1e-9, 1e-300}) {
         p.abs_bound = eb;
         std::vector<T> v = test::make<T>(set, n);
-        if (n > 10) v[3] = std::numeric_limits<T>::quiet_NaN(), v[4] = -std::numeric_limits<T>::infinity();
+        if (n > 10)
+          v[3] = std::numeric_limits<T>::quiet_NaN(), v[4] = -std::numeric_limits<T>::infinity();
         Bytes src = test::to_bytes(v);
         auto r = test::round_trip(*c, p, src);
         CHECK(r.enc >= 0 || r.enc == kCodecUnsupported, "%s/%s eb=%g: %ld", name, set, eb, r.enc);
@@ -215,8 +224,8 @@ void truncation_bounded(const char* name) {
   p.lossy_inner = CodecId::stored;
   Bytes src = test::to_bytes(test::make<T>("smooth", 1000));
   auto r = test::round_trip(*c, p, src);
-  CHECK(r.enc > 0 && static_cast<size_t>(r.enc) < src.size() * 3 / 4, "%s bounded smooth: %ld of %zu",
-        name, r.enc, src.size());
+  CHECK(r.enc > 0 && static_cast<size_t>(r.enc) < src.size() * 3 / 4,
+        "%s bounded smooth: %ld of %zu", name, r.enc, src.size());
   // A NaN payload in the bits that would be dropped refuses the message.
   std::vector<T> v = test::make<T>("smooth", 100);
   v[50] = test::from_bits<T>(sizeof(T) == 8 ? 0x7FF8000000000001ull : 0x7FC00001u);
@@ -232,8 +241,8 @@ void registry() {
     if (c) CHECK(find_codec(c->id) == c, "codec %s id lookup", name);
   }
   // Float codecs refuse byte payloads; decoders refuse them too.
-  for (const char* name : {"fpc", "quant", "zfp", "truncate", "to_f32", "bitplane", "quant_fast",
-                           "quant_zstd"}) {
+  for (const char* name :
+       {"fpc", "quant", "zfp", "truncate", "to_f32", "bitplane", "quant_fast", "quant_zstd"}) {
     const Codec* c = find_codec(name);
     EncodeParams p;
     p.kind = ElemKind::bytes;

@@ -40,12 +40,15 @@ void run(const char* name, const char* set, size_t n, double eb) {
     for (size_t i = 5; i < n; i += 997) v[i] = static_cast<T>(i % 2 ? 1e30 : NAN);
   const Bytes src = test::to_bytes(v);
   const Bytes a = encode(c, p, src, true), b = encode(c, p, src, false);
-  CHECK(a == b, "%s/%s/n=%zu/%zu-byte: portable and AVX2 payloads differ (%zu vs %zu bytes)",
-        name, set, n, sizeof(T), a.size(), b.size());
-  const Bytes da = decode(c, p.kind, a, src.size(), true), db = decode(c, p.kind, a, src.size(), false);
+  CHECK(a == b, "%s/%s/n=%zu/%zu-byte: portable and AVX2 payloads differ (%zu vs %zu bytes)", name,
+        set, n, sizeof(T), a.size(), b.size());
+  const Bytes da = decode(c, p.kind, a, src.size(), true),
+              db = decode(c, p.kind, a, src.size(), false);
   CHECK(da == db, "%s/%s/n=%zu: portable and AVX2 decodes differ", name, set, n);
-  if (c.lossy) test::check_bound<T>(name, src, da, eb);
-  else CHECK(da == src, "%s/%s/n=%zu not bit-exact", name, set, n);
+  if (c.lossy)
+    test::check_bound<T>(name, src, da, eb);
+  else
+    CHECK(da == src, "%s/%s/n=%zu not bit-exact", name, set, n);
 }
 
 }  // namespace

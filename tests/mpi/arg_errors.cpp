@@ -21,7 +21,8 @@ std::string error_string(int rc) {
 }
 
 // Runs the call through the library and through PMPI; both must fail alike.
-void compare(const char* label, const std::function<int()>& lib, const std::function<int()>& plain) {
+void compare(const char* label, const std::function<int()>& lib,
+             const std::function<int()>& plain) {
   const int rc = lib();
   const int expected = plain();
   int cls = -1, expected_cls = -2;
@@ -50,7 +51,8 @@ void compare_where_rejected(const char* label, const std::function<int()>& lib,
 
 // COMPARE(label, Name(args)): MPI_Name(args) against PMPI_Name(args).
 #define COMPARE(label, ...) \
-  compare(label, [&] { return MPI_##__VA_ARGS__; }, [&] { return PMPI_##__VA_ARGS__; })
+  compare(                  \
+      label, [&] { return MPI_##__VA_ARGS__; }, [&] { return PMPI_##__VA_ARGS__; })
 
 int main(int argc, char** argv) {
   int rank, size;
@@ -100,10 +102,10 @@ int main(int argc, char** argv) {
   COMPARE("Irecv count -1", Irecv(r, -1, MPI_DOUBLE, from, 0, comm, &req));
   COMPARE("Irecv rank -3", Irecv(r, n, MPI_DOUBLE, -3, 0, comm, &req));
   COMPARE("Recv_init DATATYPE_NULL", Recv_init(r, n, MPI_DATATYPE_NULL, from, 0, comm, &req));
-  COMPARE("Sendrecv send count -1", Sendrecv(d, -1, MPI_DOUBLE, peer, 0, r, n, MPI_DOUBLE, from,
-                                             0, comm, &st));
-  COMPARE("Sendrecv recv rank=size", Sendrecv(d, n, MPI_DOUBLE, peer, 0, r, n, MPI_DOUBLE, size,
-                                              0, comm, &st));
+  COMPARE("Sendrecv send count -1",
+          Sendrecv(d, -1, MPI_DOUBLE, peer, 0, r, n, MPI_DOUBLE, from, 0, comm, &st));
+  COMPARE("Sendrecv recv rank=size",
+          Sendrecv(d, n, MPI_DOUBLE, peer, 0, r, n, MPI_DOUBLE, size, 0, comm, &st));
   COMPARE("Sendrecv_replace DATATYPE_NULL",
           Sendrecv_replace(r, n, MPI_DATATYPE_NULL, peer, 0, from, 0, comm, &st));
   COMPARE("Probe rank=size", Probe(size, 0, comm, &st));
@@ -114,8 +116,8 @@ int main(int argc, char** argv) {
   // A bad call keeps no reference memory (no channel for an invalid rank).
   adacomp_interstep_memory mem{};
   adacomp_get_interstep_memory(&mem);
-  CHECK(mem.send_peak == 0 && mem.recv_peak == 0, "bad calls kept references: %llu sent, %llu received",
-        mem.send_peak, mem.recv_peak);
+  CHECK(mem.send_peak == 0 && mem.recv_peak == 0,
+        "bad calls kept references: %llu sent, %llu received", mem.send_peak, mem.recv_peak);
 
   // Collectives: count, datatype, root.
 #ifndef MPICH_VERSION
@@ -161,7 +163,8 @@ int main(int argc, char** argv) {
   MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &st);
   CHECK(!flag, "a bad call left a message from rank %d, tag %d", st.MPI_SOURCE, st.MPI_TAG);
   MPI_Barrier(comm);
-  int rc = MPI_Sendrecv(a.data(), n, MPI_DOUBLE, peer, 9, b.data(), n, MPI_DOUBLE, from, 9, comm, &st);
+  int rc =
+      MPI_Sendrecv(a.data(), n, MPI_DOUBLE, peer, 9, b.data(), n, MPI_DOUBLE, from, 9, comm, &st);
   CHECK(rc == MPI_SUCCESS && b[0] == 1.5 + from && b[n - 1] == 1.5 + from,
         "exchange after the errors: rc %d, got %g", rc, b[0]);
   MPI_Type_free(&uncommitted);

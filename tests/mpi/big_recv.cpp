@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
       if (rc == MPI_SUCCESS) rc = MPI_Recv(big, kCap, MPI_DOUBLE, 0, 7, comm, &st);
       CHECK(rc == MPI_SUCCESS, "Probe + Recv: rc %d", rc);
       check_message(big, st, k++, "Probe + Recv");
-      rc = MPI_Sendrecv(nullptr, 0, MPI_DOUBLE, MPI_PROC_NULL, 0, big, kCap, MPI_DOUBLE, 0, 7,
-                        comm, &st);
+      rc = MPI_Sendrecv(nullptr, 0, MPI_DOUBLE, MPI_PROC_NULL, 0, big, kCap, MPI_DOUBLE, 0, 7, comm,
+                        &st);
       CHECK(rc == MPI_SUCCESS, "Sendrecv: rc %d", rc);
       check_message(big, st, k++, "Sendrecv");
 #if MPI_VERSION >= 4

@@ -19,43 +19,43 @@
 inline int g_failures = 0;
 inline int g_checks = 0;
 
-#define CHECK(cond, ...)                                                      \
-  do {                                                                        \
-    ++g_checks;                                                               \
-    if (!(cond)) {                                                            \
-      ++g_failures;                                                           \
-      int rank_ = -1;                                                         \
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                                  \
-      std::fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", rank_,      \
-                   __FILE__, __LINE__, #cond);                                \
-      std::fprintf(stderr, __VA_ARGS__);                                      \
-      std::fputc('\n', stderr);                                               \
-    }                                                                         \
+#define CHECK(cond, ...)                                                                     \
+  do {                                                                                       \
+    ++g_checks;                                                                              \
+    if (!(cond)) {                                                                           \
+      ++g_failures;                                                                          \
+      int rank_ = -1;                                                                        \
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                                                 \
+      std::fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", rank_, __FILE__, __LINE__, \
+                   #cond);                                                                   \
+      std::fprintf(stderr, __VA_ARGS__);                                                     \
+      std::fputc('\n', stderr);                                                              \
+    }                                                                                        \
   } while (0)
 
 // Every predefined C type MPI allows in arithmetic reductions, as X(C++
 // type, MPI datatype).
-#define FOR_EACH_ARITHMETIC_TYPE(X) \
-  X(signed char, MPI_SIGNED_CHAR) \
-  X(unsigned char, MPI_UNSIGNED_CHAR) \
-  X(short, MPI_SHORT) \
-  X(unsigned short, MPI_UNSIGNED_SHORT) \
-  X(int, MPI_INT) \
-  X(unsigned, MPI_UNSIGNED) \
-  X(long, MPI_LONG) \
-  X(unsigned long, MPI_UNSIGNED_LONG) \
-  X(long long, MPI_LONG_LONG) \
+#define FOR_EACH_ARITHMETIC_TYPE(X)             \
+  X(signed char, MPI_SIGNED_CHAR)               \
+  X(unsigned char, MPI_UNSIGNED_CHAR)           \
+  X(short, MPI_SHORT)                           \
+  X(unsigned short, MPI_UNSIGNED_SHORT)         \
+  X(int, MPI_INT)                               \
+  X(unsigned, MPI_UNSIGNED)                     \
+  X(long, MPI_LONG)                             \
+  X(unsigned long, MPI_UNSIGNED_LONG)           \
+  X(long long, MPI_LONG_LONG)                   \
   X(unsigned long long, MPI_UNSIGNED_LONG_LONG) \
-  X(int8_t, MPI_INT8_T) \
-  X(int16_t, MPI_INT16_T) \
-  X(int32_t, MPI_INT32_T) \
-  X(int64_t, MPI_INT64_T) \
-  X(uint8_t, MPI_UINT8_T) \
-  X(uint16_t, MPI_UINT16_T) \
-  X(uint32_t, MPI_UINT32_T) \
-  X(uint64_t, MPI_UINT64_T) \
-  X(float, MPI_FLOAT) \
-  X(double, MPI_DOUBLE) \
+  X(int8_t, MPI_INT8_T)                         \
+  X(int16_t, MPI_INT16_T)                       \
+  X(int32_t, MPI_INT32_T)                       \
+  X(int64_t, MPI_INT64_T)                       \
+  X(uint8_t, MPI_UINT8_T)                       \
+  X(uint16_t, MPI_UINT16_T)                     \
+  X(uint32_t, MPI_UINT32_T)                     \
+  X(uint64_t, MPI_UINT64_T)                     \
+  X(float, MPI_FLOAT)                           \
+  X(double, MPI_DOUBLE)                         \
   X(long double, MPI_LONG_DOUBLE)
 
 // The start the MPI tests share: MPI_Init, then this rank and the size of
@@ -95,11 +95,26 @@ inline MPI_Comm error_counting_comm() {
 // The MPI datatype of a C++ element type the nonblocking tests use.
 template <class T>
 MPI_Datatype mpi_type();
-template <> inline MPI_Datatype mpi_type<int>() { return MPI_INT; }
-template <> inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> inline MPI_Datatype mpi_type<long long>() { return MPI_LONG_LONG; }
-template <> inline MPI_Datatype mpi_type<unsigned char>() { return MPI_UNSIGNED_CHAR; }
+template <>
+inline MPI_Datatype mpi_type<int>() {
+  return MPI_INT;
+}
+template <>
+inline MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+inline MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+inline MPI_Datatype mpi_type<long long>() {
+  return MPI_LONG_LONG;
+}
+template <>
+inline MPI_Datatype mpi_type<unsigned char>() {
+  return MPI_UNSIGNED_CHAR;
+}
 
 inline adacomp_op_stats op_stats(const char* op) {
   adacomp_op_stats s{};
@@ -191,12 +206,14 @@ inline void check_failed_completion(MPI_Request* req, bool fails, const char* ca
                                     Completion how = Completion::wait) {
   int rc = MPI_SUCCESS, flag = 0;
   const std::string text = captured_stderr([&] {
-    if (how == Completion::wait) rc = MPI_Wait(req, MPI_STATUS_IGNORE);
-    else while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    if (how == Completion::wait)
+      rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    else
+      while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
   });
   if (!fails) return;
-  CHECK(is_adacomp_error(rc), "%s %s returned %d", call,
-        how == Completion::wait ? "Wait" : "Test", rc);
+  CHECK(is_adacomp_error(rc), "%s %s returned %d", call, how == Completion::wait ? "Wait" : "Test",
+        rc);
   CHECK_REPORTS(text, call);
 }
 
@@ -217,8 +234,7 @@ inline int finish_test(const char* name) {
   PMPI_Allreduce(&g_checks, &checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0)
-    std::printf("%s: %d checks, %d failed\n", name, checks, failures);
+  if (rank == 0) std::printf("%s: %d checks, %d failed\n", name, checks, failures);
   MPI_Finalize();
   return failures == 0 && checks > 0 ? 0 : 1;
 }

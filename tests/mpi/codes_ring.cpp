@@ -59,8 +59,7 @@ void check_sum(const char* what, MPI_Comm comm, MPI_Datatype type, Gen gen, bool
     all[r] = gen(r);
     for (size_t i = 0; i < n; ++i) {
       exact[i] += all[r][i];
-      if (std::isfinite(all[r][i]))
-        lo = std::fmin(lo, all[r][i]), hi = std::fmax(hi, all[r][i]);
+      if (std::isfinite(all[r][i])) lo = std::fmin(lo, all[r][i]), hi = std::fmax(hi, all[r][i]);
     }
   }
   const double bound = g_relative ? g_user * (hi - lo) : g_user;
@@ -94,8 +93,8 @@ void check_sum(const char* what, MPI_Comm comm, MPI_Datatype type, Gen gen, bool
 
   int exp;
   const double max_abs = std::fmax(std::fabs(lo), std::fabs(hi));
-  const bool grid = n > 0 && hi >= lo &&
-                    adacomp::qgrid::choose_grid(bound, max_abs, size, kind_of<T>(), &exp);
+  const bool grid =
+      n > 0 && hi >= lo && adacomp::qgrid::choose_grid(bound, max_abs, size, kind_of<T>(), &exp);
   expect_codes &= size > 1;  // one rank: nothing to reduce
   // Small messages may stay below the lossy tier (pipelined mode's threshold).
   CHECK(!expect_codes || (grid && (lossy || n < 100000)),
@@ -129,34 +128,41 @@ void run(MPI_Datatype type, const char* tname, MPI_Comm comm, const char* cname)
   for (size_t n : {size_t(300007), size_t(1), size_t(7), size_t(33)})
     for (bool in_place : {false, true}) {
       const std::string what = label(in_place ? "in place" : "") + " n=" + std::to_string(n);
-      check_sum<T>(what.c_str(), comm, type, [&](int r) { return field<T>(r, n, 1.0); },
-                   in_place, true);
+      check_sum<T>(
+          what.c_str(), comm, type, [&](int r) { return field<T>(r, n, 1.0); }, in_place, true);
     }
-  check_sum<T>(label("count 0").c_str(), comm, type,
-               [](int) { return std::vector<T>(); }, false, false);
+  check_sum<T>(
+      label("count 0").c_str(), comm, type, [](int) { return std::vector<T>(); }, false, false);
   // -0.0, denormals and zeros around a smooth field: still the codes path.
-  check_sum<T>(label("-0.0/denormals").c_str(), comm, type, [&](int r) {
-    std::vector<T> v = field<T>(r, 10007, 1.0);
-    for (size_t i = 0; i < v.size(); i += 7) v[i] = -0.0;
-    for (size_t i = 3; i < v.size(); i += 11)
-      v[i] = std::numeric_limits<T>::denorm_min() * static_cast<T>(r + 1);
-    return v;
-  }, false, true);
+  check_sum<T>(
+      label("-0.0/denormals").c_str(), comm, type,
+      [&](int r) {
+        std::vector<T> v = field<T>(r, 10007, 1.0);
+        for (size_t i = 0; i < v.size(); i += 7) v[i] = -0.0;
+        for (size_t i = 3; i < v.size(); i += 11)
+          v[i] = std::numeric_limits<T>::denorm_min() * static_cast<T>(r + 1);
+        return v;
+      },
+      false, true);
   // NaN and +-Inf in some inputs: declined to today's path, specials exact.
-  check_sum<T>(label("NaN/Inf").c_str(), comm, type, [&](int r) {
-    std::vector<T> v = field<T>(r, 10007, 1.0);
-    if (r == 0) v[17] = std::numeric_limits<T>::quiet_NaN();
-    if (r == 1 || r == 0) v[18] = std::numeric_limits<T>::infinity();
-    v[19] = r == 0 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-    return v;
-  }, false, false);
+  check_sum<T>(
+      label("NaN/Inf").c_str(), comm, type,
+      [&](int r) {
+        std::vector<T> v = field<T>(r, 10007, 1.0);
+        if (r == 0) v[17] = std::numeric_limits<T>::quiet_NaN();
+        if (r == 1 || r == 0) v[18] = std::numeric_limits<T>::infinity();
+        v[19] = r == 0 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+        return v;
+      },
+      false, false);
   // Values so large for the bound that codes could overflow an int32:
   // declined to today's path (abs bound only; a relative one scales along).
   // (Floats never get there: their own rounding of the sum, 2^-24 of it,
   // exceeds the bound first and declines the grid.)
   if (sizeof(T) == 8)
-    check_sum<T>(label("code overflow").c_str(), comm, type,
-                 [&](int r) { return field<T>(r, 10007, 1e7); }, false, false);
+    check_sum<T>(
+        label("code overflow").c_str(), comm, type, [&](int r) { return field<T>(r, 10007, 1e7); },
+        false, false);
   // Another op keeps today's path and its bound.
   std::vector<T> in = field<T>(0, 10007, 1.0), out(in.size());
   int rank;

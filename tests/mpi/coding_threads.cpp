@@ -62,9 +62,12 @@ size_t beyond(const std::vector<T>& got, const std::vector<long double>& want, d
   size_t bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const long double w = want[i];
-    if (std::isnan(w)) bad += !std::isnan(got[i]);
-    else if (std::isinf(w)) bad += static_cast<long double>(got[i]) != w;
-    else bad += std::fabs(static_cast<long double>(got[i]) - w) > bound;
+    if (std::isnan(w))
+      bad += !std::isnan(got[i]);
+    else if (std::isinf(w))
+      bad += static_cast<long double>(got[i]) != w;
+    else
+      bad += std::fabs(static_cast<long double>(got[i]) - w) > bound;
   }
   return bad;
 }
@@ -119,13 +122,15 @@ void bytes_movement(size_t block) {
   std::vector<uint8_t> send(block * size), got(block * size), ref(block * size);
   for (size_t i = 0; i < send.size(); ++i)
     send[i] = static_cast<uint8_t>("coding threads "[i % 15] + (i / 4099 + rank) % 5);
-  CHECK(MPI_Alltoall(send.data(), block, MPI_BYTE, got.data(), block, MPI_BYTE,
-                     MPI_COMM_WORLD) == MPI_SUCCESS, "Alltoall");
+  CHECK(MPI_Alltoall(send.data(), block, MPI_BYTE, got.data(), block, MPI_BYTE, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        "Alltoall");
   PMPI_Alltoall(send.data(), block, MPI_BYTE, ref.data(), block, MPI_BYTE, MPI_COMM_WORLD);
   CHECK(got == ref, "Alltoall of %zu-byte blocks differs from PMPI", block);
   const int to = (rank + 1) % size, from = (rank + size - 1) % size;
   CHECK(MPI_Sendrecv(send.data(), block, MPI_BYTE, to, 7, got.data(), block, MPI_BYTE, from, 7,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Sendrecv");
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+        "Sendrecv");
   PMPI_Sendrecv(send.data(), block, MPI_BYTE, to, 8, ref.data(), block, MPI_BYTE, from, 8,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   CHECK(std::memcmp(got.data(), ref.data(), block) == 0, "Sendrecv of %zu bytes differs", block);
@@ -138,7 +143,8 @@ void alltoall_doubles(size_t block) {
   const std::vector<double> send = field<double>(rank, block * size);
   std::vector<double> got(send.size()), ref(send.size());
   CHECK(MPI_Alltoall(send.data(), block, MPI_DOUBLE, got.data(), block, MPI_DOUBLE,
-                     MPI_COMM_WORLD) == MPI_SUCCESS, "Alltoall double");
+                     MPI_COMM_WORLD) == MPI_SUCCESS,
+        "Alltoall double");
   PMPI_Alltoall(send.data(), block, MPI_DOUBLE, ref.data(), block, MPI_DOUBLE, MPI_COMM_WORLD);
   CHECK(same_bits(got, ref), "Alltoall double block=%zu differs from PMPI", block);
 }
@@ -166,8 +172,8 @@ int main(int argc, char** argv) {
   alltoall_doubles(100003);
   bytes_movement(1 << 20 | 3);
   const int pool = pool_threads();
-  CHECK(pool == (threads > 1 ? threads - 1 : 0), "%d coding threads with ADACOMP_THREADS=%d",
-        pool, threads);
+  CHECK(pool == (threads > 1 ? threads - 1 : 0), "%d coding threads with ADACOMP_THREADS=%d", pool,
+        threads);
 
   int failures = 0, checks = 0;
   PMPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -175,6 +181,7 @@ int main(int argc, char** argv) {
   if (rank == 0) std::printf("coding_threads: %d checks, %d failed\n", checks, failures);
   MPI_Finalize();
   const int left = pool_threads();
-  if (left != 0) std::fprintf(stderr, "[rank %d] %d coding threads after MPI_Finalize\n", rank, left);
+  if (left != 0)
+    std::fprintf(stderr, "[rank %d] %d coding threads after MPI_Finalize\n", rank, left);
   return failures == 0 && checks > 0 && left == 0 ? 0 : 1;
 }

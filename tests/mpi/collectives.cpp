@@ -23,8 +23,10 @@ const int kQuickCounts[] = {0, 7, 20011};
 
 template <typename F>
 void for_each_count(F f) {
-  if (g_quick) for (int c : kQuickCounts) f(c);
-  else for (int c : kCounts) f(c);
+  if (g_quick)
+    for (int c : kQuickCounts) f(c);
+  else
+    for (int c : kCounts) f(c);
 }
 
 template <typename T>
@@ -34,7 +36,8 @@ T value(int rank, size_t i, MPI_Op op) {
     return static_cast<T>(100.0 * std::sin(1e-3 * i) + 7.0 * rank + 1e-3 * (i % 17));
   } else {
     if (op == MPI_PROD) return static_cast<T>((i + rank) % 3 == 0 ? 2 : 1);
-    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return static_cast<T>((i * 5 + rank) % 3 == 0);
+    if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
+      return static_cast<T>((i * 5 + rank) % 3 == 0);
     // 8-bit sums stay below 128 on 4 ranks: Open MPI 4.1's vectorised ops
     // saturate instead of wrapping, so overflow would make even PMPI's result
     // depend on the order of operations.
@@ -72,8 +75,10 @@ void reduction_case(MPI_Comm comm, MPI_Datatype type, const char* tname, MPI_Op 
   const int root = count % size;
   std::vector<T> in(count + 1), out(count + 1), ref(count + 1);
   for (int i = 0; i < count; ++i) in[i] = value<T>(rank, i, op);
-  if (is_reduce) PMPI_Reduce(in.data(), ref.data(), count, type, op, root, comm);
-  else PMPI_Allreduce(in.data(), ref.data(), count, type, op, comm);
+  if (is_reduce)
+    PMPI_Reduce(in.data(), ref.data(), count, type, op, root, comm);
+  else
+    PMPI_Allreduce(in.data(), ref.data(), count, type, op, comm);
 
   const char* opname = is_reduce ? "reduce" : "allreduce";
 #ifdef MPICH_VERSION
@@ -104,8 +109,8 @@ void reduction_case(MPI_Comm comm, MPI_Datatype type, const char* tname, MPI_Op 
     int bad = 0;
     for (int i = 0; i < count; ++i)
       if (!close(out[i], ref[i], op)) ++bad;
-    CHECK(bad == 0, "%s %s %s count=%d in_place=%d on %s: %d elements differ from PMPI",
-          opname, tname, oname, count, in_place, comm_name(comm), bad);
+    CHECK(bad == 0, "%s %s %s count=%d in_place=%d on %s: %d elements differ from PMPI", opname,
+          tname, oname, count, in_place, comm_name(comm), bad);
   }
   // Identical on every rank, bit for bit (long double has padding bytes).
   if (!is_reduce && !std::is_same_v<T, long double>)
@@ -115,11 +120,14 @@ void reduction_case(MPI_Comm comm, MPI_Datatype type, const char* tname, MPI_Op 
 
 template <typename T>
 void reduction_type(MPI_Comm comm, MPI_Datatype type, const char* tname) {
-  struct { MPI_Op op; const char* name; bool integer_only; } ops[] = {
-      {MPI_SUM, "sum", false}, {MPI_PROD, "prod", false}, {MPI_MAX, "max", false},
-      {MPI_MIN, "min", false}, {MPI_BAND, "band", true},  {MPI_BOR, "bor", true},
-      {MPI_BXOR, "bxor", true}, {MPI_LAND, "land", true}, {MPI_LOR, "lor", true},
-      {MPI_LXOR, "lxor", true}};
+  struct {
+    MPI_Op op;
+    const char* name;
+    bool integer_only;
+  } ops[] = {{MPI_SUM, "sum", false},  {MPI_PROD, "prod", false}, {MPI_MAX, "max", false},
+             {MPI_MIN, "min", false},  {MPI_BAND, "band", true},  {MPI_BOR, "bor", true},
+             {MPI_BXOR, "bxor", true}, {MPI_LAND, "land", true},  {MPI_LOR, "lor", true},
+             {MPI_LXOR, "lxor", true}};
   for (const auto& o : ops) {
     if (o.integer_only && std::is_floating_point_v<T>) continue;
     if (g_quick && o.op != MPI_SUM && o.op != MPI_MAX && o.op != MPI_BXOR) continue;
@@ -141,11 +149,20 @@ void special_values(MPI_Comm comm) {
   for (int i = 0; i < n; ++i) {
     double v = std::sin(0.01 * i);
     switch (i % 7) {
-      case 0: std::memcpy(&v, &nan_payload, 8); break;
-      case 1: v = std::numeric_limits<double>::infinity(); break;
-      case 2: v = -0.0; break;
-      case 3: v = std::numeric_limits<double>::denorm_min() * (i + rank); break;
-      default: break;
+      case 0:
+        std::memcpy(&v, &nan_payload, 8);
+        break;
+      case 1:
+        v = std::numeric_limits<double>::infinity();
+        break;
+      case 2:
+        v = -0.0;
+        break;
+      case 3:
+        v = std::numeric_limits<double>::denorm_min() * (i + rank);
+        break;
+      default:
+        break;
     }
     in[i] = v;
   }
@@ -220,7 +237,9 @@ void bcast_case(MPI_Comm comm, MPI_Datatype type, const char* tname, int count, 
   std::vector<uint8_t> expect(span), buf(span);
   uint64_t x = 88172645463325252ull + count;
   for (size_t i = 0; i < span; ++i) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
     expect[i] = random_bytes ? static_cast<uint8_t>(x) : static_cast<uint8_t>((i / 64) & 0x3);
   }
   // Gaps of non-contiguous types keep the receiver's own bytes.
@@ -247,10 +266,17 @@ void bcasts(MPI_Comm comm) {
   MPI_Type_commit(&strided);
   MPI_Type_contiguous(3, MPI_DOUBLE, &block);
   MPI_Type_commit(&block);
-  struct { MPI_Datatype t; const char* name; } types[] = {
-      {MPI_BYTE, "byte"},  {MPI_CHAR, "char"},     {MPI_INT, "int"},
-      {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"}, {MPI_INT64_T, "int64"},
-      {strided, "vector(3,2,5,int)"}, {block, "contiguous(3,double)"}};
+  struct {
+    MPI_Datatype t;
+    const char* name;
+  } types[] = {{MPI_BYTE, "byte"},
+               {MPI_CHAR, "char"},
+               {MPI_INT, "int"},
+               {MPI_FLOAT, "float"},
+               {MPI_DOUBLE, "double"},
+               {MPI_INT64_T, "int64"},
+               {strided, "vector(3,2,5,int)"},
+               {block, "contiguous(3,double)"}};
   for (const auto& t : types)
     for_each_count([&](int count) {
       for (int root = 0; root < size; ++root)
@@ -314,7 +340,8 @@ int main(int argc, char** argv) {
   MPI_Allreduce(in.data(), a.data(), 100003, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(in.data(), b.data(), 100003, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   CHECK(std::memcmp(a.data(), b.data(), a.size() * 8) == 0, "repeated allreduce differs");
-  if (rank == 0) std::printf("result fingerprint: %016llx\n", (unsigned long long)fnv(a.data(), a.size() * 8));
+  if (rank == 0)
+    std::printf("result fingerprint: %016llx\n", (unsigned long long)fnv(a.data(), a.size() * 8));
 
   return finish_test("collectives");
 }

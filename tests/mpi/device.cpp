@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
   CHECK(calls("allreduce") == before + 1, "host Allreduce not intercepted");
 
   // Device buffers: straight to PMPI, results still right.
-  const unsigned long long ar = calls("allreduce"), bc = calls("bcast"),
-                           ag = calls("allgather"), sd = calls("send"), rv = calls("recv");
+  const unsigned long long ar = calls("allreduce"), bc = calls("bcast"), ag = calls("allgather"),
+                           sd = calls("send"), rv = calls("recv");
   const long queries_before = fake_cuda_queries();
   const double sum = size * (size + 1) / 2.0;
   for (int round = 0; round < 50; ++round) {

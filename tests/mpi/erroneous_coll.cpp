@@ -44,12 +44,13 @@ void aliased_everywhere(MPI_Comm comm, int rank, int size) {
   std::vector<double> all(static_cast<size_t>(n) * size, -1.0);
   for (int i = 0; i < n; ++i) all[static_cast<size_t>(rank) * n + i] = rank + i * 0.5;
   double* own = all.data() + static_cast<size_t>(rank) * n;
-  const int expected_gather = plain_on_self([&](MPI_Comm self) {
-    return PMPI_Allgather(own, n, MPI_DOUBLE, own, n, MPI_DOUBLE, self);
-  });
+  const int expected_gather = plain_on_self(
+      [&](MPI_Comm self) { return PMPI_Allgather(own, n, MPI_DOUBLE, own, n, MPI_DOUBLE, self); });
   const int rc_gather = MPI_Allgather(own, n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, comm);
-  CHECK(error_class(rc_gather) == expected_gather, "Allgather from its own block: class %d, "
-        "plain MPI gives %d", error_class(rc_gather), expected_gather);
+  CHECK(error_class(rc_gather) == expected_gather,
+        "Allgather from its own block: class %d, "
+        "plain MPI gives %d",
+        error_class(rc_gather), expected_gather);
   if (rc_gather != MPI_SUCCESS) return;
   for (int r = 0; r < size; ++r)
     for (int i = 0; i < n; i += 97)
@@ -66,7 +67,8 @@ void aliased_at_root(MPI_Comm comm, int rank, int size) {
   double* recv = rank == 0 ? mine.data() : result.data();
   const int expected = rank == 0 ? plain_on_self([&](MPI_Comm self) {
     return PMPI_Reduce(mine.data(), mine.data(), n, MPI_DOUBLE, MPI_SUM, 0, self);
-  }) : MPI_SUCCESS;
+  })
+                                 : MPI_SUCCESS;
   int rc = MPI_Reduce(mine.data(), recv, n, MPI_DOUBLE, MPI_SUM, 0, comm);
   CHECK(error_class(rc) == expected, "Reduce aliased at the root: class %d, plain MPI gives %d",
         error_class(rc), expected);
@@ -88,20 +90,24 @@ void bcast_counts_differ(MPI_Comm comm, int rank) {
   // Values that do not compress: the root's frame outgrows the others'.
   for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<int>(i * 2654435761u);
   const int rc = MPI_Bcast(buf.data(), rank == 0 ? 4000 : 1000, MPI_INT, 0, comm);
-  if (rank == 0) CHECK(rc == MPI_SUCCESS, "Bcast at the root: error %d", rc);
-  else CHECK(rc != MPI_SUCCESS, "Bcast of 1000 of the root's 4000 ints succeeded");
-  // MPICH's bcastlength: the root sends less, then more than the others
-  // expect; the second frame reaches the middle of the tree cut, and its
-  // subtree must fail too, as every non-root rank fails in MPICH. (Open
-  // MPI's own Bcast lets the first pass and hangs in the second at 4 ranks:
-  // its tree stops at the cut receive.)
+  if (rank == 0)
+    CHECK(rc == MPI_SUCCESS, "Bcast at the root: error %d", rc);
+  else
+    CHECK(rc != MPI_SUCCESS, "Bcast of 1000 of the root's 4000 ints succeeded");
+    // MPICH's bcastlength: the root sends less, then more than the others
+    // expect; the second frame reaches the middle of the tree cut, and its
+    // subtree must fail too, as every non-root rank fails in MPICH. (Open
+    // MPI's own Bcast lets the first pass and hangs in the second at 4 ranks:
+    // its tree stops at the cut receive.)
 #ifndef OPEN_MPI
   std::vector<int> zeros(10, 0);
   const int rc_long = MPI_Bcast(zeros.data(), rank == 0 ? 1 : 10, MPI_INT, 0, comm);
   if (rank != 0) CHECK(rc_long != MPI_SUCCESS, "Bcast of 10 ints, root's 1, succeeded");
   const int rc_short = MPI_Bcast(zeros.data(), rank == 0 ? 10 : 1, MPI_INT, 0, comm);
-  if (rank == 0) CHECK(rc_short == MPI_SUCCESS, "Bcast of 10 ints at the root: error %d", rc_short);
-  else CHECK(rc_short != MPI_SUCCESS, "Bcast of 1 of the root's 10 ints succeeded");
+  if (rank == 0)
+    CHECK(rc_short == MPI_SUCCESS, "Bcast of 10 ints at the root: error %d", rc_short);
+  else
+    CHECK(rc_short != MPI_SUCCESS, "Bcast of 1 of the root's 10 ints succeeded");
 #endif
 }
 
@@ -121,7 +127,8 @@ int main(int argc, char** argv) {
   // Every rank is in step again: a correct call works.
   std::vector<double> x(3000, 1.0), y(3000, 0.0);
   CHECK(MPI_Allreduce(x.data(), y.data(), 3000, MPI_DOUBLE, MPI_SUM, comm) == MPI_SUCCESS &&
-            y[2999] == size, "Allreduce after the aliased calls: %g", y[2999]);
+            y[2999] == size,
+        "Allreduce after the aliased calls: %g", y[2999]);
   bcast_counts_differ(comm, rank);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
   return finish_test("erroneous_coll");

@@ -28,7 +28,8 @@ bool raw = false;  // ADACOMP_MODE=raw: nothing may be compressed
 bool pipelined = false;
 
 void fill(std::vector<uint8_t>& v, int seed) {
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(seed * 17 + i / 32 + (i % 5 == 0));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<uint8_t>(seed * 17 + i / 32 + (i % 5 == 0));
 }
 
 struct T {
@@ -49,8 +50,10 @@ T exact_value(int rank, size_t i, MPI_Op op) {
 // Bit for bit; long double by value (its padding bytes are arbitrary).
 template <typename T>
 bool same(const T* a, const T* b, size_t n) {
-  if constexpr (std::is_same_v<T, long double>) return std::equal(a, a + n, b);
-  else return n == 0 || std::memcmp(a, b, n * sizeof(T)) == 0;
+  if constexpr (std::is_same_v<T, long double>)
+    return std::equal(a, a + n, b);
+  else
+    return n == 0 || std::memcmp(a, b, n * sizeof(T)) == 0;
 }
 
 // Reduce_scatter with counts rc (Reduce_scatter_block when `block`, rc then
@@ -87,13 +90,13 @@ void reduce_scatter_case(MPI_Comm comm, const char* cname, MPI_Datatype type, co
   CHECK((after.pipelined_calls - before.pipelined_calls == 1) == (expect && pipelined),
         "%s %s %s: pipelined %llu, expected %d", cname, what, tname,
         after.pipelined_calls - before.pipelined_calls, expect && pipelined);
-  CHECK(same(a.data(), b.data(), a.size()), "%s %s %s %s block %d of %zu differs from PMPI",
-        cname, what, tname, oname, rc[r], total);
+  CHECK(same(a.data(), b.data(), a.size()), "%s %s %s %s block %d of %zu differs from PMPI", cname,
+        what, tname, oname, rc[r], total);
   std::vector<T> ia(in), ib(in);
   reduce(false, MPI_IN_PLACE, ia.data());
   reduce(true, MPI_IN_PLACE, ib.data());
-  CHECK(same(ia.data(), ib.data(), rc[r]), "%s %s in place %s %s block %d differs from PMPI",
-        cname, what, tname, oname, rc[r]);
+  CHECK(same(ia.data(), ib.data(), rc[r]), "%s %s in place %s %s block %d differs from PMPI", cname,
+        what, tname, oname, rc[r]);
 }
 
 template <typename T>
@@ -101,8 +104,10 @@ void reduce_scatter_type(MPI_Comm comm, const char* cname, const std::vector<int
                          MPI_Datatype type, const char* tname) {
   int p;
   MPI_Comm_size(comm, &p);
-  struct { MPI_Op op; const char* name; } ops[] = {
-      {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MAX, "max"}, {MPI_BXOR, "bxor"}};
+  struct {
+    MPI_Op op;
+    const char* name;
+  } ops[] = {{MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MAX, "max"}, {MPI_BXOR, "bxor"}};
   for (const auto& o : ops) {
     if (o.op == MPI_MAX && !std::is_arithmetic_v<T>) continue;  // complex
     if (o.op == MPI_BXOR && !std::is_integral_v<T>) continue;
@@ -139,8 +144,7 @@ void reduce_scatters(MPI_Comm comm, const char* cname, const std::vector<int>& c
   for (int i = 0; i < c; ++i)
     close = close && std::fabs(a[i] - ref[i]) <= 1e-12 * (1 + std::fabs(ref[i]));
   CHECK(close, "%s reduce_scatter_block double count %d", cname, c);
-  CHECK(same(a.data(), again.data(), c), "%s reduce_scatter_block double differs on rerun",
-        cname);
+  CHECK(same(a.data(), again.data(), c), "%s reduce_scatter_block double differs on rerun", cname);
 }
 
 void run(MPI_Comm comm, const char* cname) {
@@ -153,14 +157,18 @@ void run(MPI_Comm comm, const char* cname) {
   MPI_Type_create_resized(vec, 0, 3 * sizeof(int), &vec3);
   MPI_Type_commit(&vec3);
   MPI_Type_free(&vec);
-  std::vector<T> types = {{MPI_DOUBLE, "double"}, {MPI_FLOAT, "float"}, {MPI_INT, "int"},
-                          {MPI_BYTE, "byte"}, {vec3, "vector"}};
+  std::vector<T> types = {{MPI_DOUBLE, "double"},
+                          {MPI_FLOAT, "float"},
+                          {MPI_INT, "int"},
+                          {MPI_BYTE, "byte"},
+                          {vec3, "vector"}};
   if (!quick) {
     types.push_back({MPI_UNSIGNED_LONG_LONG, "ullong"});
     types.push_back({MPI_SHORT, "short"});
     types.push_back({MPI_C_DOUBLE_COMPLEX, "dcomplex"});
   }
-  std::vector<int> counts = quick ? std::vector<int>{0, 3, 5001} : std::vector<int>{0, 1, 7, 777, 20001};
+  std::vector<int> counts =
+      quick ? std::vector<int>{0, 3, 5001} : std::vector<int>{0, 1, 7, 777, 20001};
   for (const T& t : types) {
     MPI_Aint lb, ext;
     MPI_Type_get_extent(t.type, &lb, &ext);
@@ -212,8 +220,10 @@ void run(MPI_Comm comm, const char* cname) {
       std::vector<uint8_t> ta(rtotal * ext + 8, 0xA5), tb(rtotal * ext + 8, 0xA5);
       std::vector<uint8_t> big(total * ext + 8);
       fill(big, r);
-      MPI_Alltoallv(big.data(), vc.data(), vd.data(), t.type, ta.data(), rc.data(), rd.data(), t.type, comm);
-      PMPI_Alltoallv(big.data(), vc.data(), vd.data(), t.type, tb.data(), rc.data(), rd.data(), t.type, comm);
+      MPI_Alltoallv(big.data(), vc.data(), vd.data(), t.type, ta.data(), rc.data(), rd.data(),
+                    t.type, comm);
+      PMPI_Alltoallv(big.data(), vc.data(), vd.data(), t.type, tb.data(), rc.data(), rd.data(),
+                     t.type, comm);
       CHECK(ta == tb, "%s alltoallv %s count %d", cname, t.name, c);
       for (int root = 0; root < p; ++root) {
         if (quick && root != p - 1) continue;
@@ -226,25 +236,32 @@ void run(MPI_Comm comm, const char* cname) {
           std::memcpy(a.data() + r * blk, send.data(), blk);
           std::memcpy(b.data() + r * blk, send.data(), blk);
         }
-        MPI_Gather(r == root ? MPI_IN_PLACE : send.data(), c, t.type, a.data(), c, t.type, root, comm);
-        PMPI_Gather(r == root ? MPI_IN_PLACE : send.data(), c, t.type, b.data(), c, t.type, root, comm);
+        MPI_Gather(r == root ? MPI_IN_PLACE : send.data(), c, t.type, a.data(), c, t.type, root,
+                   comm);
+        PMPI_Gather(r == root ? MPI_IN_PLACE : send.data(), c, t.type, b.data(), c, t.type, root,
+                    comm);
         cmp("gather in place", root);
         reset();
         MPI_Scatter(send.data(), c, t.type, a.data(), c, t.type, root, comm);
         PMPI_Scatter(send.data(), c, t.type, b.data(), c, t.type, root, comm);
         cmp("scatter", root);
         reset();
-        MPI_Scatter(send.data(), c, t.type, r == root ? MPI_IN_PLACE : a.data(), c, t.type, root, comm);
-        PMPI_Scatter(send.data(), c, t.type, r == root ? MPI_IN_PLACE : b.data(), c, t.type, root, comm);
+        MPI_Scatter(send.data(), c, t.type, r == root ? MPI_IN_PLACE : a.data(), c, t.type, root,
+                    comm);
+        PMPI_Scatter(send.data(), c, t.type, r == root ? MPI_IN_PLACE : b.data(), c, t.type, root,
+                     comm);
         cmp("scatter in place", root);
         std::fill(va.begin(), va.end(), 0xA5);
         std::fill(vb.begin(), vb.end(), 0xA5);
-        MPI_Gatherv(send.data(), vc[r], t.type, va.data(), vc.data(), vd.data(), t.type, root, comm);
-        PMPI_Gatherv(send.data(), vc[r], t.type, vb.data(), vc.data(), vd.data(), t.type, root, comm);
+        MPI_Gatherv(send.data(), vc[r], t.type, va.data(), vc.data(), vd.data(), t.type, root,
+                    comm);
+        PMPI_Gatherv(send.data(), vc[r], t.type, vb.data(), vc.data(), vd.data(), t.type, root,
+                     comm);
         CHECK(va == vb, "%s gatherv %s count %d root %d", cname, t.name, c, root);
         reset();
         MPI_Scatterv(big.data(), vc.data(), vd.data(), t.type, a.data(), vc[r], t.type, root, comm);
-        PMPI_Scatterv(big.data(), vc.data(), vd.data(), t.type, b.data(), vc[r], t.type, root, comm);
+        PMPI_Scatterv(big.data(), vc.data(), vd.data(), t.type, b.data(), vc[r], t.type, root,
+                      comm);
         cmp("scatterv", root);
       }
     }

@@ -70,9 +70,8 @@ void reductions(size_t n) {
     if (rank_ == root) CHECK(same(got, want), "Reduce_c n=%zu root=%d", n, root);
 
     std::vector<double> b = rank_ == root ? field(n, 40 + root) : std::vector<double>(n, -1);
-    expect_compressed("bcast", n > 0 && size_ > 1, "Bcast_c", [&] {
-      MPI_Bcast_c(b.data(), c, MPI_DOUBLE, root, MPI_COMM_WORLD);
-    });
+    expect_compressed("bcast", n > 0 && size_ > 1, "Bcast_c",
+                      [&] { MPI_Bcast_c(b.data(), c, MPI_DOUBLE, root, MPI_COMM_WORLD); });
     CHECK(same(b, field(n, 40 + root)), "Bcast_c n=%zu root=%d", n, root);
   }
 
@@ -135,8 +134,7 @@ void movement(size_t n) {
 
     std::vector<double> part(n, -1);
     expect_compressed("scatter", any, "Scatter_c", [&] {
-      MPI_Scatter_c(want.data(), c, MPI_DOUBLE, part.data(), c, MPI_DOUBLE, root,
-                    MPI_COMM_WORLD);
+      MPI_Scatter_c(want.data(), c, MPI_DOUBLE, part.data(), c, MPI_DOUBLE, root, MPI_COMM_WORLD);
     });
     CHECK(same(part, field(n, rank_ + 1)), "Scatter_c n=%zu root=%d", n, root);
   }
@@ -207,8 +205,8 @@ void movement(size_t n) {
   PMPI_Alltoallv(vs.data(), isc.data(), isd.data(), MPI_DOUBLE, awant.data(), irc.data(),
                  ird.data(), MPI_DOUBLE, MPI_COMM_WORLD);
   expect_compressed("alltoallv", size_ > 1, "Alltoallv_c", [&] {
-    MPI_Alltoallv_c(vs.data(), sc.data(), sd.data(), MPI_DOUBLE, agot.data(), rc.data(),
-                    rd.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Alltoallv_c(vs.data(), sc.data(), sd.data(), MPI_DOUBLE, agot.data(), rc.data(), rd.data(),
+                    MPI_DOUBLE, MPI_COMM_WORLD);
   });
   CHECK(same(agot, awant), "Alltoallv_c n=%zu", n);
 }
@@ -252,8 +250,11 @@ void mixed_forms(size_t n) {
   PMPI_Allreduce(in.data(), want.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const bool large = rank_ % 2 == 0;
   expect_compressed("allreduce", true, "mixed Allreduce", [&] {
-    if (large) MPI_Allreduce_c(in.data(), got.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    else MPI_Allreduce(in.data(), got.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (large)
+      MPI_Allreduce_c(in.data(), got.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else
+      MPI_Allreduce(in.data(), got.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM,
+                    MPI_COMM_WORLD);
   });
   CHECK(same(got, want), "mixed Allreduce n=%zu", n);
 

@@ -154,17 +154,22 @@ int main(int argc, char** argv) {
   const std::string printed = "/tmp/link_check." + std::to_string(getpid()) + ".err";
   if (mode == "raise") std::freopen(printed.c_str(), "w", stderr);
   start_test(&argc, &argv, &rank_, &size_);
-  if (mode == "agree") agree(argc > 2 && std::strcmp(argv[2], "high") == 0);
-  else if (mode == "raise") raise();
-  else CHECK(false, "usage: test_link_check agree high|low | raise REPORT");
+  if (mode == "agree")
+    agree(argc > 2 && std::strcmp(argv[2], "high") == 0);
+  else if (mode == "raise")
+    raise();
+  else
+    CHECK(false, "usage: test_link_check agree high|low | raise REPORT");
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   const int rank = rank_;
   MPI_Finalize();
   if (mode == "raise") {
     std::fflush(stderr);
-    if (rank == 0 && argc > 2) failures += check_outputs(argv[2], printed);
-    else if (rank != 0) std::printf("%s", file_text(printed).c_str());
+    if (rank == 0 && argc > 2)
+      failures += check_outputs(argv[2], printed);
+    else if (rank != 0)
+      std::printf("%s", file_text(printed).c_str());
     std::remove(printed.c_str());
   }
   if (rank == 0) std::printf("link_check %s: %d failed checks\n", mode.c_str(), failures);

@@ -28,8 +28,9 @@ std::vector<T> field(int rank, size_t n, bool specials) {
   if (specials)
     for (size_t i = 17; i < n; i += 9973) {
       v[i] = std::numeric_limits<T>::quiet_NaN();
-      if (i + 1 < n) v[i + 1] = (i / 9973) % 2 ? std::numeric_limits<T>::infinity()
-                                               : -std::numeric_limits<T>::infinity();
+      if (i + 1 < n)
+        v[i + 1] = (i / 9973) % 2 ? std::numeric_limits<T>::infinity()
+                                  : -std::numeric_limits<T>::infinity();
     }
   return v;
 }
@@ -87,12 +88,13 @@ void run(MPI_Datatype type, const char* tname, bool relative, double user, doubl
     // a wider range, less still). Summed over ranks: node-aware, only node
     // leaders may code.
     unsigned long long bytes[2] = {after.bytes_wire - before.bytes_wire,
-                                   after.bytes_in - before.bytes_in}, total[2];
+                                   after.bytes_in - before.bytes_in},
+                       total[2];
     PMPI_Allreduce(bytes, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (size > 1 && min_ratio > 1)
       CHECK(total[1] > 0 && total[0] < total[1] / min_ratio,
-            "allreduce %s: lossy ratio below %g (%llu of %llu bytes)", tname, min_ratio,
-            total[0], total[1]);
+            "allreduce %s: lossy ratio below %g (%llu of %llu bytes)", tname, min_ratio, total[0],
+            total[1]);
     // Identical on every rank, bit for bit.
     std::vector<T> first(out);
     MPI_Bcast(first.data(), static_cast<int>(n * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -104,8 +106,8 @@ void run(MPI_Datatype type, const char* tname, bool relative, double user, doubl
     auto check_block = [&](const char* what, const std::vector<T>& got, size_t offset,
                            size_t count) {
       std::vector<long double> part(exact.begin() + offset, exact.begin() + offset + count);
-      check_case((what + (" " + label)).c_str(),
-                 std::vector<T>(got.begin(), got.begin() + count), part, bound);
+      check_case((what + (" " + label)).c_str(), std::vector<T>(got.begin(), got.begin() + count),
+                 part, bound);
     };
     const size_t block = n / size;
     std::vector<T> mine(block);
@@ -129,8 +131,10 @@ void run(MPI_Datatype type, const char* tname, bool relative, double user, doubl
     // In place, at the root of a Reduce that is not rank 0.
     const int root = size - 1;
     std::vector<T> red(in);
-    if (rank == root) MPI_Reduce(MPI_IN_PLACE, red.data(), n, type, MPI_SUM, root, MPI_COMM_WORLD);
-    else MPI_Reduce(in.data(), nullptr, n, type, MPI_SUM, root, MPI_COMM_WORLD);
+    if (rank == root)
+      MPI_Reduce(MPI_IN_PLACE, red.data(), n, type, MPI_SUM, root, MPI_COMM_WORLD);
+    else
+      MPI_Reduce(in.data(), nullptr, n, type, MPI_SUM, root, MPI_COMM_WORLD);
     if (rank == root) check_case(("reduce " + label).c_str(), red, exact, bound);
 
     // Bcast: one compression; the bound is relative to the root's own range.

@@ -41,7 +41,9 @@ unsigned long long compressed(const char* op) { return op_stats(op).compressed_c
 void fill(std::vector<uint64_t>& v, bool random_data, int it, int rank) {
   uint64_t x = 0x9E3779B97F4A7C15ull * (it + 1) + rank;
   for (auto& e : v) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
     e = random_data ? x : 42 + (it % 3);
   }
 }
@@ -70,8 +72,8 @@ void single_node() {
     if (size > 1) {
       const int peer = rank ^ 1;
       if (peer < size)
-        MPI_Sendrecv_replace(buf.data(), static_cast<int>(buf.size()), MPI_UINT64_T, peer, 5,
-                             peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv_replace(buf.data(), static_cast<int>(buf.size()), MPI_UINT64_T, peer, 5, peer,
+                             5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   }
   std::vector<uint64_t> ref(buf.size());
@@ -84,8 +86,10 @@ void single_node() {
 void explore() {
   int it = 0;
   for (int i = 0; i < 20; ++i) allreduce(true, it++);
-  CHECK(compressed("allreduce") == 2, "incompressible: %llu compressed calls, expected the 2 "
-        "explored", compressed("allreduce"));
+  CHECK(compressed("allreduce") == 2,
+        "incompressible: %llu compressed calls, expected the 2 "
+        "explored",
+        compressed("allreduce"));
   // Settled after call 4; explores again at calls 36..39 (2 compressed).
   for (int i = 0; i < 30; ++i) allreduce(true, it++);
   CHECK(compressed("allreduce") == 4, "after 50 calls: %llu compressed, expected 4",
@@ -130,15 +134,15 @@ Frames delta(const adacomp_op_stats& a, const adacomp_op_stats& b) {
 void check_arms(const char* op, const std::vector<Frames>& calls, bool sends) {
   const int arms = 3;
   for (int i = 0; i < 2 * arms; ++i)
-    CHECK(calls[i].compressed == (i % arms != 0), "%s exploration call %d: compressed %d", op,
-          i, calls[i].compressed);
+    CHECK(calls[i].compressed == (i % arms != 0), "%s exploration call %d: compressed %d", op, i,
+          calls[i].compressed);
   const unsigned long long high = calls[1].wire, fast = calls[2].wire;
   if (sends) {
     CHECK(high > 0 && calls[4].wire == high && calls[5].wire == fast,
           "%s: a codec's frames differ between its calls (%llu %llu, %llu %llu)", op, high,
           calls[4].wire, fast, calls[5].wire);
-    CHECK(high < fast, "%s: quant_zstd (%llu bytes) not smaller than quant_fast (%llu)", op,
-          high, fast);
+    CHECK(high < fast, "%s: quant_zstd (%llu bytes) not smaller than quant_fast (%llu)", op, high,
+          fast);
   }
   // The settled arm: 0 raw, 1 quant_zstd, 2 quant_fast (by its frames).
   int settled = -1;
@@ -156,13 +160,14 @@ void check_arms(const char* op, const std::vector<Frames>& calls, bool sends) {
   int codec = sends ? settled : 0, codecs[2];
   int mine[2] = {codec, codec ? -codec : -3};
   PMPI_Allreduce(mine, codecs, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  CHECK(codecs[0] == 0 || codecs[0] == -codecs[1], "%s: senders settled on different codecs",
-        op);
+  CHECK(codecs[0] == 0 || codecs[0] == -codecs[1], "%s: senders settled on different codecs", op);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
     std::printf("%s settled on %s\n", op,
-                all[0] == 0 ? "raw" : codecs[0] == 1 ? "quant_zstd" : "quant_fast");
+                all[0] == 0      ? "raw"
+                : codecs[0] == 1 ? "quant_zstd"
+                                 : "quant_fast");
 }
 
 void codecs() {
@@ -187,8 +192,7 @@ void codecs() {
   for (int c = 0; c < calls; ++c) {
     std::vector<double> out(n);
     const adacomp_op_stats before = op_stats("allreduce");
-    MPI_Allreduce(in.data(), out.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX,
-                  MPI_COMM_WORLD);
+    MPI_Allreduce(in.data(), out.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     seen.push_back(delta(before, op_stats("allreduce")));
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) bad += !(std::fabs(out[i] - exact[i]) <= kRel * range);
@@ -218,8 +222,9 @@ void codecs() {
     MPI_Allreduce(in2.data(), out.data(), static_cast<int>(n2), MPI_DOUBLE, MPI_SUM,
                   MPI_COMM_WORLD);
     const Frames f = delta(before, op_stats("allreduce"));
-    if (c < 6) CHECK(f.compressed == (c % 3 != 0), "sum exploration call %d: compressed %d", c,
-                     f.compressed);
+    if (c < 6)
+      CHECK(f.compressed == (c % 3 != 0), "sum exploration call %d: compressed %d", c,
+            f.compressed);
     size_t bad = 0;
     for (size_t i = 0; i < n2; ++i)
       bad += !(std::fabs(static_cast<long double>(out[i]) - sum[i]) <= kRel * (hi - lo));
@@ -252,8 +257,10 @@ void codecs() {
   const std::vector<double> small(sent.begin(), sent.begin() + m);
   for (int c = 0; c < calls; ++c) {
     std::vector<double> b = rank == 0 ? small : std::vector<double>(m, 0.0);
-    if (rank == 0) MPI_Bcast(b.data(), static_cast<int>(m), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    else MPI_Bcast(b.data(), static_cast<int>(m / 2), pair, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      MPI_Bcast(b.data(), static_cast<int>(m), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else
+      MPI_Bcast(b.data(), static_cast<int>(m / 2), pair, 0, MPI_COMM_WORLD);
     CHECK(std::memcmp(b.data(), small.data(), m * sizeof(double)) == 0,
           "mixed-type bcast call %d: not bit-identical", c);
   }
@@ -295,10 +302,15 @@ void p2p_codecs() {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const std::string what = argc > 1 ? argv[1] : "";
-  if (what == "single-node") single_node();
-  else if (what == "explore") explore();
-  else if (what == "codecs") codecs();
-  else if (what == "p2p-codecs") p2p_codecs();
-  else CHECK(false, "usage: test_model single-node|explore|codecs|p2p-codecs");
+  if (what == "single-node")
+    single_node();
+  else if (what == "explore")
+    explore();
+  else if (what == "codecs")
+    codecs();
+  else if (what == "p2p-codecs")
+    p2p_codecs();
+  else
+    CHECK(false, "usage: test_model single-node|explore|codecs|p2p-codecs");
   return finish_test(("model " + what).c_str());
 }

@@ -40,7 +40,8 @@ void allgather_cases(const Ctx& c, MPI_Datatype type, int n, int how) {
     }
     complete(c, &req, how + in_place);
     check_compressed(c, "allgather", before, n > 0, n > 0, "Iallgather", n);
-    CHECK(same(got, want), "%s: Iallgather n=%d in_place=%d differs from PMPI", c.name, n, in_place);
+    CHECK(same(got, want), "%s: Iallgather n=%d in_place=%d differs from PMPI", c.name, n,
+          in_place);
   }
   // Allgatherv: rank j contributes vcount(n, j, j) elements.
   std::vector<int> counts(c.size);
@@ -56,11 +57,11 @@ void allgather_cases(const Ctx& c, MPI_Datatype type, int n, int how) {
     MPI_Request req;
     if (in_place) {
       std::copy(mine.begin(), mine.end(), got.begin() + displs[c.rank]);
-      MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, got.data(), counts.data(),
-                      displs.data(), type, c.comm, &req);
+      MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, got.data(), counts.data(), displs.data(),
+                      type, c.comm, &req);
     } else {
-      MPI_Iallgatherv(mine.data(), counts[c.rank], type, got.data(), counts.data(),
-                      displs.data(), type, c.comm, &req);
+      MPI_Iallgatherv(mine.data(), counts[c.rank], type, got.data(), counts.data(), displs.data(),
+                      type, c.comm, &req);
     }
     complete(c, &req, how + 1 + in_place);
     check_compressed(c, "allgatherv", before, true, moves(counts, -1), "Iallgatherv", n);
@@ -99,8 +100,8 @@ void rooted_cases(const Ctx& c, MPI_Datatype type, int n, int how) {
                    type, root, c.comm);
       if (ip) std::copy(vin.begin(), vin.end(), vgot.begin() + displs[root]);
       before = counters("gatherv");
-      MPI_Igatherv(ip ? MPI_IN_PLACE : vin.data(), counts[c.rank], type, vgot.data(),
-                   counts.data(), displs.data(), type, root, c.comm, &req);
+      MPI_Igatherv(ip ? MPI_IN_PLACE : vin.data(), counts[c.rank], type, vgot.data(), counts.data(),
+                   displs.data(), type, root, c.comm, &req);
       complete(c, &req, how + root + 1);
       check_compressed(c, "gatherv", before, true, moves(counts, root), "Igatherv", n);
       CHECK(!is_root || same(vgot, vwant), "%s: Igatherv n=%d root=%d differs", c.name, n, root);
@@ -117,8 +118,8 @@ void rooted_cases(const Ctx& c, MPI_Datatype type, int n, int how) {
       // Scatterv.
       const std::vector<T> vsrc = fill<T>(total, root, 4);
       std::vector<T> svwant(counts[c.rank], T(-1)), svgot(counts[c.rank], T(-1));
-      PMPI_Scatterv(vsrc.data(), counts.data(), displs.data(), type, svwant.data(),
-                    counts[c.rank], type, root, c.comm);
+      PMPI_Scatterv(vsrc.data(), counts.data(), displs.data(), type, svwant.data(), counts[c.rank],
+                    type, root, c.comm);
       before = counters("scatterv");
       MPI_Iscatterv(vsrc.data(), counts.data(), displs.data(), type,
                     ip ? MPI_IN_PLACE : svgot.data(), counts[c.rank], type, root, c.comm, &req);
@@ -218,8 +219,8 @@ void outstanding(const Ctx& c) {
       MPI_Isend(&token_out, 1, MPI_INT, right, 5, c.comm, &r[5]);
       std::swap(r[0], r[4]);  // collectives and point-to-point interleaved
       MPI_Waitall(6, r, MPI_STATUSES_IGNORE);
-      CHECK(token_in == (c.rank - 1 + c.size) % c.size + 100, "%s: mixed Waitall token %d",
-            c.name, token_in);
+      CHECK(token_in == (c.rank - 1 + c.size) % c.size + 100, "%s: mixed Waitall token %d", c.name,
+            token_in);
     }
     CHECK(same(ag, ag_want), "%s: outstanding Iallgather round %d", c.name, round);
     CHECK(same(at, at_want), "%s: outstanding Ialltoall round %d", c.name, round);
@@ -237,8 +238,8 @@ void run(MPI_Comm comm, const char* name, bool quick) {
   // creates the library's state (plan_nonblocking in src/coll/plan.h).
   int one = 1, total = 0;
   MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
-  const std::vector<int> sizes = quick ? std::vector<int>{0, 7, 3001}
-                                       : std::vector<int>{0, 1, 7, 1001, 20001};
+  const std::vector<int> sizes =
+      quick ? std::vector<int>{0, 7, 3001} : std::vector<int>{0, 1, 7, 1001, 20001};
   int how = 0;
   for (int n : sizes) {
     allgather_cases<unsigned char>(c, MPI_BYTE, n, how++);

@@ -37,7 +37,8 @@ void refill(std::vector<T>& v, int rank, int salt) {
 
 template <class T>
 bool same(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 struct Counters {
@@ -52,15 +53,15 @@ inline Counters counters(const char* op) {
 // `expected`), and, over all ranks of `c`, coded frames went out when more
 // than one rank exchanged data (`moved`). Collective over c.comm.
 inline void check_compressed(const Ctx& c, const char* op, const Counters& before, bool expected,
-                      bool moved, const char* what, int n) {
+                             bool moved, const char* what, int n) {
   const Counters now = counters(op);
   const bool want = expected && !g_default;
   CHECK(now.calls == before.calls + (want ? 1 : 0), "%s: %s n=%d compressed %llu times", c.name,
         what, n, now.calls - before.calls);
   unsigned long long mine = now.bytes - before.bytes, all = 0;
   PMPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, c.comm);
-  CHECK((all > 0) == (want && moved && c.size > 1), "%s: %s n=%d coded %llu bytes", c.name, what,
-        n, all);
+  CHECK((all > 0) == (want && moved && c.size > 1), "%s: %s n=%d coded %llu bytes", c.name, what, n,
+        all);
 }
 
 // Completes `req` the how-th way: Wait, a Test loop, or a Testsome loop

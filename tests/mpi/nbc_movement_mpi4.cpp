@@ -23,8 +23,8 @@ void large_count_forms(const Ctx& c) {
   std::vector<MPI_Count> counts_c(c.size, n);
   std::vector<MPI_Aint> displs_c(c.size);
   for (int j = 0; j < c.size; ++j) displs[j] = j * n, displs_c[j] = static_cast<MPI_Aint>(j) * n;
-  PMPI_Allgatherv(in.data(), n, MPI_DOUBLE, vwant.data(), counts.data(), displs.data(),
-                  MPI_DOUBLE, c.comm);
+  PMPI_Allgatherv(in.data(), n, MPI_DOUBLE, vwant.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                  c.comm);
   before = counters("allgatherv");
   MPI_Iallgatherv_c(in.data(), n, MPI_DOUBLE, vgot.data(), counts_c.data(), displs_c.data(),
                     MPI_DOUBLE, c.comm, &req);
@@ -45,23 +45,23 @@ void persistent_cases(const Ctx& c) {
   int total = 0;
   const std::vector<int> displs = displs_of(counts, &total);
   std::vector<int> in(n), many(all), vin(counts[c.rank]), vmany(total);
-  std::vector<int> ag(all), at(all), red(n), ga(all), sc(n), agv(total), gav(total), scv(counts[c.rank]);
-  const char* ops[] = {"allgather", "alltoall", "reduce", "gather", "scatter",
-                       "allgatherv", "gatherv", "scatterv"};
+  std::vector<int> ag(all), at(all), red(n), ga(all), sc(n), agv(total), gav(total),
+      scv(counts[c.rank]);
+  const char* ops[] = {"allgather", "alltoall",   "reduce",  "gather",
+                       "scatter",   "allgatherv", "gatherv", "scatterv"};
   const int k = 8;
   MPI_Request r[k];
   MPI_Allgather_init(in.data(), n, MPI_INT, ag.data(), n, MPI_INT, c.comm, MPI_INFO_NULL, &r[0]);
   MPI_Alltoall_init(many.data(), n, MPI_INT, at.data(), n, MPI_INT, c.comm, MPI_INFO_NULL, &r[1]);
   MPI_Reduce_init(in.data(), red.data(), n, MPI_INT, MPI_SUM, root, c.comm, MPI_INFO_NULL, &r[2]);
   MPI_Gather_init(in.data(), n, MPI_INT, ga.data(), n, MPI_INT, root, c.comm, MPI_INFO_NULL, &r[3]);
-  MPI_Scatter_init(many.data(), n, MPI_INT, sc.data(), n, MPI_INT, 0, c.comm, MPI_INFO_NULL,
-                   &r[4]);
-  MPI_Allgatherv_init(vin.data(), counts[c.rank], MPI_INT, agv.data(), counts.data(),
-                      displs.data(), MPI_INT, c.comm, MPI_INFO_NULL, &r[5]);
+  MPI_Scatter_init(many.data(), n, MPI_INT, sc.data(), n, MPI_INT, 0, c.comm, MPI_INFO_NULL, &r[4]);
+  MPI_Allgatherv_init(vin.data(), counts[c.rank], MPI_INT, agv.data(), counts.data(), displs.data(),
+                      MPI_INT, c.comm, MPI_INFO_NULL, &r[5]);
   MPI_Gatherv_init(vin.data(), counts[c.rank], MPI_INT, gav.data(), counts.data(), displs.data(),
                    MPI_INT, 0, c.comm, MPI_INFO_NULL, &r[6]);
-  MPI_Scatterv_init(vmany.data(), counts.data(), displs.data(), MPI_INT, scv.data(),
-                    counts[c.rank], MPI_INT, root, c.comm, MPI_INFO_NULL, &r[7]);
+  MPI_Scatterv_init(vmany.data(), counts.data(), displs.data(), MPI_INT, scv.data(), counts[c.rank],
+                    MPI_INT, root, c.comm, MPI_INFO_NULL, &r[7]);
   for (int start = 0; start < 4; ++start) {
     // New data in the same storage (the requests hold its address).
     refill(in, c.rank, start);
@@ -77,16 +77,18 @@ void persistent_cases(const Ctx& c) {
     PMPI_Reduce(in.data(), red_w.data(), n, MPI_INT, MPI_SUM, root, c.comm);
     PMPI_Gather(in.data(), n, MPI_INT, ga_w.data(), n, MPI_INT, root, c.comm);
     PMPI_Scatter(many.data(), n, MPI_INT, sc_w.data(), n, MPI_INT, 0, c.comm);
-    PMPI_Allgatherv(vin.data(), counts[c.rank], MPI_INT, agv_w.data(), counts.data(),
-                    displs.data(), MPI_INT, c.comm);
+    PMPI_Allgatherv(vin.data(), counts[c.rank], MPI_INT, agv_w.data(), counts.data(), displs.data(),
+                    MPI_INT, c.comm);
     PMPI_Gatherv(vin.data(), counts[c.rank], MPI_INT, gav_w.data(), counts.data(), displs.data(),
                  MPI_INT, 0, c.comm);
-    PMPI_Scatterv(vmany.data(), counts.data(), displs.data(), MPI_INT, scv_w.data(),
-                  counts[c.rank], MPI_INT, root, c.comm);
+    PMPI_Scatterv(vmany.data(), counts.data(), displs.data(), MPI_INT, scv_w.data(), counts[c.rank],
+                  MPI_INT, root, c.comm);
     unsigned long long before[k];
     for (int i = 0; i < k; ++i) before[i] = counters(ops[i]).calls;
-    if (start % 2) MPI_Startall(k, r);
-    else for (int i = 0; i < k; ++i) MPI_Start(&r[i]);
+    if (start % 2)
+      MPI_Startall(k, r);
+    else
+      for (int i = 0; i < k; ++i) MPI_Start(&r[i]);
     if (start % 3 == 0) {
       MPI_Waitall(k, r, MPI_STATUSES_IGNORE);
     } else if (start % 3 == 1 || staged_reduce) {
@@ -117,6 +119,5 @@ void persistent_cases(const Ctx& c) {
   for (int i = 0; i < k; ++i) MPI_Request_free(&r[i]);
 }
 #endif
-
 
 }  // namespace nbc_movement

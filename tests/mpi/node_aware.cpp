@@ -34,7 +34,10 @@ void learn_layout() {
     int start = 0;
     for (const char* p = map; *p;) {
       const int n = std::atoi(p);
-      if (g_rank < start + n) { key = start; break; }
+      if (g_rank < start + n) {
+        key = start;
+        break;
+      }
       start += n;
       while (*p && *p != ',') ++p;
       if (*p == ',') ++p;
@@ -151,8 +154,8 @@ void any_source_from_everyone() {
     int got = -1;
     MPI_Get_count(&st, MPI_DOUBLE, &got);
     const int from = st.MPI_SOURCE;
-    CHECK(from > 0 && from < g_size && got == length(from), "phase %d: source %d count %d",
-          phase, from, got);
+    CHECK(from > 0 && from < g_size && got == length(from), "phase %d: source %d count %d", phase,
+          from, got);
     if (from <= 0 || from >= g_size) return;
     ++seen[from];
     bool ok = true;
@@ -194,7 +197,8 @@ void any_source_from_everyone() {
   }
   for (int phase = 0; phase < phases; ++phase)
     for (int from = 1; from < g_size; ++from)
-      CHECK(seen[phase][from] == 1, "phase %d: %d messages from %d", phase, seen[phase][from], from);
+      CHECK(seen[phase][from] == 1, "phase %d: %d messages from %d", phase, seen[phase][from],
+            from);
 }
 
 }  // namespace

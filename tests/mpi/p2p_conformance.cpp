@@ -58,13 +58,20 @@ size_t slot_of(int k) { return static_cast<size_t>(k / 2) * 4 + (k % 2) * 3; }
 enum class Form { recv, irecv, persistent, any_source, mprobe, improbe, probe_then_recv };
 const char* name_of(Form f) {
   switch (f) {
-    case Form::recv: return "Recv";
-    case Form::irecv: return "Irecv";
-    case Form::persistent: return "Recv_init";
-    case Form::any_source: return "Recv(ANY_SOURCE)";
-    case Form::mprobe: return "Mprobe+Mrecv";
-    case Form::improbe: return "Improbe+Imrecv";
-    case Form::probe_then_recv: return "Probe+Recv";
+    case Form::recv:
+      return "Recv";
+    case Form::irecv:
+      return "Irecv";
+    case Form::persistent:
+      return "Recv_init";
+    case Form::any_source:
+      return "Recv(ANY_SOURCE)";
+    case Form::mprobe:
+      return "Mprobe+Mrecv";
+    case Form::improbe:
+      return "Improbe+Imrecv";
+    case Form::probe_then_recv:
+      return "Probe+Recv";
   }
   return "?";
 }
@@ -128,8 +135,7 @@ void partial_elements(int n, Form f) {
         name_of(f), n, count);
   CHECK(elements == n, "%s of %d ints: MPI_Get_elements gave %d", name_of(f), n, elements);
   MPI_Get_elements(&st, MPI_INT, &elements);
-  CHECK(elements == n, "%s of %d ints: MPI_Get_elements(MPI_INT) gave %d", name_of(f), n,
-        elements);
+  CHECK(elements == n, "%s of %d ints: MPI_Get_elements(MPI_INT) gave %d", name_of(f), n, elements);
   CHECK(st.MPI_SOURCE == peer_ && st.MPI_TAG == tag, "%s: source %d tag %d", name_of(f),
         st.MPI_SOURCE, st.MPI_TAG);
   CHECK(st.MPI_ERROR == kSentinel, "%s wrote MPI_ERROR (%d)", name_of(f), st.MPI_ERROR);
@@ -170,8 +176,8 @@ void partial_element_at_memory_end() {
   int elements = 0;
   MPI_Get_elements(&st, wide, &elements);
   CHECK(elements == 4 && buf[0] == peer_ && buf[3] == 4,
-        "4 ints into one wide element at the end of memory: %d elements, %d %d", elements,
-        buf[0], buf[3]);
+        "4 ints into one wide element at the end of memory: %d elements, %d %d", elements, buf[0],
+        buf[3]);
   MPI_Type_free(&wide);
   munmap(base, 2 * page);
 }
@@ -198,8 +204,8 @@ void inactive_requests(int n) {
       int flag = 0;
       MPI_Status s = marked_status();
       int rc = MPI_Test(&reqs[i], &flag, &s);
-      CHECK(rc == MPI_SUCCESS && flag && empty_status(s), "Test on inactive request %d (%s)",
-            i, when);
+      CHECK(rc == MPI_SUCCESS && flag && empty_status(s), "Test on inactive request %d (%s)", i,
+            when);
       s = marked_status();
       MPI_Wait(&reqs[i], &s);
       CHECK(empty_status(s) && s.MPI_ERROR == kSentinel, "Wait on inactive request %d (%s)", i,
@@ -208,8 +214,7 @@ void inactive_requests(int n) {
       flag = 0;
       if (reqs[i] != MPI_REQUEST_NULL) {
         MPI_Request_get_status(reqs[i], &flag, &s);
-        CHECK(flag && empty_status(s), "Request_get_status on inactive request %d (%s)", i,
-              when);
+        CHECK(flag && empty_status(s), "Request_get_status on inactive request %d (%s)", i, when);
       }
     }
     MPI_Status ss[3];
@@ -244,7 +249,9 @@ void error_field_untouched(int n) {
   MPI_Message msg;
   int flag = 0;
   MPI_Status s;
-  auto send = [&](int tag) { MPI_Isend(out.data(), n, MPI_INT, peer_, tag, MPI_COMM_WORLD, &sreq); };
+  auto send = [&](int tag) {
+    MPI_Isend(out.data(), n, MPI_INT, peer_, tag, MPI_COMM_WORLD, &sreq);
+  };
   auto check = [&](const char* call) {
     CHECK(s.MPI_ERROR == kSentinel, "%s (%d ints) wrote MPI_ERROR = %d", call, n, s.MPI_ERROR);
   };
@@ -298,13 +305,12 @@ void persistent_bsend_to_self(int n) {
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < n; ++i) out[i] = round * 7 + i % 13;
     MPI_Start(&req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);  // buffered: completes with no receive posted
+    MPI_Wait(&req, MPI_STATUS_IGNORE);        // buffered: completes with no receive posted
     for (int i = 0; i < n; ++i) out[i] = -1;  // the buffer is the user's again
     MPI_Recv(in.data(), n, MPI_INT, rank_, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int wrong = 0;
     for (int i = 0; i < n; ++i) wrong += in[i] != round * 7 + i % 13;
-    CHECK(wrong == 0, "persistent Bsend of %d ints to self, round %d: %d wrong", n, round,
-          wrong);
+    CHECK(wrong == 0, "persistent Bsend of %d ints to self, round %d: %d wrong", n, round, wrong);
   }
   MPI_Request_free(&req);
   void* detached = nullptr;
@@ -442,7 +448,8 @@ int main(int argc, char** argv) {
   if (wanted("attr")) attribute_callbacks();
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank_ == 0) std::printf("p2p_conformance: %d checks on rank 0, %d failed in all\n", g_checks, failures);
+  if (rank_ == 0)
+    std::printf("p2p_conformance: %d checks on rank 0, %d failed in all\n", g_checks, failures);
   MPI_Finalize();
   return failures ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 // ADACOMP_FAULT=corrupt-frames for point-to-point, the data-movement
-// collectives and (MPICH) the large-count collectives: a damaged frame is reported through the communicator's error
-// handler (AdaComp error class), no rank hangs, and the communicator stays
+// collectives and (MPICH) the large-count collectives: a damaged frame is reported through the
+// communicator's error handler (AdaComp error class), no rank hangs, and the communicator stays
 // usable.
 #include <cstring>
 #include <vector>
@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
   const int n = 40000, next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   std::vector<double> in(n, 2.0 + rank), out(n * size);
 
-  int rc = MPI_Sendrecv(in.data(), n, MPI_DOUBLE, next, 1, out.data(), n, MPI_DOUBLE, prev, 1,
-                        comm, MPI_STATUS_IGNORE);
+  int rc = MPI_Sendrecv(in.data(), n, MPI_DOUBLE, next, 1, out.data(), n, MPI_DOUBLE, prev, 1, comm,
+                        MPI_STATUS_IGNORE);
   CHECK(is_adacomp_error(rc), "sendrecv returned %d", rc);
   MPI_Request r;
   MPI_Irecv(out.data(), n, MPI_DOUBLE, prev, 2, comm, &r);

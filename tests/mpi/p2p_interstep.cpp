@@ -351,7 +351,8 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--off")) expect_interstep = false;
-    if (!std::strcmp(argv[i], "--budget") && i + 1 < argc) budget = std::strtoull(argv[++i], nullptr, 10);
+    if (!std::strcmp(argv[i], "--budget") && i + 1 < argc)
+      budget = std::strtoull(argv[++i], nullptr, 10);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
@@ -373,10 +374,12 @@ int main(int argc, char** argv) {
 
   adacomp_op_stats send = op_stats("send"), recv = op_stats("recv");
   if (expect_interstep) {
-    CHECK(send.interstep_calls > 0 && recv.interstep_calls > 0, "no inter-step frames: sent %llu, received %llu",
-          send.interstep_calls, recv.interstep_calls);
+    CHECK(send.interstep_calls > 0 && recv.interstep_calls > 0,
+          "no inter-step frames: sent %llu, received %llu", send.interstep_calls,
+          recv.interstep_calls);
   } else {
-    CHECK(send.interstep_calls == 0 && recv.interstep_calls == 0, "inter-step frames with ADACOMP_INTERSTEP=off");
+    CHECK(send.interstep_calls == 0 && recv.interstep_calls == 0,
+          "inter-step frames with ADACOMP_INTERSTEP=off");
   }
   CHECK(send.compressed_calls > 0, "nothing compressed");
   deprecated_names_agree(send);

@@ -89,8 +89,7 @@ void marker_size() {
         break;
       case 5: {  // nonblocking, larger vector receive
         MPI_Request r;
-        MPI_Irecv(in.data(), kMarkerBytes + 32, MPI_BYTE, prev_, MPI_ANY_TAG, MPI_COMM_WORLD,
-                  &r);
+        MPI_Irecv(in.data(), kMarkerBytes + 32, MPI_BYTE, prev_, MPI_ANY_TAG, MPI_COMM_WORLD, &r);
         while (!flag) MPI_Test(&r, &flag, &st);
         CHECK(ok(in.data(), 1), "368 bytes, Irecv + Test: data");
         break;
@@ -110,10 +109,14 @@ void marker_size() {
 // size and empty. Element 0 says (sender, k).
 int length_of(int k) {
   switch (k % 4) {
-    case 0: return 6000 + k;
-    case 1: return 3;
-    case 2: return kMarkerDoubles;
-    default: return 0;
+    case 0:
+      return 6000 + k;
+    case 1:
+      return 3;
+    case 2:
+      return kMarkerDoubles;
+    default:
+      return 0;
   }
 }
 

@@ -49,8 +49,8 @@ void exchange(int n, int round) {
     int count = -1, wrong = 0;
     MPI_Get_count(&st, MPI_DOUBLE, &count);
     for (int i = 0; i < n; ++i) wrong += in[i] != value(st.MPI_SOURCE, rank_, i, round + 1);
-    CHECK(count == n && wrong == 0, "ANY_SOURCE receive from %d: count %d, %d wrong",
-          st.MPI_SOURCE, count, wrong);
+    CHECK(count == n && wrong == 0, "ANY_SOURCE receive from %d: count %d, %d wrong", st.MPI_SOURCE,
+          count, wrong);
   }
   MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
   const adacomp_op_stats sent = op_stats("send");
   unsigned long long framed = 0, coded = 0;
   MPI_Allreduce(&sent.calls, &framed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&sent.compressed_calls, &coded, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
-                MPI_COMM_WORLD);
+  MPI_Allreduce(&sent.compressed_calls, &coded, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (direct) {
     CHECK(framed == 0, "direct route: the library framed %llu messages", framed);
   } else {

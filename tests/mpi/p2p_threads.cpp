@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
     for (int t = 0; t < nthreads; ++t)
       threads.emplace_back(worker, comms[t], 10 + t, t, &failures[t]);
     for (auto& th : threads) th.join();
-    for (int t = 0; t < nthreads; ++t) CHECK(failures[t] == 0, "thread %d: %d bad messages", t, failures[t]);
+    for (int t = 0; t < nthreads; ++t)
+      CHECK(failures[t] == 0, "thread %d: %d bad messages", t, failures[t]);
     for (int t = 0; t < nthreads - 1; ++t) MPI_Comm_free(&comms[t]);
     threads.clear();
     failures.assign(nthreads, 0);
@@ -86,7 +87,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < kShared; ++i) wrong += shared_in[i] != i / 8;
     CHECK(wrong == 0, "shared buffer: %d elements differ from the message", wrong);
     adacomp_op_stats s = op_stats("send");
-    CHECK(s.compressed_calls >= 160, "only %llu sends compressed", (unsigned long long)s.compressed_calls);
+    CHECK(s.compressed_calls >= 160, "only %llu sends compressed",
+          (unsigned long long)s.compressed_calls);
   }
   return finish_test("p2p_threads");
 }

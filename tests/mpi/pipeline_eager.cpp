@@ -119,13 +119,16 @@ int main(int argc, char** argv) {
   const auto before = op_stats("allreduce").pipelined_calls;
   // Odd counts from one element to many chunks of the smallest eager limit.
   for (int n : {0, 1, 7, 1001, 12345, 100003, 300007}) {
-    if (mode == "lossless") lossless(n);
-    else lossy(n, std::stod(argv[2]));
+    if (mode == "lossless")
+      lossless(n);
+    else
+      lossy(n, std::stod(argv[2]));
   }
   CHECK(op_stats("allreduce").pipelined_calls > before, "no Allreduce was pipelined");
   int failures = g_failures, total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0) std::printf("pipeline_eager %s: %d checks, %d failures\n", mode.c_str(), g_checks, total);
+  if (g_rank == 0)
+    std::printf("pipeline_eager %s: %d checks, %d failures\n", mode.c_str(), g_checks, total);
   MPI_Finalize();
   return total ? 1 : 0;
 }

@@ -148,15 +148,17 @@ int main(int argc, char** argv) {
   const bool fallback = argc > 1 && std::strcmp(argv[1], "--fallback") == 0;
   int provided = MPI_THREAD_SINGLE;
   const std::string init_text = capture_stderr([&] {
-    if (fallback) MPI_Init(&argc, &argv);
-    else MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (fallback)
+      MPI_Init(&argc, &argv);
+    else
+      MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   });
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Query_thread(&provided);
-  const bool warned = init_text.find("ADACOMP_PROGRESS=thread needs MPI_THREAD_MULTIPLE") !=
-                      std::string::npos;
+  const bool warned =
+      init_text.find("ADACOMP_PROGRESS=thread needs MPI_THREAD_MULTIPLE") != std::string::npos;
   if (fallback) {
     CHECK(provided != MPI_THREAD_MULTIPLE, "MPI_Init gave MPI_THREAD_MULTIPLE: nothing to test");
     CHECK(warned == (rank == 0), "rank %d: warning at MPI_Init %s", rank,

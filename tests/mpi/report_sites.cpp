@@ -101,8 +101,7 @@ __attribute__((noinline)) static void movement(int round) {
         out[size_t(j) * block + i] = value(me, j, i), want[size_t(j) * block + i] = value(j, me, i);
     MPI_Alltoall(out.data(), block, MPI_DOUBLE, in.data(), block, MPI_DOUBLE, MPI_COMM_WORLD);
     expect_equal(in, want, "Alltoall");
-    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.data(), block, MPI_DOUBLE,
-                 MPI_COMM_WORLD);
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out.data(), block, MPI_DOUBLE, MPI_COMM_WORLD);
     expect_equal(out, want, "Alltoall in place");
     moved_alltoall = 2LL * p * p * block * 8;
   }
@@ -165,8 +164,7 @@ __attribute__((noinline)) static void movement(int round) {
                  MPI_COMM_WORLD);
       expect_equal(all, want, "Gather");
     } else {
-      MPI_Gather(mine.data(), block, MPI_DOUBLE, nullptr, 0, MPI_DOUBLE, root,
-                 MPI_COMM_WORLD);
+      MPI_Gather(mine.data(), block, MPI_DOUBLE, nullptr, 0, MPI_DOUBLE, root, MPI_COMM_WORLD);
     }
     moved_gather = 1LL * p * block * 8;
   }
@@ -179,11 +177,11 @@ __attribute__((noinline)) static void movement(int round) {
       for (int i = 0; i < sc[j]; ++i) all[sd[j] + i] = value(0, j, i);
     for (int i = 0; i < sc[me]; ++i) want[i] = value(0, me, i);
     if (me == 0)
-      MPI_Scatterv(all.data(), sc.data(), sd.data(), MPI_DOUBLE, MPI_IN_PLACE, 0,
-                   MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD);
-    else
-      MPI_Scatterv(nullptr, nullptr, nullptr, MPI_DOUBLE, mine.data(), sc[me], MPI_DOUBLE,
+      MPI_Scatterv(all.data(), sc.data(), sd.data(), MPI_DOUBLE, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
                    0, MPI_COMM_WORLD);
+    else
+      MPI_Scatterv(nullptr, nullptr, nullptr, MPI_DOUBLE, mine.data(), sc[me], MPI_DOUBLE, 0,
+                   MPI_COMM_WORLD);
     if (me != 0) expect_equal(mine, want, "Scatterv");
     moved_scatterv = total * 8LL;
   }
@@ -230,14 +228,14 @@ __attribute__((noinline)) static void movement(int round) {
   }
 #endif
   if (round == 0 && me == 0) {
-    std::printf("moved Send_init %lld\nmoved Recv_init %lld\n", moved_send_init,
-                moved_send_init);
+    std::printf("moved Send_init %lld\nmoved Recv_init %lld\n", moved_send_init, moved_send_init);
     if (moved_alltoall_init) std::printf("moved Alltoall_init %lld\n", moved_alltoall_init);
   }
   if (round == 0 && me == 0)
-    std::printf("moved Alltoall %lld\nmoved Alltoallv %lld\nmoved Allgatherv %lld\n"
-                "moved Gather %lld\nmoved Scatterv %lld\n",
-                moved_alltoall, moved_alltoallv, moved_allgatherv, moved_gather, moved_scatterv);
+    std::printf(
+        "moved Alltoall %lld\nmoved Alltoallv %lld\nmoved Allgatherv %lld\n"
+        "moved Gather %lld\nmoved Scatterv %lld\n",
+        moved_alltoall, moved_alltoallv, moved_allgatherv, moved_gather, moved_scatterv);
 }
 
 static void rounds(int from, int to) {

@@ -37,8 +37,10 @@ int main(int argc, char** argv) {
       }
     });
   for (auto& th : threads) th.join();
-  for (int t = 0; t < kThreads; ++t) CHECK(failures[t] == 0, "thread %d: %d wrong elements", t, failures[t]);
-  CHECK(op_stats("allreduce").compressed_calls == kThreads * kIters, "not all allreduces compressed");
+  for (int t = 0; t < kThreads; ++t)
+    CHECK(failures[t] == 0, "thread %d: %d wrong elements", t, failures[t]);
+  CHECK(op_stats("allreduce").compressed_calls == kThreads * kIters,
+        "not all allreduces compressed");
 
   // Compressed nonblocking collectives outstanding on every thread's
   // communicator at once (issue 14): any thread's Wait/Test advances them

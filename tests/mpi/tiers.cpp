@@ -34,9 +34,9 @@ void check_tier(MPI_Datatype type, size_t elem, const Expect& e, bool floating) 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const Expect cases[] = {
-      {4096 - 8, false, false, false},   {4096, true, false, false},
-      {65536 - 8, true, false, false},   {65536, true, true, false},
-      {1048576 - 8, true, true, false},  {1048576, true, true, true},
+      {4096 - 8, false, false, false},  {4096, true, false, false},
+      {65536 - 8, true, false, false},  {65536, true, true, false},
+      {1048576 - 8, true, true, false}, {1048576, true, true, true},
   };
   for (const Expect& e : cases) {
     check_tier(MPI_DOUBLE, 8, e, true);

@@ -15,8 +15,8 @@ namespace {
 void expect_named(const std::string& text, const char* call, int rc) {
   CHECK(is_adacomp_error(rc), "%s returned %d", call, rc);
   CHECK_REPORTS(text, call);
-  CHECK(text.find("frame header does not verify") != std::string::npos,
-        "no reason in: %s", text.c_str());
+  CHECK(text.find("frame header does not verify") != std::string::npos, "no reason in: %s",
+        text.c_str());
   if (std::string(call) != "Recv")
     CHECK(text.find("MPI_Recv") == std::string::npos, "%s reported as MPI_Recv: %s", call,
           text.c_str());

@@ -17,15 +17,15 @@ using namespace adacomp;
 namespace {
 
 int g_failures = 0, g_checks = 0;
-#define CHECK(cond, ...)                                           \
-  do {                                                             \
-    ++g_checks;                                                    \
-    if (!(cond)) {                                                 \
-      ++g_failures;                                                \
+#define CHECK(cond, ...)                                                            \
+  do {                                                                              \
+    ++g_checks;                                                                     \
+    if (!(cond)) {                                                                  \
+      ++g_failures;                                                                 \
       std::fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                           \
-      std::fputc('\n', stderr);                                    \
-    }                                                              \
+      std::fprintf(stderr, __VA_ARGS__);                                            \
+      std::fputc('\n', stderr);                                                     \
+    }                                                                               \
   } while (0)
 
 void records() {
@@ -38,8 +38,8 @@ void records() {
   write_channel_record(r, buf.data());
   ChannelRecord back;
   size_t n = 0;
-  CHECK(read_channel_record(buf.data(), buf.size(), &back, &n) && n == buf.size() &&
-            back.id == 7 && back.seq == 41 && back.xor_prev && back.retired.size() == 2 &&
+  CHECK(read_channel_record(buf.data(), buf.size(), &back, &n) && n == buf.size() && back.id == 7 &&
+            back.seq == 41 && back.xor_prev && back.retired.size() == 2 &&
             back.retired[0].id == 3 && back.retired[0].last_seq == 9 && back.retired[1].id == 5,
         "record round trip");
   CHECK(!read_channel_record(buf.data(), buf.size() - 1, &back, &n), "truncated record accepted");
@@ -105,8 +105,8 @@ void exchange(size_t budget, int channels, bool reorder, bool expect_interstep) 
       f.bytes.resize(frame_capacity(bytes));
       bool used = false;
       size_t len = encode_interstep_frame(tx, {1, c, bytes, ElemKind::f64}, budget, plain, p,
-                                        reinterpret_cast<const uint8_t*>(f.sent.data()),
-                                        f.bytes.data(), &used);
+                                          reinterpret_cast<const uint8_t*>(f.sent.data()),
+                                          f.bytes.data(), &used);
       CHECK(channel_memory().send_bytes <= budget, "sender holds %zu > budget %zu",
             channel_memory().send_bytes, budget);
       if (!len) continue;  // went without a channel: not this test's business
@@ -134,7 +134,8 @@ void exchange(size_t budget, int channels, bool reorder, bool expect_interstep) 
       left |= next[c] < queues[c].size();
     }
   }
-  CHECK((interstep_frames > 0) == expect_interstep, "%d inter-step frames with budget %zu", interstep_frames, budget);
+  CHECK((interstep_frames > 0) == expect_interstep, "%d inter-step frames with budget %zu",
+        interstep_frames, budget);
   CHECK(channel_memory().recv_bytes <= budget, "receiver holds %zu at the end, budget %zu",
         channel_memory().recv_bytes, budget);
 }
@@ -155,8 +156,8 @@ void sleeping_channel() {
     const double phase = std::uniform_real_distribution<double>(0, 6.28)(rng);
     for (size_t i = 0; i < n; ++i) v[i] = std::sin(i * 0.001 + phase);
     bool used = false;
-    encode_interstep_frame(tx, {0, 1, bytes, ElemKind::f64}, 1 << 20, *find_codec(CodecId::fpc),
-                         p, reinterpret_cast<const uint8_t*>(v.data()), out.data(), &used);
+    encode_interstep_frame(tx, {0, 1, bytes, ElemKind::f64}, 1 << 20, *find_codec(CodecId::fpc), p,
+                           reinterpret_cast<const uint8_t*>(v.data()), out.data(), &used);
   }
   CHECK(channel_memory().send_bytes == before, "sleeping channel still holds %zu bytes",
         channel_memory().send_bytes - before);
@@ -207,8 +208,8 @@ int main() {
   records();
   for (bool reorder : {false, true}) {
     exchange(1 << 24, 3, reorder, true);  // room for every channel
-  // Two of five round-robin channels fit: every message retires the least
-  // recently used channel and opens a new one, so no XOR, and all correct.
+    // Two of five round-robin channels fit: every message retires the least
+    // recently used channel and opens a new one, so no XOR, and all correct.
     exchange(2 * 2048 * sizeof(double), 5, reorder, false);
   }
   sleeping_channel();

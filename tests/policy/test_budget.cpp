@@ -24,7 +24,8 @@ void budgets() {
   expect = (1e-3 - 5 * u32 * 400) / 3 * 0.999;
   EXPECT(near(hop_budget(c, ElemKind::f32, -10, 100, 4, 3, 4), expect));
   // Zero compressions count as one.
-  EXPECT(hop_budget(c, ElemKind::f64, 0, 1, 1, 0, 0) == hop_budget(c, ElemKind::f64, 0, 1, 1, 1, 0));
+  EXPECT(hop_budget(c, ElemKind::f64, 0, 1, 1, 0, 0) ==
+         hop_budget(c, ElemKind::f64, 0, 1, 1, 1, 0));
   // Relative: scaled by the range.
   Config r;
   r.rel_error_bound = 1e-4;

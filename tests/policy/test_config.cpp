@@ -61,15 +61,15 @@ void defaults_and_values() {
   std::string error;
   EXPECT(load("", {}, &c, &error) && error.empty());
   EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && c.lossy_auto &&
-         !c.lossy_enabled() &&
-         !c.nonblocking && c.threads == 1);
+         !c.lossy_enabled() && !c.nonblocking && c.threads == 1);
   EXPECT(load("", {"ADACOMP_NONBLOCKING=on"}, &c, &error) && c.nonblocking);
   EXPECT(load("", {"ADACOMP_THREADS=64"}, &c, &error) && c.threads == 64);
   EXPECT(c.threshold_lossless == 64 * 1024 && c.threshold_lossy == 1024 * 1024);
-  EXPECT(load("", {"ADACOMP_MODE=lossless", "ADACOMP_THRESHOLD_LOSSLESS=2K",
-                   "ADACOMP_LOSSLESS_CODEC=bitplane", "ADACOMP_ZSTD_LEVEL=-7",
-                   "ADACOMP_XOR_MEMORY=3M", "ADACOMP_NODE_MAP=1,2,3"},
-             &c, &error));
+  EXPECT(load(
+      "",
+      {"ADACOMP_MODE=lossless", "ADACOMP_THRESHOLD_LOSSLESS=2K", "ADACOMP_LOSSLESS_CODEC=bitplane",
+       "ADACOMP_ZSTD_LEVEL=-7", "ADACOMP_XOR_MEMORY=3M", "ADACOMP_NODE_MAP=1,2,3"},
+      &c, &error));
   EXPECT(c.mode == Mode::lossless && c.threshold_lossless == 2048 && !c.lossless_auto &&
          c.lossless_codec == CodecId::bitplane && c.zstd_level == -7 &&
          c.interstep_memory == 3u << 20 && c.node_map == std::vector<int>({1, 2, 3}));
@@ -97,8 +97,8 @@ void defaults_and_values() {
 void files() {
   Config c;
   std::string error;
-  EXPECT(load("# comment\n  ADACOMP_MODE = lossy  # trailing\nADACOMP_ERROR_BOUND=1e-3\n\n", {},
-              &c, &error));
+  EXPECT(load("# comment\n  ADACOMP_MODE = lossy  # trailing\nADACOMP_ERROR_BOUND=1e-3\n\n", {}, &c,
+              &error));
   EXPECT(c.mode == Mode::lossy && c.abs_error_bound == 1e-3);
   EXPECT(c.source.find("ADACOMP_CONFIG") != std::string::npos);
   // The environment overrides the file key by key.
@@ -164,11 +164,10 @@ void errors() {
     const std::string s = kv, key = s.substr(0, s.find('='));
     EXPECT(fails_with("", {s}, {key + "='" + s.substr(s.find('=') + 1) + "' is invalid", accepts}));
   }
-  EXPECT(fails_with("", {"ADACOMP_MDOE=raw"}, {"environment variable ADACOMP_MDOE",
-                                               "did you mean ADACOMP_MODE?"}));
+  EXPECT(fails_with("", {"ADACOMP_MDOE=raw"},
+                    {"environment variable ADACOMP_MDOE", "did you mean ADACOMP_MODE?"}));
   EXPECT(fails_with("", {"ADACOMP_MODE=lossy"}, {"ADACOMP_MODE=lossy needs an error bound"}));
-  EXPECT(fails_with("", {"ADACOMP_ERROR_BOUND=1", "ADACOMP_REL_ERROR_BOUND=0.1"},
-                    {"both set"}));
+  EXPECT(fails_with("", {"ADACOMP_ERROR_BOUND=1", "ADACOMP_REL_ERROR_BOUND=0.1"}, {"both set"}));
   // A bound with a mode that never uses one: both variables named.
   for (const char* bound : {"ADACOMP_ERROR_BOUND", "ADACOMP_REL_ERROR_BOUND"})
     EXPECT(fails_with("ADACOMP_MODE = lossless\n", {std::string(bound) + "=1e-4"},
@@ -200,8 +199,8 @@ void probe_outlier() {
   Config c;
   std::string error;
   EXPECT(load("", {}, &c, &error) && c.probe_outlier_node == -1 && c.probe_outlier_factor == 1);
-  EXPECT(load("", {"ADACOMP_LINK_PROBE_OUTLIER=2:1e-6"}, &c, &error) &&
-         c.probe_outlier_node == 2 && c.probe_outlier_factor == 1e-6);
+  EXPECT(load("", {"ADACOMP_LINK_PROBE_OUTLIER=2:1e-6"}, &c, &error) && c.probe_outlier_node == 2 &&
+         c.probe_outlier_factor == 1e-6);
   EXPECT(load("", {"ADACOMP_LINK_PROBE_OUTLIER=none"}, &c, &error) && c.probe_outlier_node == -1);
   for (const char* bad : {"2", "2:", ":3", "-1:2", "1:0", "1:-2", "x:2", "1:2x"})
     EXPECT(fails_with("", {std::string("ADACOMP_LINK_PROBE_OUTLIER=") + bad},

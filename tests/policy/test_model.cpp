@@ -68,9 +68,9 @@ int main() {
   {  // the best sample counts: one slow first call does not decide
     PathChoice c;
     EXPECT(c.next(one()) == 0);
-    c.record(5.0);  // first raw call: connection set-up
-    c.record(0.6);  // compressed
-    c.record(1.0);  // raw
+    c.record(5.0);          // first raw call: connection set-up
+    c.record(0.6);          // compressed
+    c.record(1.0);          // raw
     EXPECT(c.record(0.7));  // compressed: exploration done
     c.agree(c.best());
     EXPECT(c.settled() == 1);
@@ -84,8 +84,8 @@ int main() {
     EXPECT(rest(c, two()) == 64);
     EXPECT(explore(c, two(), {1.0, 0.3, 0.5}) == 1);  // slow link: the high ratio
     EXPECT(c.codecs().arm(c.settled()).id == CodecId::quant_zstd);
-    EXPECT(rest(c, two()) == 32);  // another codec is a new answer
-    EXPECT(explore(c, two(), {1.0, 0.985, 0.99}) == 0);  // neither pays
+    EXPECT(rest(c, two()) == 32);                                // another codec is a new answer
+    EXPECT(explore(c, two(), {1.0, 0.985, 0.99}) == 0);          // neither pays
     for (uint32_t i = 0; i < PathChoice::kFirstInterval; ++i) {  // raw for a new rest
       EXPECT(c.next(two()) == 0);
       c.record(1.0);
@@ -129,11 +129,11 @@ int main() {
   }
   {  // point-to-point break-even (cMPI): ratio 2 saves half the wire time
     LinkModel slow{125e6, 50e-6}, fast{12.5e9, 2e-6};
-    EXPECT(coding_pays(2.0, 1e-9, slow));   // 1 ns/B codec vs 4 ns/B saved
-    EXPECT(!coding_pays(2.0, 1e-9, fast));  // 0.04 ns/B saved
-    EXPECT(!coding_pays(1.01, 0, slow));    // incompressible
-    EXPECT(!coding_pays(2.0, 0, LinkModel{}));  // unknown link: never
-    CodingEstimate e;  // one candidate, as before candidates
+    EXPECT(coding_pays(2.0, 1e-9, slow));        // 1 ns/B codec vs 4 ns/B saved
+    EXPECT(!coding_pays(2.0, 1e-9, fast));       // 0.04 ns/B saved
+    EXPECT(!coding_pays(1.01, 0, slow));         // incompressible
+    EXPECT(!coding_pays(2.0, 0, LinkModel{}));   // unknown link: never
+    CodingEstimate e;                            // one candidate, as before candidates
     EXPECT(e.choose(1, 1 << 20, 1, slow) == 1);  // nothing known: a trial
     e.record(1, 1 << 20, 1, 1 << 19, 0.5e-3);    // ratio 2, 1 ms per MB both ways
     EXPECT(e.choose(1, 1 << 20, 1, slow) == 1);
@@ -164,21 +164,22 @@ int main() {
     const size_t mb = 1 << 20;
     CodingEstimate e;
     EXPECT(e.choose(0, mb, 2, slow) == 1);
-    e.record(0, mb, 1, mb / 4, 2e-3);     // ratio 4, 4 ns/B both ways
+    e.record(0, mb, 1, mb / 4, 2e-3);       // ratio 4, 4 ns/B both ways
     EXPECT(e.choose(0, mb, 2, slow) == 2);  // the second is still unknown
-    e.record(0, mb, 2, mb / 2, 0.1e-3);   // ratio 2, 0.2 ns/B
+    e.record(0, mb, 2, mb / 2, 0.1e-3);     // ratio 2, 0.2 ns/B
     // The candidate a run of messages mostly goes with (the other's trials
     // aside).
     auto mostly = [&](const LinkModel& link) {
       int chosen[3] = {};
-      for (uint32_t i = 0; i < 2 * CodingEstimate::kRetryAfter; ++i) ++chosen[e.choose(0, mb, 2, link)];
+      for (uint32_t i = 0; i < 2 * CodingEstimate::kRetryAfter; ++i)
+        ++chosen[e.choose(0, mb, 2, link)];
       return static_cast<int>(std::max_element(chosen, chosen + 3) - chosen);
     };
     // 1 Gbit/s, 8 ns/B raw: both pay; ratio 4 costs 2 + 3.8 ns/B, ratio 2
     // 4 + 0.2: the faster codec.
     EXPECT(mostly(slow) == 2);
     e.record(0, mb, 1, mb / 16, 0.5e-3);  // now ratio 16 at 1 ns/B: 0.5 + 1
-    EXPECT(mostly(slow) == 1);  // the higher ratio
+    EXPECT(mostly(slow) == 1);            // the higher ratio
     // 10 Gbit/s, 0.8 ns/B raw: only the fast one pays (0.4 + 0.2).
     EXPECT(mostly(fast) == 2);
     // Once settled, the one not chosen is tried once per kRetryAfter messages.

@@ -30,7 +30,7 @@ void tiers() {
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
-  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossy));      // adaptive: never pipelined
+  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossy));  // adaptive: never pipelined
   EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3 - 1, f64), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, f64), Tier::lossy, true));
   EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, bytes), Tier::lossless, true));
@@ -67,9 +67,12 @@ void chunks_and_codecs() {
   const size_t eager = 64 * 1024, e = eager_chunk_bytes(eager);
   EXPECT(e < eager && frame_capacity(e + 16) + 128 <= eager);
   EXPECT(eager_chunk_bytes(1000) == 4096);  // never below 4K
-  EXPECT(pipeline_chunks(c, Tier::lossless, 0, eager) == 1 && pipeline_chunks(c, Tier::lossless, 1, eager) == 1);
-  EXPECT(pipeline_chunks(c, Tier::lossless, e, eager) == 1 && pipeline_chunks(c, Tier::lossless, e + 1, eager) == 2);
-  EXPECT(pipeline_chunks(c, Tier::lossless, 8 << 20, eager) == static_cast<int>(((8 << 20) + e - 1) / e));
+  EXPECT(pipeline_chunks(c, Tier::lossless, 0, eager) == 1 &&
+         pipeline_chunks(c, Tier::lossless, 1, eager) == 1);
+  EXPECT(pipeline_chunks(c, Tier::lossless, e, eager) == 1 &&
+         pipeline_chunks(c, Tier::lossless, e + 1, eager) == 2);
+  EXPECT(pipeline_chunks(c, Tier::lossless, 8 << 20, eager) ==
+         static_cast<int>(((8 << 20) + e - 1) / e));
   EXPECT(pipeline_chunks(c, Tier::lossless, size_t{1} << 40, eager) == 1024);
   // Lossy frames are several times smaller: larger chunks still go eagerly.
   EXPECT(pipeline_chunks(c, Tier::lossy, kLossyChunkFactor * e, eager) == 1);

@@ -90,17 +90,17 @@ void rejections() {
     reseal(b.data());
     return reads(b, b.size());
   };
-  EXPECT(!forged(0, 0xAE));                    // magic
-  EXPECT(!forged(1, 0x00));                    // magic
-  EXPECT(!forged(2, kFrameVersion + 1));       // version
-  EXPECT(!forged(3, 12));                      // codec id past the last one
+  EXPECT(!forged(0, 0xAE));               // magic
+  EXPECT(!forged(1, 0x00));               // magic
+  EXPECT(!forged(2, kFrameVersion + 1));  // version
+  EXPECT(!forged(3, 12));                 // codec id past the last one
   EXPECT(!forged(3, 0xFF));
-  EXPECT(!forged(4, 3));                       // kind past f64
-  EXPECT(!forged(5, 4));                       // unknown flag bit
+  EXPECT(!forged(4, 3));  // kind past f64
+  EXPECT(!forged(5, 4));  // unknown flag bit
   EXPECT(!forged(5, 0x80));
-  EXPECT(forged(5, kFrameInterstep));            // the known flags
+  EXPECT(forged(5, kFrameInterstep));  // the known flags
   EXPECT(forged(5, kFrameSegmented));
-  for (uint8_t id = 0; id < 12; ++id)          // every registered codec reads
+  for (uint8_t id = 0; id < 12; ++id)  // every registered codec reads
     EXPECT(forged(3, id) == (find_codec(static_cast<CodecId>(id)) != nullptr));
   // A payload longer than what arrived, including lengths that would wrap.
   for (uint64_t len : {uint64_t{11}, uint64_t{1} << 32, ~uint64_t{0}, ~uint64_t{0} - 23}) {
@@ -137,14 +137,13 @@ void frames() {
   for (uint8_t& b : noise) b = static_cast<uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
   EncodeParams raw;
   std::vector<uint8_t> f2(frame_capacity(noise.size()));
-  const size_t n2 = encode_frame(*find_codec(CodecId::zstd), raw, noise.data(), noise.size(),
-                                 f2.data());
+  const size_t n2 =
+      encode_frame(*find_codec(CodecId::zstd), raw, noise.data(), noise.size(), f2.data());
   EXPECT(n2 == kFrameHeaderBytes + noise.size() && read_frame_header(f2.data(), n2, &h) &&
          h.codec == CodecId::stored);
   std::vector<uint8_t> out(noise.size());
   EXPECT(decode_frame(f2.data(), n2, out.data(), out.size()) == kCodecOk && out == noise);
-  EXPECT(encode_frame(*find_codec(CodecId::zstd), raw, nullptr, 0, f2.data()) ==
-         kFrameHeaderBytes);
+  EXPECT(encode_frame(*find_codec(CodecId::zstd), raw, nullptr, 0, f2.data()) == kFrameHeaderBytes);
   EXPECT(decode_frame(f2.data(), kFrameHeaderBytes, nullptr, 0) == kCodecOk);
 }
 
@@ -156,9 +155,9 @@ void stored_and_channel_frames() {
   FrameHeader h;
   const uint8_t* payload = nullptr;
   EXPECT(at == f.data() + kFrameHeaderBytes);
-  EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::ok &&
-         payload == at && h.codec == CodecId::stored && h.kind == ElemKind::f32 &&
-         h.raw_bytes == 40 && h.payload_bytes == 40 && h.flags == 0);
+  EXPECT(read_whole_frame(f.data(), f.size(), &h, &payload) == FrameFault::ok && payload == at &&
+         h.codec == CodecId::stored && h.kind == ElemKind::f32 && h.raw_bytes == 40 &&
+         h.payload_bytes == 40 && h.flags == 0);
   // Whole frames: cut, damaged, with a byte too many.
   EXPECT(read_whole_frame(f.data(), kFrameHeaderBytes - 1, &h, &payload) == FrameFault::truncated);
   EXPECT(read_whole_frame(f.data(), f.size() - 1, &h, &payload) == FrameFault::bad_header);
@@ -187,8 +186,8 @@ void stored_and_channel_frames() {
   p.kind = ElemKind::f64;
   const ChannelRecord r{9, 4, true, {{3, 17}, {5, 1}}};  // id, seq, XOR, retired
   std::vector<uint8_t> frame(frame_capacity(bytes));
-  const size_t n = encode_channel_frame(r, *find_codec(CodecId::fpc), p, v.data(), bytes,
-                                        frame.data());
+  const size_t n =
+      encode_channel_frame(r, *find_codec(CodecId::fpc), p, v.data(), bytes, frame.data());
   EXPECT(n > kFrameHeaderBytes && n < bytes);
   EXPECT(read_whole_frame(frame.data(), n, &h, &payload) == FrameFault::ok &&
          h.flags == kFrameInterstep && h.codec == CodecId::fpc && h.raw_bytes == bytes);
@@ -205,8 +204,8 @@ void stored_and_channel_frames() {
   // small for its record.
   frame[kFrameHeaderBytes] ^= 1;
   EXPECT(!read_channel_payload(h, payload, &back, &coded, &coded_bytes));
-  EXPECT(encode_channel_frame(r, *find_codec(CodecId::stored), p, v.data(), bytes,
-                              frame.data()) == 0);
+  EXPECT(encode_channel_frame(r, *find_codec(CodecId::stored), p, v.data(), bytes, frame.data()) ==
+         0);
   EXPECT(encode_channel_frame(r, *find_codec(CodecId::fpc), p, v.data(),
                               channel_record_bytes(r) + 1, frame.data()) == 0);
 }

@@ -34,8 +34,8 @@ std::vector<uint8_t> field(size_t n) {
   std::vector<T> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::sin(i * 0.003) * 100 + (i % 3) * 1e-4);
   // Values that must pass exactly, spread over the segments.
-  const T special[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
-                       -std::numeric_limits<T>::infinity(), T(-0.0),
+  const T special[] = {std::numeric_limits<T>::quiet_NaN(),  std::numeric_limits<T>::infinity(),
+                       -std::numeric_limits<T>::infinity(),  T(-0.0),
                        std::numeric_limits<T>::denorm_min(), std::numeric_limits<T>::min() / 4};
   for (size_t k = 0; k < 6 && k < n; ++k) v[(k * 7919) % n] = special[k];
   std::vector<uint8_t> b(n * sizeof(T));
@@ -45,7 +45,8 @@ std::vector<uint8_t> field(size_t n) {
 
 std::vector<uint8_t> text(size_t n) {
   std::vector<uint8_t> b(n);
-  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>("segments of bytes "[i % 18] + (i / 977) % 3);
+  for (size_t i = 0; i < n; ++i)
+    b[i] = static_cast<uint8_t>("segments of bytes "[i % 18] + (i / 977) % 3);
   return b;
 }
 
@@ -76,8 +77,8 @@ void round_trips(const Codec& c, ElemKind kind, const std::vector<uint8_t>& src)
   p.abs_bound = 1e-3;
   p.truncate_bits = 20;
   const size_t esize = bits::elem_size(kind);
-  for (size_t segments : {size_t(1), size_t(2), size_t(3), size_t(4), size_t(7), size_t(64),
-                          size_t(1000)}) {
+  for (size_t segments :
+       {size_t(1), size_t(2), size_t(3), size_t(4), size_t(7), size_t(64), size_t(1000)}) {
     const std::vector<uint8_t> seq = encode(c, p, src, segments, nullptr);
     const std::vector<uint8_t> par = encode(c, p, src, segments, on_threads);
     EXPECT(seq == par);  // the bytes depend on the segment count only
@@ -85,8 +86,7 @@ void round_trips(const Codec& c, ElemKind kind, const std::vector<uint8_t>& src)
     EXPECT(read_frame_header(seq.data(), seq.size(), &h));
     std::vector<uint8_t> one(src.size()), many(src.size());
     EXPECT(decode_frame(seq.data(), seq.size(), one.data(), one.size(), nullptr) == kCodecOk);
-    EXPECT(decode_frame(seq.data(), seq.size(), many.data(), many.size(), on_threads) ==
-           kCodecOk);
+    EXPECT(decode_frame(seq.data(), seq.size(), many.data(), many.size(), on_threads) == kCodecOk);
     EXPECT(one == many);
     if (!c.lossy) EXPECT(one == src);
     if (c.lossy && kind == ElemKind::f64) EXPECT(within<double>(src, one, p.abs_bound));
@@ -95,8 +95,8 @@ void round_trips(const Codec& c, ElemKind kind, const std::vector<uint8_t>& src)
     // Each segment is its own message: the same values as a frame of it alone.
     Segment segs[kMaxSegments];
     size_t n = 0, table = 0;
-    EXPECT(!read_segment_table(h, seq.data() + kFrameHeaderBytes, h.payload_bytes, segs, &n,
-                               &table));
+    EXPECT(
+        !read_segment_table(h, seq.data() + kFrameHeaderBytes, h.payload_bytes, segs, &n, &table));
     EXPECT(n >= 2 && n <= segments && n <= src.size() / esize);
     size_t at = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -178,7 +178,7 @@ void damaged_tables() {
   EXPECT(says(refused(with(e0 + 16, uint8_t(CodecId::zstd)), raw), "codec"));
   EXPECT(says(refused(with(e0, uint64_t{8000 + 1}), raw), "elements"));
   EXPECT(says(refused(with(e0, ~uint64_t{0} - 7), raw), "raw size"));
-  EXPECT(says(refused(with(e0, uint64_t{8}), raw), "raw size"));     // falls short
+  EXPECT(says(refused(with(e0, uint64_t{8}), raw), "raw size"));  // falls short
   EXPECT(says(refused(with(e0 + 8, ~uint64_t{0}), raw), "payload"));
   EXPECT(says(refused(with(e1 + 8, uint64_t{1}), raw), "payload"));  // falls short
   // A segment marked stored whose coded size is not its raw size.

@@ -1,4 +1,5 @@
-// Corrupt frames reach the error handler (a suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
+// Corrupt frames reach the error handler (a suite of test_nbc_compressed:
+// tests/mpi/nbc_compressed.cpp).
 #include <mpi.h>
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// A peer blocked in Recv, and ADACOMP_NONBLOCKING unset (a suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
+// A peer blocked in Recv, and ADACOMP_NONBLOCKING unset (a suite of test_nbc_compressed:
+// tests/mpi/nbc_compressed.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -39,11 +40,15 @@ void blocked_peer(MPI_Comm comm, bool barrier) {
   int token = rank == 0 ? 7 : 0;
   if (rank == 0) {
     MPI_Wait(&req, MPI_STATUS_IGNORE);
-    if (barrier) MPI_Barrier(comm);
-    else if (size > 1) MPI_Send(&token, 1, MPI_INT, 1, 5, comm);
+    if (barrier)
+      MPI_Barrier(comm);
+    else if (size > 1)
+      MPI_Send(&token, 1, MPI_INT, 1, 5, comm);
   } else {
-    if (barrier) MPI_Barrier(comm);
-    else if (rank == 1) MPI_Recv(&token, 1, MPI_INT, 0, 5, comm, MPI_STATUS_IGNORE);
+    if (barrier)
+      MPI_Barrier(comm);
+    else if (rank == 1)
+      MPI_Recv(&token, 1, MPI_INT, 0, 5, comm, MPI_STATUS_IGNORE);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
   const int ranks = size * (size + 1) / 2;

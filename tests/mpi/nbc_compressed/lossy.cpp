@@ -1,4 +1,5 @@
-// Lossy nonblocking reductions within the bound (a suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
+// Lossy nonblocking reductions within the bound (a suite of test_nbc_compressed:
+// tests/mpi/nbc_compressed.cpp).
 #include <mpi.h>
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Persistent Allreduce_init and Bcast_init (MPI-4) (a suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
+// Persistent Allreduce_init and Bcast_init (MPI-4) (a suite of test_nbc_compressed:
+// tests/mpi/nbc_compressed.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -31,8 +32,7 @@ void persistent_cases(MPI_Comm comm, const char* name) {
   const int n = 30001, root = 1 % size;
   std::vector<double> in(n), out(n), inplace(n), bc(n), blocking(n);
   MPI_Request reqs[4];
-  MPI_Allreduce_init(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL,
-                     &reqs[0]);
+  MPI_Allreduce_init(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL, &reqs[0]);
   MPI_Allreduce_init(MPI_IN_PLACE, inplace.data(), n, MPI_DOUBLE, MPI_MAX, comm, MPI_INFO_NULL,
                      &reqs[1]);
   MPI_Bcast_init(bc.data(), n, MPI_DOUBLE, root, comm, MPI_INFO_NULL, &reqs[2]);
@@ -42,8 +42,10 @@ void persistent_cases(MPI_Comm comm, const char* name) {
     for (int i = 0; i < n; ++i) in[i] = (i % 101) * 0.25 + rank + round;
     // The buffers stay where init saw them: copied into, never reassigned.
     std::copy(in.begin(), in.end(), inplace.begin());
-    if (rank == root) std::copy(in.begin(), in.end(), bc.begin());
-    else std::fill(bc.begin(), bc.end(), 0.0);
+    if (rank == root)
+      std::copy(in.begin(), in.end(), bc.begin());
+    else
+      std::fill(bc.begin(), bc.end(), 0.0);
     const unsigned long long before = compressed("allreduce");
     if (round % 2 == 0) {
       MPI_Startall(3, reqs);
@@ -72,8 +74,7 @@ void persistent_cases(MPI_Comm comm, const char* name) {
         if (outcount != MPI_UNDEFINED) left -= outcount;
       }
       MPI_Wait(&send, MPI_STATUS_IGNORE);
-      CHECK(got[n - 1] == ((n - 1) % 101) * 0.25 + prev + round, "%s: p2p beside persistent",
-            name);
+      CHECK(got[n - 1] == ((n - 1) % 101) * 0.25 + prev + round, "%s: p2p beside persistent", name);
     }
     CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[2] != MPI_REQUEST_NULL,
           "%s: a persistent request was freed by its completion", name);

@@ -1,4 +1,5 @@
-// Iallreduce, Ibcast, Ireduce and Ireduce_scatter_block against the blocking calls (a suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
+// Iallreduce, Ibcast, Ireduce and Ireduce_scatter_block against the blocking calls (a suite of
+// test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -63,7 +64,6 @@ void allreduce_cases(MPI_Comm comm, const char* name) {
   }
 }
 
-
 void bcast_cases(MPI_Comm comm, const char* name) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -118,8 +118,7 @@ void reduce_cases(MPI_Comm comm, const char* name) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         CHECK(compressed("reduce") == before + 1, "%s: Ireduce n=%d not compressed", name, n);
         CHECK(rank != root || std::memcmp(nb.data(), blocking.data(), n * sizeof(double)) == 0,
-              "%s: Ireduce n=%d root=%d in_place=%d differs from Reduce", name, n, root,
-              in_place);
+              "%s: Ireduce n=%d root=%d in_place=%d differs from Reduce", name, n, root, in_place);
       }
     }
     for (bool in_place : {false, true}) {

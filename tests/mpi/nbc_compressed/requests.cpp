@@ -1,4 +1,5 @@
-// Outstanding requests, wait orders, mixed arrays with point-to-point, a freed active request (a suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
+// Outstanding requests, wait orders, mixed arrays with point-to-point, a freed active request (a
+// suite of test_nbc_compressed: tests/mpi/nbc_compressed.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -30,8 +31,8 @@ void outstanding(MPI_Comm comm, const char* name) {
   if (rank == 0) bc = in;
   std::vector<MPI_Request> reqs(k + 1);
   for (int j = 0; j < k; ++j)
-    MPI_Iallreduce(in.data(), out[j].data(), n - j, MPI_LONG_LONG,
-                   j % 2 ? MPI_MAX : MPI_SUM, comm, &reqs[j]);
+    MPI_Iallreduce(in.data(), out[j].data(), n - j, MPI_LONG_LONG, j % 2 ? MPI_MAX : MPI_SUM, comm,
+                   &reqs[j]);
   MPI_Ibcast(bc.data(), n, MPI_LONG_LONG, 0, comm, &reqs[k]);
   std::vector<long long> mid(n);
   MPI_Allreduce(in.data(), mid.data(), n, MPI_LONG_LONG, MPI_MIN, comm);
@@ -90,8 +91,8 @@ void mixed(MPI_Comm comm, const char* name) {
       ok_p2p = ok_p2p && p2p[i] == i * 0.5 + prev;
       ok_bc = ok_bc && bc[i] == i * 0.5 + 1 % size;
     }
-    CHECK(ok_sum && ok_p2p && ok_bc, "%s: %s (sum %d p2p %d bcast %d)", name, how, ok_sum,
-          ok_p2p, ok_bc);
+    CHECK(ok_sum && ok_p2p && ok_bc, "%s: %s (sum %d p2p %d bcast %d)", name, how, ok_sum, ok_p2p,
+          ok_bc);
   };
   auto start = [&](MPI_Request reqs[4]) {
     std::fill(sum.begin(), sum.end(), 0.0);

@@ -1,4 +1,5 @@
-// Every basic datatype, special floats, ordering and wildcards, PROC_NULL, cancel and free (a suite of test_p2p: tests/mpi/p2p.cpp).
+// Every basic datatype, special floats, ordering and wildcards, PROC_NULL, cancel and free (a suite
+// of test_p2p: tests/mpi/p2p.cpp).
 #include <mpi.h>
 
 #include <cmath>
@@ -18,16 +19,32 @@ struct TypeCase {
 };
 
 void basic_types() {
-  const TypeCase types[] = {
-      {MPI_CHAR, "char"}, {MPI_SIGNED_CHAR, "schar"}, {MPI_UNSIGNED_CHAR, "uchar"},
-      {MPI_BYTE, "byte"}, {MPI_SHORT, "short"}, {MPI_UNSIGNED_SHORT, "ushort"},
-      {MPI_INT, "int"}, {MPI_UNSIGNED, "unsigned"}, {MPI_LONG, "long"},
-      {MPI_UNSIGNED_LONG, "ulong"}, {MPI_LONG_LONG, "llong"},
-      {MPI_UNSIGNED_LONG_LONG, "ullong"}, {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"},
-      {MPI_LONG_DOUBLE, "ldouble"}, {MPI_INT8_T, "int8"}, {MPI_INT16_T, "int16"},
-      {MPI_INT32_T, "int32"}, {MPI_INT64_T, "int64"}, {MPI_UINT8_T, "uint8"},
-      {MPI_UINT16_T, "uint16"}, {MPI_UINT32_T, "uint32"}, {MPI_UINT64_T, "uint64"},
-      {MPI_C_BOOL, "bool"}, {MPI_WCHAR, "wchar"}, {MPI_C_DOUBLE_COMPLEX, "dcomplex"}};
+  const TypeCase types[] = {{MPI_CHAR, "char"},
+                            {MPI_SIGNED_CHAR, "schar"},
+                            {MPI_UNSIGNED_CHAR, "uchar"},
+                            {MPI_BYTE, "byte"},
+                            {MPI_SHORT, "short"},
+                            {MPI_UNSIGNED_SHORT, "ushort"},
+                            {MPI_INT, "int"},
+                            {MPI_UNSIGNED, "unsigned"},
+                            {MPI_LONG, "long"},
+                            {MPI_UNSIGNED_LONG, "ulong"},
+                            {MPI_LONG_LONG, "llong"},
+                            {MPI_UNSIGNED_LONG_LONG, "ullong"},
+                            {MPI_FLOAT, "float"},
+                            {MPI_DOUBLE, "double"},
+                            {MPI_LONG_DOUBLE, "ldouble"},
+                            {MPI_INT8_T, "int8"},
+                            {MPI_INT16_T, "int16"},
+                            {MPI_INT32_T, "int32"},
+                            {MPI_INT64_T, "int64"},
+                            {MPI_UINT8_T, "uint8"},
+                            {MPI_UINT16_T, "uint16"},
+                            {MPI_UINT32_T, "uint32"},
+                            {MPI_UINT64_T, "uint64"},
+                            {MPI_C_BOOL, "bool"},
+                            {MPI_WCHAR, "wchar"},
+                            {MPI_C_DOUBLE_COMPLEX, "dcomplex"}};
   for (const TypeCase& t : types) {
     int tsize;
     MPI_Type_size(t.type, &tsize);
@@ -76,9 +93,10 @@ void special_floats() {
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   CHECK(same(in.data(), expect.data(), n * 8), "NaN/Inf doubles not bit-identical");
   std::vector<float> fo(n), fi(n), fe(n);
-  for (int i = 0; i < n; ++i) fo[i] = static_cast<float>(out[i]), fe[i] = static_cast<float>(expect[i]);
-  MPI_Sendrecv(fo.data(), n, MPI_FLOAT, next_, 8, fi.data(), n, MPI_FLOAT, prev_, 8,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < n; ++i)
+    fo[i] = static_cast<float>(out[i]), fe[i] = static_cast<float>(expect[i]);
+  MPI_Sendrecv(fo.data(), n, MPI_FLOAT, next_, 8, fi.data(), n, MPI_FLOAT, prev_, 8, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
   CHECK(same(fi.data(), fe.data(), n * 4), "NaN/Inf floats not bit-identical");
 }
 
@@ -100,10 +118,22 @@ void ordering_and_wildcards() {
     int cnt = static_cast<int>(bufs[k].size());
     MPI_Request r;
     switch (k % 4) {
-      case 0: MPI_Isend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r); reqs.push_back(r); break;
-      case 1: MPI_Ibsend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r); reqs.push_back(r); break;
-      case 2: MPI_Issend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r); reqs.push_back(r); break;
-      case 3: MPI_Isend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r); reqs.push_back(r); break;
+      case 0:
+        MPI_Isend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r);
+        reqs.push_back(r);
+        break;
+      case 1:
+        MPI_Ibsend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r);
+        reqs.push_back(r);
+        break;
+      case 2:
+        MPI_Issend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r);
+        reqs.push_back(r);
+        break;
+      case 3:
+        MPI_Isend(bufs[k].data(), cnt, MPI_INT, next_, 100 + k % 2, MPI_COMM_WORLD, &r);
+        reqs.push_back(r);
+        break;
     }
   }
   // Receive all with wildcards into an oversized buffer: order must hold.

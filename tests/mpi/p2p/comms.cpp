@@ -1,4 +1,5 @@
-// Derived datatypes, truncation, communicators from every constructor, the remaining send modes (a suite of test_p2p: tests/mpi/p2p.cpp).
+// Derived datatypes, truncation, communicators from every constructor, the remaining send modes (a
+// suite of test_p2p: tests/mpi/p2p.cpp).
 #include <mpi.h>
 
 #include <cmath>
@@ -58,7 +59,8 @@ void truncation() {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  std::vector<int> out(20000, 3), in(20000);  // slack: Open MPI over btl self writes past a truncated buffer
+  std::vector<int> out(20000, 3),
+      in(20000);  // slack: Open MPI over btl self writes past a truncated buffer
   MPI_Request s;
   MPI_Isend(out.data(), 20000, MPI_INT, next_, 700, c, &s);
   int rc = MPI_Recv(in.data(), 1000, MPI_INT, prev_, 700, c, MPI_STATUS_IGNORE);
@@ -109,8 +111,8 @@ void ring_on(MPI_Comm c, const char* what) {
   std::vector<int> out(n), in(n, -1);
   for (int i = 0; i < n; ++i) out[i] = i / 8 + r * 3;
   MPI_Status st;
-  MPI_Sendrecv(out.data(), n, MPI_INT, (r + 1) % p, 9, in.data(), n, MPI_INT, (r - 1 + p) % p, 9,
-               c, &st);
+  MPI_Sendrecv(out.data(), n, MPI_INT, (r + 1) % p, 9, in.data(), n, MPI_INT, (r - 1 + p) % p, 9, c,
+               &st);
   bool ok = true;
   for (int i = 0; i < n; ++i) ok = ok && in[i] == i / 8 + ((r - 1 + p) % p) * 3;
   CHECK(ok, "ring on a communicator from %s", what);
@@ -121,7 +123,8 @@ void more_modes_and_comms() {
   std::vector<float> out(n), in(n);
   for (int i = 0; i < n; ++i) out[i] = i * 0.5f + rank_;
   auto ok_in = [&] {
-    for (int i = 0; i < n; ++i) if (in[i] != i * 0.5f + prev_) return false;
+    for (int i = 0; i < n; ++i)
+      if (in[i] != i * 0.5f + prev_) return false;
     return true;
   };
   MPI_Request r, s;
@@ -181,8 +184,8 @@ void more_modes_and_comms() {
   ring_on(c, "Graph_create");
   MPI_Comm_free(&c);
   int src = prev_, dst = next_;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst,
-                                 MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
+                                 MPI_INFO_NULL, 0, &c);
   ring_on(c, "Dist_graph_create_adjacent");
   MPI_Comm_free(&c);
   int me = rank_, deg = 1;

@@ -1,4 +1,5 @@
-// The Wait/Test families, persistent requests and send modes, probes (a suite of test_p2p: tests/mpi/p2p.cpp).
+// The Wait/Test families, persistent requests and send modes, probes (a suite of test_p2p:
+// tests/mpi/p2p.cpp).
 #include <mpi.h>
 
 #include <cmath>
@@ -21,7 +22,8 @@ void completion_families() {
     return v;
   };
   for (int mode = 0; mode < 7; ++mode) {
-    for (int k = 0; k < n; ++k) out[k] = expected(k, rank_), std::fill(in[k].begin(), in[k].end(), -1);
+    for (int k = 0; k < n; ++k)
+      out[k] = expected(k, rank_), std::fill(in[k].begin(), in[k].end(), -1);
     std::vector<MPI_Request> rr(n), sr(n);
     for (int k = 0; k < n; ++k)
       MPI_Irecv(in[k].data(), count, MPI_LONG, prev_, 200 + k, MPI_COMM_WORLD, &rr[k]);
@@ -31,24 +33,41 @@ void completion_families() {
     int done = 0, flag = 0, idx = 0, outcount = 0;
     std::vector<int> indices(n);
     switch (mode) {
-      case 0: MPI_Waitall(n, rr.data(), sts.data()); break;
+      case 0:
+        MPI_Waitall(n, rr.data(), sts.data());
+        break;
       case 1:
-        while (done < n) { MPI_Waitany(n, rr.data(), &idx, &sts[0]); ++done; }
+        while (done < n) {
+          MPI_Waitany(n, rr.data(), &idx, &sts[0]);
+          ++done;
+        }
         break;
       case 2:
-        while (done < n) { MPI_Waitsome(n, rr.data(), &outcount, indices.data(), sts.data()); done += outcount; }
+        while (done < n) {
+          MPI_Waitsome(n, rr.data(), &outcount, indices.data(), sts.data());
+          done += outcount;
+        }
         break;
       case 3:
-        for (int k = 0; k < n; ++k) do MPI_Test(&rr[k], &flag, &sts[k]); while (!flag);
+        for (int k = 0; k < n; ++k) do
+            MPI_Test(&rr[k], &flag, &sts[k]);
+          while (!flag);
         break;
       case 4:
-        do MPI_Testall(n, rr.data(), &flag, sts.data()); while (!flag);
+        do MPI_Testall(n, rr.data(), &flag, sts.data());
+        while (!flag);
         break;
       case 5:
-        while (done < n) { MPI_Testany(n, rr.data(), &idx, &flag, MPI_STATUS_IGNORE); if (flag) ++done; }
+        while (done < n) {
+          MPI_Testany(n, rr.data(), &idx, &flag, MPI_STATUS_IGNORE);
+          if (flag) ++done;
+        }
         break;
       case 6:
-        while (done < n) { MPI_Testsome(n, rr.data(), &outcount, indices.data(), MPI_STATUSES_IGNORE); done += outcount; }
+        while (done < n) {
+          MPI_Testsome(n, rr.data(), &outcount, indices.data(), MPI_STATUSES_IGNORE);
+          done += outcount;
+        }
         break;
     }
     if (mode == 0 || mode == 3 || mode == 4) {
@@ -59,7 +78,8 @@ void completion_families() {
       }
     }
     MPI_Waitall(n, sr.data(), MPI_STATUSES_IGNORE);
-    for (int k = 0; k < n; ++k) CHECK(in[k] == expected(k, prev_), "completion mode %d msg %d", mode, k);
+    for (int k = 0; k < n; ++k)
+      CHECK(in[k] == expected(k, prev_), "completion mode %d msg %d", mode, k);
   }
 #ifndef SMPI_GAPS
   // Request_get_status, then Wait.
@@ -174,7 +194,8 @@ void probes() {
   std::vector<double> out(count), in(count + 10);
   for (int i = 0; i < count; ++i) out[i] = std::cos(i * 1e-3) + rank_;
   auto ok_from = [&](int src, int n) {
-    for (int i = 0; i < n; ++i) if (in[i] != std::cos(i * 1e-3) + src) return false;
+    for (int i = 0; i < n; ++i)
+      if (in[i] != std::cos(i * 1e-3) + src) return false;
     return true;
   };
 #ifdef SMPI_GAPS

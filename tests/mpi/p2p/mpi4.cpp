@@ -47,12 +47,12 @@ void mpi4_calls() {
   std::vector<char> att(4 * n * sizeof(double) + 4 * MPI_BSEND_OVERHEAD);
   MPI_Buffer_attach(att.data(), static_cast<int>(att.size()));
   using Blocking = int (*)(const void*, MPI_Count, MPI_Datatype, int, int, MPI_Comm);
-  using Nonblocking = int (*)(const void*, MPI_Count, MPI_Datatype, int, int, MPI_Comm,
-                              MPI_Request*);
+  using Nonblocking =
+      int (*)(const void*, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
   const Blocking blocking[] = {MPI_Send_c, MPI_Ssend_c, MPI_Rsend_c, MPI_Bsend_c};
-  const Nonblocking nonblocking[] = {MPI_Isend_c, MPI_Issend_c, MPI_Irsend_c, MPI_Ibsend_c,
-                                     MPI_Send_init_c, MPI_Ssend_init_c, MPI_Rsend_init_c,
-                                     MPI_Bsend_init_c};
+  const Nonblocking nonblocking[] = {MPI_Isend_c,      MPI_Issend_c,    MPI_Irsend_c,
+                                     MPI_Ibsend_c,     MPI_Send_init_c, MPI_Ssend_init_c,
+                                     MPI_Rsend_init_c, MPI_Bsend_init_c};
   for (int k = 0; k < 12; ++k) {
     const int tag = 810 + k;
     std::fill(in.begin(), in.end(), 0);

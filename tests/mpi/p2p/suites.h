@@ -10,7 +10,7 @@
 namespace p2p_test {
 
 extern int rank_, size_, next_, prev_;
-extern bool raw_;    // --raw: the library passes everything through
+extern bool raw_;  // --raw: the library passes everything through
 // --mixed: some peers share this rank's node (ADACOMP_NODE_MAP); messages
 // to them are never coded, so fewer are.
 extern bool mixed_;
