@@ -153,15 +153,18 @@ def payload(call):
 
 # Where MPI looks for the alias in a collective whose own block is one of
 # several: the buffer holding every block, this rank's block in it (counted
-# in elements of its type), and the other buffer. MPICH compares an
-# Allgather's send buffer with this rank's block of the receive buffer.
+# in elements of its type), the other buffer, and a block's (count, type) as
+# the library's gate sees them, where every rank may read them (None: the v
+# calls, and the rooted calls, whose blocks only the root may read). MPICH
+# compares an Allgather's send buffer with this rank's block of the receive
+# buffer.
 OWN_BLOCK = {
-    "Allgather": ("recvbuf", "rank * recvcount", "recvtype", "sendbuf"),
-    "Gather": ("recvbuf", "rank * recvcount", "recvtype", "sendbuf"),
-    "Allgatherv": ("recvbuf", "displs[rank]", "recvtype", "sendbuf"),
-    "Gatherv": ("recvbuf", "displs[rank]", "recvtype", "sendbuf"),
-    "Scatter": ("sendbuf", "rank * sendcount", "sendtype", "recvbuf"),
-    "Scatterv": ("sendbuf", "displs[rank]", "sendtype", "recvbuf"),
+    "Allgather": ("recvbuf", "rank * recvcount", "recvtype", "sendbuf", "recvcount, recvtype"),
+    "Gather": ("recvbuf", "rank * recvcount", "recvtype", "sendbuf", None),
+    "Allgatherv": ("recvbuf", "displs[rank]", "recvtype", "sendbuf", None),
+    "Gatherv": ("recvbuf", "displs[rank]", "recvtype", "sendbuf", None),
+    "Scatter": ("sendbuf", "rank * sendcount", "sendtype", "recvbuf", None),
+    "Scatterv": ("sendbuf", "displs[rank]", "sendtype", "recvbuf", None),
 }
 
 
@@ -185,10 +188,14 @@ def alias_probe(call, by_name, expr, large):
     displ = "MPI_Aint" if large else "int"
     whole, other = "recvbuf", "sendbuf"
     body = []
+    # Whether this rank's block is the other buffer: asked before the probe,
+    # which takes a lock (private_self() is one communicator).
+    own_block = "[](int) { return true; }"
     if blocking.name in OWN_BLOCK:
-        whole, index, type_, other = OWN_BLOCK[blocking.name]
-        body = [f"      char* own = adacomp::block_at({e(whole)}, {e(index)}, {e(type_)});",
-                f"      if (own != {e(other)}) return MPI_SUCCESS;"]
+        whole, index, type_, other, block = OWN_BLOCK[blocking.name]
+        own = f"adacomp::block_at({e(whole)}, {e(index)}, {e(type_)})"
+        own_block = f"[&](int rank) {{ return {own} == {e(other)}; }}"
+        body = [f"      char* own = {own};"]
     args = []
     for p in blocking.params:
         if p.name == "comm":
@@ -207,10 +214,19 @@ def alias_probe(call, by_name, expr, large):
         body.insert(0, f"      static const {displ} no_displ[1] = {{0}};")
     root = expr["root"] if "root" in names else "adacomp::kNoRoot"
     pmpi = f"PMPI_{blocking.name}{'_c' if large else ''}({', '.join(args)})"
-    test = (f"adacomp::may_hold({e(whole)}, {e(other)})" if blocking.name in OWN_BLOCK
-            else f"adacomp::aliased({e(other)}, {e(whole)})")
+    # The own-block families first ask whether the library may code the call
+    # at all (a pass-through hands MPI the call as made; without a block size,
+    # whether it may code any); an aliased pair is one pointer compare.
+    if blocking.name in OWN_BLOCK:
+        gated = (f"adacomp::data_size({e(block)}), false" if block
+                 else "0, true")
+        test = (f"adacomp::may_hold({e(whole)}, {e(other)}) &&\n"
+                f"      adacomp::exchange_may_code({gated})")
+    else:
+        test = f"adacomp::aliased({e(other)}, {e(whole)})"
     return ([f"  const bool alias_refused = {test} &&",
-             f"      adacomp::pmpi_refuses_alias({expr['comm']}, {root}, [&](MPI_Comm self, int rank) -> int {{"]
+             f"      adacomp::pmpi_refuses_alias({expr['comm']}, {root}, {own_block},",
+             "      [&](MPI_Comm self, int rank) -> int {"]
             + body + ["      (void)rank;", f"      return {pmpi};", "    });"])
 
 

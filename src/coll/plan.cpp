@@ -181,15 +181,27 @@ bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype t
   return !(persistent && plan->layout != Layout::flat && staged_call(operation));
 }
 
+namespace {
+
+// The v calls are coded where any block is large enough: the gate at the
+// smallest coded size.
+GateVerdict exchange_verdict(size_t block_bytes, bool varied) {
+  const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
+  return gate(config(), tier_override(), gated, ElemKind::bytes, GateScope::transfer);
+}
+
+}  // namespace
+
+bool exchange_may_code(size_t block_bytes, bool varied) {
+  const GateVerdict v = exchange_verdict(block_bytes, varied);
+  return v.tier.tier != Tier::raw && !one_node_pass(v);
+}
+
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan) {
   if (!nonblocking) settle_collectives(comm);
   if (switched_off(comm)) return false;
-  // The v calls are coded where any block is large enough: the gate at the
-  // smallest coded size.
-  const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
-  const GateVerdict v =
-      gate(config(), tier_override(), gated, ElemKind::bytes, GateScope::transfer);
+  const GateVerdict v = exchange_verdict(block_bytes, varied);
   if (v.tier.tier == Tier::raw) return passes_raw();
   if (one_node_pass(v) || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;

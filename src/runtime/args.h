@@ -45,15 +45,16 @@ constexpr int kNoRoot = -1000;
 
 // Whether this rank's MPI refuses an aliased collective: `probe(self, rank)`
 // runs the call's blocking form on private_self() over this rank's own block
-// (tools/gen_entries.py writes it). Asked only of an intracommunicator's
-// root, or of every rank when root is kNoRoot; one probe at a time, since
-// private_self() is one communicator.
+// (tools/gen_entries.py writes it), once `is_own_block(rank)` says the other
+// buffer is that block. Asked only of an intracommunicator's root, or of
+// every rank when root is kNoRoot; one probe at a time, since private_self()
+// is one communicator.
 bool alias_probe_applies(MPI_Comm comm, int root, int* rank);
 int run_alias_probe(int (*probe)(void*, MPI_Comm, int), void* context, int rank);
-template <class Probe>
-bool pmpi_refuses_alias(MPI_Comm comm, int root, Probe&& probe) {
+template <class IsOwnBlock, class Probe>
+bool pmpi_refuses_alias(MPI_Comm comm, int root, IsOwnBlock&& is_own_block, Probe&& probe) {
   int rank = 0;
-  if (!alias_probe_applies(comm, root, &rank)) return false;
+  if (!alias_probe_applies(comm, root, &rank) || !is_own_block(rank)) return false;
   auto call = [](void* p, MPI_Comm self, int r) { return (*static_cast<Probe*>(p))(self, r); };
   return run_alias_probe(call, &probe, rank) != MPI_SUCCESS;
 }
