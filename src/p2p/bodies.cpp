@@ -9,6 +9,7 @@
 
 #include "p2p/internal.h"
 #include "runtime/link_check.h"
+#include "runtime/locality.h"
 
 namespace adacomp {
 namespace {
@@ -37,11 +38,10 @@ void bodies_open() {
   int* ub = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
-  if (found && ub && *ub > 1) g_tag_span = *ub;  // tags 1..tag_ub
-  if (const CommState* w = find_comm_state(MPI_COMM_WORLD)) {
-    g_node_of = w->loc.node_of;
-    g_my_node = w->loc.node;
-  }
+  if (found && ub && *ub > 1) g_tag_span = *ub;           // tags 1..tag_ub
+  const Locality world = learn_locality(MPI_COMM_WORLD);  // the world table, no communication
+  g_node_of = world.node_of;
+  g_my_node = world.node;
   if (PMPI_Comm_dup(MPI_COMM_WORLD, &g_world) == MPI_SUCCESS)
     PMPI_Comm_set_errhandler(g_world, MPI_ERRORS_RETURN);
 }

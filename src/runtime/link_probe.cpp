@@ -24,8 +24,9 @@ double median(std::vector<double> v) {
 // rate comes from the difference between two sizes (probe_pair), in which
 // the reply cancels, so the reply need not carry the data back (half the
 // link time the probe costs at MPI_Init).
-std::vector<double> round_trips(MPI_Comm comm, int peer, bool first, std::vector<char>& buf,
-                                size_t bytes, int rounds) {
+std::vector<double> round_trips(int peer, bool first, std::vector<char>& buf, size_t bytes,
+                                int rounds) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
   std::vector<double> t;
   for (int i = 0; i < rounds; ++i) {
     const double t0 = PMPI_Wtime();
@@ -46,21 +47,23 @@ std::vector<double> round_trips(MPI_Comm comm, int peer, bool first, std::vector
 // of kLatencySamples latencies, and the bandwidth from the medians of kTransferSamples
 // transfers of sizes doubled until a transfer outweighs latency, so that
 // one slow moment does not decide.
-void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
-  const int peer = first ? 1 : 0;
+void probe_pair(int peer, bool first, double* bandwidth, double* latency) {
   std::vector<char> buf(kMaxProbeBytes);
-  round_trips(comm, peer, first, buf, 1, 1);  // connection set-up
-  *latency = median(round_trips(comm, peer, first, buf, 8, kLatencySamples)) / 2;
+  round_trips(peer, first, buf, 1, 1);  // connection set-up
+  *latency = median(round_trips(peer, first, buf, 8, kLatencySamples)) / 2;
   size_t bytes = 128 << 10;
-  double previous = median(round_trips(comm, peer, first, buf, bytes, kTransferSamples)), t = 0;
+  double previous = median(round_trips(peer, first, buf, bytes, kTransferSamples)), t = 0;
   for (;;) {
     bytes *= 2;
-    t = median(round_trips(comm, peer, first, buf, bytes, kTransferSamples));
+    t = median(round_trips(peer, first, buf, bytes, kTransferSamples));
     // Long enough, and well above the latency (which a loaded host can
-    // inflate past a short transfer's time). The first end (rank 0 of the
-    // pair) decides, so both leave the loop together.
+    // inflate past a short transfer's time). The first end decides, so both
+    // leave the loop together.
     int done = (t >= kLongEnough && t > 4 * *latency) || bytes >= kMaxProbeBytes;
-    PMPI_Bcast(&done, 1, MPI_INT, 0, comm);
+    if (first)
+      PMPI_Send(&done, 1, MPI_INT, peer, kTagProbe, MPI_COMM_WORLD);
+    else
+      PMPI_Recv(&done, 1, MPI_INT, peer, kTagProbe, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (done) break;
     previous = t;
   }
@@ -77,8 +80,7 @@ void probe_pair(MPI_Comm comm, bool first, double* bandwidth, double* latency) {
 
 }  // namespace
 
-LinkModel probe_inter_node_link(const CommState& world, const Config& c) {
-  const Locality& loc = world.loc;
+LinkModel probe_inter_node_link(const Locality& loc, const Config& c) {
   // Nodes 2k and 2k+1 form pair k; their leaders probe at the same time
   // (different links). Both ends time the same round trips, and each
   // reports its reading: a pair's figure is the lower one (an end that
@@ -87,21 +89,18 @@ LinkModel probe_inter_node_link(const CommState& world, const Config& c) {
   // pairs, from the same gathered figures, so all agree bit for bit.
   double mine[2] = {0, 0};  // bandwidth, latency; zero: not a probing leader
   const int pair_node = loc.node ^ 1;
-  const bool probing = loc.local_rank == 0 && pair_node < loc.nodes;
-  MPI_Comm pair = MPI_COMM_NULL;
-  PMPI_Comm_split(world.coll.comm, probing ? loc.node / 2 : MPI_UNDEFINED, loc.node, &pair);
-  if (probing) {
-    probe_pair(pair, loc.node % 2 == 0, &mine[0], &mine[1]);
+  const int size = static_cast<int>(loc.node_of.size());
+  if (loc.local_rank == 0 && pair_node < loc.nodes) {
+    probe_pair(loc.leader_of(pair_node), loc.node % 2 == 0, &mine[0], &mine[1]);
     if (loc.node == c.probe_outlier_node) mine[0] *= c.probe_outlier_factor;
-    PMPI_Comm_free(&pair);
   }
-  std::vector<double> all(2 * static_cast<size_t>(world.coll.size));
+  std::vector<double> all(2 * static_cast<size_t>(size));
   // The other ranks wait for the probe asleep, not in MPI's busy polling:
   // on a node with more ranks than cores their spinning takes the probing
   // leader's core and skews its timings (measured: 16 MB/s read on a
   // 125 MB/s link, 2 nodes x 2 ranks on 2 cores).
   MPI_Request gathered;
-  PMPI_Iallgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, world.coll.comm, &gathered);
+  PMPI_Iallgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD, &gathered);
   for (int done = 0;;) {
     PMPI_Test(&gathered, &done, MPI_STATUS_IGNORE);
     if (done) break;
@@ -111,7 +110,7 @@ LinkModel probe_inter_node_link(const CommState& world, const Config& c) {
   // that end's latency.
   std::vector<double> pair_bandwidth(static_cast<size_t>(loc.nodes / 2), 0);
   std::vector<double> pair_latency(pair_bandwidth.size(), 0);
-  for (int r = 0; r < world.coll.size; ++r) {
+  for (int r = 0; r < size; ++r) {
     const double bandwidth = all[2 * static_cast<size_t>(r)];
     const size_t k = static_cast<size_t>(loc.node_of[static_cast<size_t>(r)] / 2);
     if (bandwidth <= 0 || k >= pair_bandwidth.size()) continue;
