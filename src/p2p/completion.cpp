@@ -65,7 +65,8 @@ int take_served(const std::vector<Pending*>& ps, MPI_Request reqs[], int max, in
   return k;
 }
 
-// Completes the requests marked done; puts the others back. Channel frames
+// Completes the requests marked done; the others stay in (or go back to)
+// the table (internal.h entries_stay). Channel frames
 // among them are finished in channel order, whatever their order in the
 // array: passes that finish what is ready, then waiting for the rest.
 // `in_status`: a multiple completion (all, some), which reports a failure
@@ -74,8 +75,13 @@ int take_served(const std::vector<Pending*>& ps, MPI_Request reqs[], int max, in
 int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
                 const std::vector<char>& done, const std::vector<int>& status_index,
                 MPI_Status* statuses, int rc, bool in_status, const char* op) {
-  for (size_t i = 0; i < ps.size(); ++i)
-    if (ps[i] && !done[i]) put_pending(handles[i], ps[i]);
+  for (size_t i = 0; i < ps.size(); ++i) {
+    if (!ps[i]) continue;
+    if (entries_stay() && done[i])
+      take_pending(handles[i]);
+    else if (!entries_stay() && !done[i])
+      put_pending(handles[i], ps[i]);
+  }
   MPI_Status local;
   const int mpi_rc = rc;
   std::vector<char> left(done);
@@ -115,7 +121,7 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
 CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   const char* op = wait_mode ? "Waitall" : "Testall";
   bool any = false;
-  std::vector<Pending*> ps = take_all(n, reqs, &any);
+  std::vector<Pending*> ps = entries_of(n, reqs, !entries_stay(), &any);
   if (!any) return kDeclined;
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
@@ -133,7 +139,7 @@ CallResult any_impl(bool wait_mode, int n, MPI_Request reqs[], int* index, int* 
                     MPI_Status* status) {
   const char* op = wait_mode ? "Waitany" : "Testany";
   bool any = false;
-  std::vector<Pending*> ps = take_all(n, reqs, &any);
+  std::vector<Pending*> ps = entries_of(n, reqs, !entries_stay(), &any);
   if (!any) return kDeclined;
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
@@ -154,7 +160,7 @@ CallResult some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, i
                      MPI_Status statuses[]) {
   const char* op = wait_mode ? "Waitsome" : "Testsome";
   bool any = false;
-  std::vector<Pending*> ps = take_all(n, reqs, &any);
+  std::vector<Pending*> ps = entries_of(n, reqs, !entries_stay(), &any);
   if (!any) return kDeclined;
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
@@ -188,16 +194,18 @@ CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status) {
 }
 
 CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status) {
-  Pending* p = take_pending(*req);
+  Pending* p = entries_stay() ? find_pending(*req) : take_pending(*req);
   if (!p) return kDeclined;
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Test(req, flag, s);
-  if ((rc != MPI_SUCCESS && !truncation(rc)) || !*flag) {
+  const bool completed = (rc == MPI_SUCCESS || truncation(rc)) && *flag;
+  if (entries_stay() && completed)
+    take_pending(handle);
+  else if (!entries_stay() && !completed)
     put_pending(handle, p);
-    return rc;
-  }
+  if (!completed) return rc;
   return complete(handle, p, s, true, rc != MPI_SUCCESS, op);
 }
 

@@ -66,7 +66,7 @@ Pending* take_pending(MPI_Request req) {
   return p;
 }
 
-std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
+std::vector<Pending*> entries_of(int n, const MPI_Request* reqs, bool take, bool* any) {
   std::vector<Pending*> ps;
   *any = false;
   if (g_pending.load(std::memory_order_acquire) == 0) return ps;
@@ -77,11 +77,11 @@ std::vector<Pending*> take_all(int n, const MPI_Request* reqs, bool* any) {
     ps[i] = nullptr;
     if (it != g_table.end()) {
       ps[i] = it->second;
-      g_table.erase(it);
+      if (take) g_table.erase(it);
       *any = true;
     }
   }
-  count_pending();
+  if (take) count_pending();
   return ps;
 }
 
