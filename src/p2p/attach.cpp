@@ -56,9 +56,29 @@ bool never_coded(int count, MPI_Datatype type) {
 bool send_declined(const P2PComm* st, int count, MPI_Datatype type, int dest) {
   return dest == MPI_PROC_NULL || st->direct(dest) || never_coded(count, type);
 }
-bool recv_declined(const P2PComm* st, int count, MPI_Datatype type, int source) {
+bool fatal_handler(MPI_Comm comm) {
+  MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(comm, &h) != MPI_SUCCESS) return false;
+  bool fatal = h == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+  fatal = fatal || h == MPI_ERRORS_ABORT;
+#endif
+  PMPI_Errhandler_free(&h);
+  return fatal;
+}
+
+// A truncated receive on `comm` ends the job: its error handler and
+// MPI_COMM_WORLD's are both fatal (MPICH 4.0 raises a request's completion
+// error on the world's handler, Open MPI on the communicator's). No sender
+// then goes on to wait for a channel frame that a cut marker lost.
+bool truncation_ends_job(MPI_Comm comm) {
+  return fatal_handler(comm) && (comm == MPI_COMM_WORLD || fatal_handler(MPI_COMM_WORLD));
+}
+
+bool recv_declined(const P2PComm* st, int count, MPI_Datatype type, int source, MPI_Comm comm) {
   return source == MPI_PROC_NULL || st->direct(source) ||
-         (!interstep_enabled() && small_receive(st, count, type, source));
+         (small_receive(st, count, type, source) &&
+          (!interstep_enabled() || truncation_ends_job(comm)));
 }
 
 }  // namespace
@@ -85,7 +105,7 @@ P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role,
 
 P2PComm* route_recv(MPI_Comm comm, int count, MPI_Datatype type, int source, int tag) {
   P2PComm* st = p2p_of(comm);
-  if (!st || recv_declined(st, count, type, source) ||
+  if (!st || recv_declined(st, count, type, source, comm) ||
       arg_error(comm, count, type, source, Peer::source, tag))
     return nullptr;
   return st;
@@ -96,7 +116,7 @@ P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int des
   P2PComm* st = p2p_of(comm);
   if (!st ||
       (send_declined(st, sendcount, sendtype, dest) &&
-       recv_declined(st, recvcount, recvtype, source)) ||
+       recv_declined(st, recvcount, recvtype, source, comm)) ||
       arg_error(comm, sendcount, sendtype, dest, Peer::dest, sendtag) ||
       arg_error(comm, recvcount, recvtype, source, Peer::source, recvtag))
     return nullptr;

@@ -87,8 +87,9 @@ P2PComm* p2p_of(MPI_Comm comm);
 P2PComm* route(MPI_Comm comm, int count, MPI_Datatype type, int peer, Peer role, int tag);
 // The same for a nonblocking receive, which also declines where it cannot
 // hold a marker (fewer than kMarkerBytes), no probe has stashed one on
-// `comm`, and inter-step coding is off (with it on, a marker cut short must
-// be told to its sender: lose_cut_marker): small receives and their
+// `comm`, and either inter-step coding is off or a truncation ends the job
+// (fatal error handlers): otherwise a marker cut short must be told to its
+// sender (lose_cut_marker) at completion. Small receives and their
 // completions are then MPI's own.
 P2PComm* route_recv(MPI_Comm comm, int count, MPI_Datatype type, int source, int tag);
 // Whether a receive of (count, type) from `source` on `st` cannot hold a

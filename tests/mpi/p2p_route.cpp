@@ -5,7 +5,9 @@
 // rank through Sendrecv, Isend/Irecv with MPI_ANY_SOURCE, and Probe + Recv;
 // data are checked exactly, then the statistics tell the route:
 //   direct  the library framed no message (send calls 0): plain MPI's cost
-//   framed  messages to other nodes were framed, and some were coded
+//   framed  messages to other nodes were framed, and some were coded; small
+//           wildcard receives are MPI's own where a truncation ends the job
+//           (fatal error handlers), the library's where one returns
 #include <mpi.h>
 
 #include <cstring>
@@ -74,6 +76,39 @@ void exchange(int n, int round) {
   MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
 }
 
+// Receives too small for a marker, posted with MPI_ANY_SOURCE and polled
+// with MPI_Test on `comm`, one from every other rank. They are the
+// library's (counted by its "recv" statistics) only where a truncation must
+// be reported to a sender that goes on: some error handler that returns.
+// Where the handlers of `comm` and MPI_COMM_WORLD are both fatal a truncation
+// ends the job, and they are MPI's own (p2p/attach.cpp recv_declined).
+void small_wildcards(MPI_Comm comm, bool library_expected, const char* handlers) {
+  const unsigned long long before = op_stats("recv").calls;
+  std::vector<double> outs(size_);
+  std::vector<MPI_Request> sends;
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    outs[peer] = value(rank_, peer, 0, 99);
+    sends.emplace_back();
+    MPI_Isend(&outs[peer], 1, MPI_DOUBLE, peer, 4, comm, &sends.back());
+  }
+  for (int k = 1; k < size_; ++k) {
+    double in = -1;
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Irecv(&in, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 4, comm, &r);
+    for (int flag = 0; !flag;) MPI_Test(&r, &flag, &st);
+    CHECK(in == value(st.MPI_SOURCE, rank_, 0, 99), "small ANY_SOURCE receive from %d (%s): %g",
+          st.MPI_SOURCE, handlers, in);
+  }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  const unsigned long long taken = op_stats("recv").calls - before;
+  const unsigned long long expected = library_expected ? size_ - 1 : 0;
+  CHECK(taken == expected, "small wildcard receives (%s): the library took %llu, expected %llu",
+        handlers, taken, expected);
+  MPI_Barrier(comm);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,6 +116,17 @@ int main(int argc, char** argv) {
   const bool direct = argc > 1 && std::strcmp(argv[1], "direct") == 0;
   for (int round = 0; round < 12; ++round)
     for (int n : {1, 100, 20000, 131072}) exchange(n, round);
+  if (!direct) {
+    small_wildcards(MPI_COMM_WORLD, false, "fatal");
+    MPI_Comm returning;
+    MPI_Comm_dup(MPI_COMM_WORLD, &returning);
+    MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
+    small_wildcards(returning, true, "communicator's returns");
+    MPI_Comm_free(&returning);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    small_wildcards(MPI_COMM_WORLD, true, "world's returns");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  }
   const adacomp_op_stats sent = op_stats("send");
   unsigned long long framed = 0, coded = 0;
   MPI_Allreduce(&sent.calls, &framed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
