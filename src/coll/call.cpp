@@ -68,6 +68,18 @@ size_t received_bytes(const MPI_Status& st) {
   PMPI_Get_count(&st, MPI_BYTE, &got);
   return got < 0 ? 0 : static_cast<size_t>(got);
 }
+
+// After a Waitall or Testall that failed with MPI_ERR_IN_STATUS, the
+// requests that completed are null; the others (MPI_ERR_PENDING) are still
+// in flight into and out of this call's memory, and their peers go on with
+// the pattern: they must complete before the call ends (a truncated
+// receive in an erroneous program, e.g. MPICH's errors/coll/gatherlength,
+// left MPI writing into freed frames).
+bool all_null(int n, const MPI_Request* reqs) {
+  for (int i = 0; i < n; ++i)
+    if (reqs[i] != MPI_REQUEST_NULL) return false;
+  return true;
+}
 }  // namespace
 
 bool CompressedCall::complete(int n, MPI_Request* reqs, size_t* recv_bytes, bool wait) {
@@ -90,7 +102,11 @@ void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
   MPI_Status st[8];
   for (int i = 0; i < n; i += 8) {
     int m = n - i < 8 ? n - i : 8;
-    errors_.mpi(PMPI_Waitall(m, reqs + i, st));
+    const int rc = PMPI_Waitall(m, reqs + i, st);
+    errors_.mpi(rc);
+    if (rc == MPI_ERR_IN_STATUS)
+      for (int j = 0; j < m; ++j)
+        if (reqs[i + j] != MPI_REQUEST_NULL) errors_.mpi(PMPI_Wait(&reqs[i + j], &st[j]));
     if (!recv_bytes) continue;
     for (int j = 0; j < m; ++j) recv_bytes[i + j] = received_bytes(st[j]);
   }
@@ -103,7 +119,8 @@ bool CompressedCall::test_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
   int done = 0;
   const int rc = PMPI_Testall(n, reqs, &done, recv_bytes ? st.data() : MPI_STATUSES_IGNORE);
   errors_.mpi(rc);
-  if (rc != MPI_SUCCESS) return true;  // remembered; waiting on would never end
+  if (rc == MPI_ERR_IN_STATUS) return all_null(n, reqs);
+  if (rc != MPI_SUCCESS) return true;  // remembered; the requests' state is unknown
   if (!done) return false;
   note_engine_move();
   if (recv_bytes)

@@ -126,7 +126,7 @@ void Exchange::post() {
     }
     reqs_.push_back(r);
   }
-  statuses_.resize(reqs_.size());
+  received_.resize(reqs_.size());
   posted_ = true;
 }
 
@@ -135,27 +135,17 @@ void Exchange::decode() {
     if (rframes_[i].empty()) continue;
     const Xfer& x = recvs_[i];
     const size_t bytes = data_size(x.count, x.type);
-    int got = 0;
-    PMPI_Get_count(&statuses_[i], MPI_BYTE, &got);
     const TypeInfo ti = type_info(x.type);
     uint8_t* dst = stage(x.buf, x.count, x.type, ti, bytes, false, call_.group.comm);
-    if (call_.decode(rframes_[i].data(), static_cast<size_t>(got < 0 ? 0 : got), dst, bytes))
+    if (call_.decode(rframes_[i].data(), received_[i], dst, bytes))
       unstage(dst, bytes, x.buf, x.type, ti, call_.group.comm);
   }
 }
 
 bool Exchange::advance(bool wait) {
   if (!posted_) post();
-  const int n = static_cast<int>(reqs_.size());
-  int rc = MPI_SUCCESS;
-  if (wait) {
-    rc = PMPI_Waitall(n, reqs_.data(), statuses_.data());
-  } else {
-    int done = 0;
-    rc = PMPI_Testall(n, reqs_.data(), &done, statuses_.data());
-    if (!done && rc == MPI_SUCCESS) return false;
-  }
-  call_.check_mpi(rc);
+  if (!call_.complete(static_cast<int>(reqs_.size()), reqs_.data(), received_.data(), wait))
+    return false;
   decode();  // after an MPI error: nothing (reported by finish)
   return true;
 }

@@ -126,7 +126,7 @@ class Exchange : public Schedule {
   std::vector<char> kept_;
   std::vector<std::vector<uint8_t>> rframes_, sframes_;
   std::vector<MPI_Request> reqs_;  // receives first, then sends
-  std::vector<MPI_Status> statuses_;
+  std::vector<size_t> received_;  // each request's bytes received (CompressedCall::complete)
   bool posted_ = false;
 };
 

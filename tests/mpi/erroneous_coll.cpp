@@ -6,6 +6,8 @@
 //    ranks go on, and a make-up call at the root completes the call.
 //  - Bcast counts that differ from the root's: every rank below a failed
 //    receive of the tree fails too.
+//  - Gather counts that differ: the root fails, and nothing of the call is
+//    left in flight.
 // Run under forced coding, so the library's own schedules take the calls.
 #include <vector>
 
@@ -111,6 +113,24 @@ void bcast_counts_differ(MPI_Comm comm, int rank) {
 #endif
 }
 
+// The root expects one int from each rank, which sends ten (MPICH's
+// gatherlength): the root fails, with the receives still in flight when
+// MPI reports the cut one completed before the call returns (they wrote
+// into freed frames: a heap corrupted 6 times in 8 at 2 x 2). Repeated,
+// with a correct call after each, so that a corrupted heap shows.
+void gather_counts_differ(MPI_Comm comm, int rank, int size) {
+  for (int round = 0; round < 8; ++round) {
+    std::vector<int> mine(10, rank), all(static_cast<size_t>(10) * size, -1);
+    const int rc = MPI_Gather(mine.data(), 10, MPI_INT, all.data(), rank == 0 ? 1 : 10, MPI_INT,
+                              0, comm);
+    if (rank == 0) CHECK(rc != MPI_SUCCESS, "Gather of 1 int from ranks sending 10 succeeded");
+    std::vector<double> x(3000, 1.0), y(3000, 0.0);
+    CHECK(MPI_Allreduce(x.data(), y.data(), 3000, MPI_DOUBLE, MPI_SUM, comm) == MPI_SUCCESS &&
+              y[2999] == size,
+          "Allreduce after a Gather of differing counts: %g", y[2999]);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +150,7 @@ int main(int argc, char** argv) {
             y[2999] == size,
         "Allreduce after the aliased calls: %g", y[2999]);
   bcast_counts_differ(comm, rank);
+  gather_counts_differ(comm, rank, size);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
   return finish_test("erroneous_coll");
 }
