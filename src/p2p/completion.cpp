@@ -129,6 +129,10 @@ CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag, MPI_St
   *flag = 1;
   int rc = wait_mode ? PMPI_Waitall(n, reqs, ss) : PMPI_Testall(n, reqs, flag, ss);
   std::vector<char> done(n, (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag);
+  // A failure may be reported before the others complete (Open MPI): those
+  // are still in flight (MPI_ERR_PENDING) and stay the library's.
+  if (rc == MPI_ERR_IN_STATUS)
+    for (int i = 0; i < n; ++i) done[i] = done[i] && ss[i].MPI_ERROR != MPI_ERR_PENDING;
   std::vector<int> idx(n);
   for (int i = 0; i < n; ++i) idx[i] = i;
   return finish_some(handles, ps, done, idx, ss, rc, true, op);

@@ -11,7 +11,8 @@
 //   probes       a probe of a coded message reports its original size;
 //   truncation   a coded message into a receive too small for it (and one
 //                smaller than the marker): MPI_ERR_TRUNCATE, later traffic
-//                unharmed;
+//                unharmed; a receive left pending by a Waitall that
+//                reports a truncation is finished by its later Wait;
 //   small        a receive too small for a marker after a probe took a coded
 //                message: MPI_ERR_TRUNCATE on that message, not the next
 //                (small receives are MPI's own unless a marker is stashed);
@@ -221,6 +222,44 @@ void probe_coded_and_truncate() {
   MPI_Comm_free(&c);
 }
 
+// A Waitall over two coded messages' receives, the first smaller than its
+// marker: MPI may report the truncation before the second has arrived (Open
+// MPI does), leaving it in flight with MPI_ERR_PENDING in its status. That
+// one is then not finished: it stays the library's, and a later MPI_Wait
+// delivers its data.
+void waitall_truncated_and_pending() {
+  MPI_Comm c = error_returning_comm();
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // MPICH 4.0: Wait's errors
+  const int n = 20000, m = 12000;
+  std::vector<double> out(n), in(n, -1.0), small(10);
+  for (int i = 0; i < n; ++i) out[i] = value(rank_, 8, i);
+  MPI_Request s[2], r[2];
+  MPI_Irecv(small.data(), 10, MPI_DOUBLE, prev_, 47, c, &r[0]);
+  MPI_Irecv(in.data(), n, MPI_DOUBLE, prev_, 48, c, &r[1]);
+  // 256 doubles: coded where framed (its 368-byte marker is what MPI cuts),
+  // eager where direct (Open MPI 4.1 corrupts the heap when it cuts a
+  // rendezvous message between ranks of one node, library or not).
+  MPI_Isend(out.data(), 256, MPI_DOUBLE, next_, 47, c, &s[0]);
+  MPI_Status st[2];
+  const int rc = MPI_Waitall(2, r, st);
+  MPI_Isend(out.data(), m, MPI_DOUBLE, next_, 48, c, &s[1]);  // after the receiver's Waitall
+  int cls = -1;
+  MPI_Error_class(rc == MPI_ERR_IN_STATUS ? st[0].MPI_ERROR : rc, &cls);
+  CHECK(cls == MPI_ERR_TRUNCATE, "Waitall with a receive smaller than a marker: class %d", cls);
+  if (rc != MPI_ERR_IN_STATUS || st[1].MPI_ERROR == MPI_ERR_PENDING) {
+    CHECK(r[1] != MPI_REQUEST_NULL, "a receive still pending after Waitall was freed");
+    if (r[1] != MPI_REQUEST_NULL) MPI_Wait(&r[1], &st[1]);
+  }
+  int got = -1;
+  MPI_Get_count(&st[1], MPI_DOUBLE, &got);
+  bool ok = got == m;
+  for (int i = 0; ok && i < m; ++i) ok = in[i] == value(prev_, 8, i);
+  CHECK(ok, "the receive pending at a failed Waitall: count %d (expected %d) or data", got, m);
+  MPI_Waitall(2, s, MPI_STATUSES_IGNORE);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_free(&c);
+}
+
 // A probe takes a coded message's marker off the wire; a receive too small
 // for a marker, blocking or not, must still match that message first (and
 // fail with MPI_ERR_TRUNCATE), then the small message sent after it arrives.
@@ -308,6 +347,7 @@ int main(int argc, char** argv) {
   wildcards(false);
   wildcards(true);
   probe_coded_and_truncate();
+  waitall_truncated_and_pending();
   probed_then_small_receive();
   cancel_and_sync();
   // Summed: with peers on this rank's node, a rank may code nothing itself.
