@@ -66,7 +66,7 @@ int take_served(const std::vector<Pending*>& ps, MPI_Request reqs[], int max, in
 }
 
 // Completes the requests marked done; the others stay in (or go back to)
-// the table (internal.h entries_stay). Channel frames
+// the table (internal.h release_pending). Channel frames
 // among them are finished in channel order, whatever their order in the
 // array: passes that finish what is ready, then waiting for the rest.
 // `in_status`: a multiple completion (all, some), which reports a failure
@@ -75,13 +75,8 @@ int take_served(const std::vector<Pending*>& ps, MPI_Request reqs[], int max, in
 int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& ps,
                 const std::vector<char>& done, const std::vector<int>& status_index,
                 MPI_Status* statuses, int rc, bool in_status, const char* op) {
-  for (size_t i = 0; i < ps.size(); ++i) {
-    if (!ps[i]) continue;
-    if (entries_stay() && done[i])
-      take_pending(handles[i]);
-    else if (!entries_stay() && !done[i])
-      put_pending(handles[i], ps[i]);
-  }
+  for (size_t i = 0; i < ps.size(); ++i)
+    if (ps[i]) release_pending(handles[i], ps[i], done[i]);
   MPI_Status local;
   const int mpi_rc = rc;
   std::vector<char> left(done);
@@ -121,7 +116,7 @@ int finish_some(const std::vector<MPI_Request>& handles, std::vector<Pending*>& 
 CallResult all_impl(bool wait_mode, int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   const char* op = wait_mode ? "Waitall" : "Testall";
   bool any = false;
-  std::vector<Pending*> ps = entries_of(n, reqs, !entries_stay(), &any);
+  std::vector<Pending*> ps = claim_all(n, reqs, &any);
   if (!any) return kDeclined;
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
@@ -143,7 +138,7 @@ CallResult any_impl(bool wait_mode, int n, MPI_Request reqs[], int* index, int* 
                     MPI_Status* status) {
   const char* op = wait_mode ? "Waitany" : "Testany";
   bool any = false;
-  std::vector<Pending*> ps = entries_of(n, reqs, !entries_stay(), &any);
+  std::vector<Pending*> ps = claim_all(n, reqs, &any);
   if (!any) return kDeclined;
   std::vector<MPI_Request> handles(reqs, reqs + n);
   MPI_Status local;
@@ -164,7 +159,7 @@ CallResult some_impl(bool wait_mode, int n, MPI_Request reqs[], int* outcount, i
                      MPI_Status statuses[]) {
   const char* op = wait_mode ? "Waitsome" : "Testsome";
   bool any = false;
-  std::vector<Pending*> ps = entries_of(n, reqs, !entries_stay(), &any);
+  std::vector<Pending*> ps = claim_all(n, reqs, &any);
   if (!any) return kDeclined;
   std::vector<MPI_Request> handles(reqs, reqs + n);
   std::vector<MPI_Status> local(n);
@@ -198,17 +193,14 @@ CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status) {
 }
 
 CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status) {
-  Pending* p = entries_stay() ? find_pending(*req) : take_pending(*req);
+  Pending* p = claim_pending(*req);
   if (!p) return kDeclined;
   MPI_Request handle = *req;
   MPI_Status local;
   MPI_Status* s = status == MPI_STATUS_IGNORE ? &local : status;
   int rc = PMPI_Test(req, flag, s);
   const bool completed = (rc == MPI_SUCCESS || truncation(rc)) && *flag;
-  if (entries_stay() && completed)
-    take_pending(handle);
-  else if (!entries_stay() && !completed)
-    put_pending(handle, p);
+  release_pending(handle, p, completed);
   if (!completed) return rc;
   return complete(handle, p, s, true, rc != MPI_SUCCESS, op);
 }

@@ -161,15 +161,18 @@ Pending* find_pending(MPI_Request req);
 // MPI frees a handle another thread may get the same value for a new request,
 // which must never find our stale entry.
 Pending* take_pending(MPI_Request req);
-// The entries of an array of requests (nullptr where not ours), taken out
-// of the table if `take`; *any says whether there was one.
-std::vector<Pending*> entries_of(int n, const MPI_Request* reqs, bool take, bool* any);
-// Whether completion may leave a request's entry in the table across the
-// PMPI call that may free its handle: when one thread at a time is in MPI,
-// no other can get that handle for a new request, nor drive the receive
-// (drive_receives), before the entry is taken. A polling loop's Test then
-// costs a look-up, not a take and a put back.
-inline bool entries_stay() { return !threads_share_buffers(); }
+// Completion's view of the table. When one thread at a time is in MPI, an
+// entry may stay in the table across the PMPI call that may free its
+// handle: no other thread can get that handle for a new request, nor drive
+// the receive (drive_receives), before the entry is taken. A polling loop's
+// Test then costs a look-up, not a take and a put back. Otherwise entries
+// are taken out before the call. claim_pending and claim_all give the
+// entries of a completion (nullptr where not ours; *any: was there one);
+// after the PMPI call, release_pending takes a completed one out of the
+// table and keeps (or puts back) one that did not complete.
+Pending* claim_pending(MPI_Request req);
+std::vector<Pending*> claim_all(int n, const MPI_Request* reqs, bool* any);
+void release_pending(MPI_Request handle, Pending* p, bool completed);
 void delete_pending(Pending* p);
 // A request freed with MPI_Request_free while in flight: its buffers must
 // outlive it, until p2p_finalize.

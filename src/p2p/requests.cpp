@@ -66,7 +66,23 @@ Pending* take_pending(MPI_Request req) {
   return p;
 }
 
-std::vector<Pending*> entries_of(int n, const MPI_Request* reqs, bool take, bool* any) {
+namespace {
+bool entries_stay() { return !threads_share_buffers(); }
+}  // namespace
+
+Pending* claim_pending(MPI_Request req) {
+  return entries_stay() ? find_pending(req) : take_pending(req);
+}
+
+void release_pending(MPI_Request handle, Pending* p, bool completed) {
+  if (entries_stay() && completed)
+    take_pending(handle);
+  else if (!entries_stay() && !completed)
+    put_pending(handle, p);
+}
+
+std::vector<Pending*> claim_all(int n, const MPI_Request* reqs, bool* any) {
+  const bool take = !entries_stay();
   std::vector<Pending*> ps;
   *any = false;
   if (g_pending.load(std::memory_order_acquire) == 0) return ps;
