@@ -56,29 +56,37 @@ bool never_coded(int count, MPI_Datatype type) {
 bool send_declined(const P2PComm* st, int count, MPI_Datatype type, int dest) {
   return dest == MPI_PROC_NULL || st->direct(dest) || never_coded(count, type);
 }
+bool is_fatal(MPI_Errhandler h) {
+#ifdef MPI_ERRORS_ABORT
+  if (h == MPI_ERRORS_ABORT) return true;
+#endif
+  return h == MPI_ERRORS_ARE_FATAL;
+}
 bool fatal_handler(MPI_Comm comm) {
   MPI_Errhandler h = MPI_ERRHANDLER_NULL;
   if (PMPI_Comm_get_errhandler(comm, &h) != MPI_SUCCESS) return false;
-  bool fatal = h == MPI_ERRORS_ARE_FATAL;
-#ifdef MPI_ERRORS_ABORT
-  fatal = fatal || h == MPI_ERRORS_ABORT;
-#endif
+  const bool fatal = is_fatal(h);
   PMPI_Errhandler_free(&h);
   return fatal;
 }
+
+// MPI_COMM_WORLD's handler is fatal: learned at MPI_Init, kept by
+// comm_set_errhandler (each communicator's: P2PComm::fatal_errors).
+std::atomic<bool> g_world_fatal{true};
 
 // A truncated receive on `comm` ends the job: its error handler and
 // MPI_COMM_WORLD's are both fatal (MPICH 4.0 raises a request's completion
 // error on the world's handler, Open MPI on the communicator's). No sender
 // then goes on to wait for a channel frame that a cut marker lost.
-bool truncation_ends_job(MPI_Comm comm) {
-  return fatal_handler(comm) && (comm == MPI_COMM_WORLD || fatal_handler(MPI_COMM_WORLD));
+bool truncation_ends_job(const P2PComm* st, MPI_Comm comm) {
+  return st->fatal_errors.load(std::memory_order_relaxed) &&
+         (comm == MPI_COMM_WORLD || g_world_fatal.load(std::memory_order_relaxed));
 }
 
 bool recv_declined(const P2PComm* st, int count, MPI_Datatype type, int source, MPI_Comm comm) {
   return source == MPI_PROC_NULL || st->direct(source) ||
          (small_receive(st, count, type, source) &&
-          (!interstep_enabled() || truncation_ends_job(comm)));
+          (!interstep_enabled() || truncation_ends_job(st, comm)));
 }
 
 }  // namespace
@@ -126,6 +134,7 @@ P2PComm* route_pair(MPI_Comm comm, int sendcount, MPI_Datatype sendtype, int des
 void p2p_init() {
   if (!runtime_active() || config().mode == Mode::raw || !frames_possible()) return;
   bodies_open();
+  g_world_fatal.store(fatal_handler(MPI_COMM_WORLD), std::memory_order_relaxed);
   g_on.store(true, std::memory_order_release);
   p2p_attach(MPI_COMM_WORLD);
   p2p_attach(MPI_COMM_SELF);
@@ -166,6 +175,7 @@ void p2p_attach(MPI_Comm comm) {
   auto part = std::make_shared<P2PComm>();
   part->loc = s->loc;
   part->spans = s->loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
+  part->fatal_errors.store(fatal_handler(comm), std::memory_order_relaxed);
   MPI_Group group, world;
   PMPI_Comm_group(comm, &group);
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -180,6 +190,17 @@ void p2p_attach(MPI_Comm comm) {
   for (int r : part->world)
     if (r == MPI_UNDEFINED) return;
   s->p2p_part = std::move(part);
+}
+
+// A handler asked once per receive would cost two PMPI queries each
+// (truncation_ends_job); the application changes it only here.
+CallResult comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  const int rc = PMPI_Comm_set_errhandler(comm, errhandler);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool fatal = is_fatal(errhandler);
+  if (comm == MPI_COMM_WORLD) g_world_fatal.store(fatal, std::memory_order_relaxed);
+  if (P2PComm* st = p2p_of(comm)) st->fatal_errors.store(fatal, std::memory_order_relaxed);
+  return rc;
 }
 
 // ---- communicator constructors: PMPI, then the new communicator's part ----

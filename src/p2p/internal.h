@@ -65,6 +65,9 @@ struct P2PComm : std::enable_shared_from_this<P2PComm> {
   bool is_marker(MPI_Count bytes, int source) const {
     return bytes == static_cast<MPI_Count>(kMarkerBytes) && !direct(source);
   }
+  // Its error handler ends the job (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT):
+  // learned when the part is made, kept by MPI_Comm_set_errhandler.
+  std::atomic<bool> fatal_errors{true};
   // One lock for the stash and the inter-step channels. Held from coding a
   // channel frame until its marker is posted, so markers reach the wire in
   // position order; never held while waiting.

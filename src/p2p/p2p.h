@@ -93,6 +93,8 @@ ADACOMP_COMPLETION_FAMILY
 CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
 CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
 
+// PMPI, then the handler's fatality as the small receives see it.
+CallResult comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 // Communicator constructors: PMPI, then the new communicator's p2p state.
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
 CallResult comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);

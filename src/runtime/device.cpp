@@ -1,6 +1,7 @@
 #include "runtime/device.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <atomic>
 #include <cstddef>
@@ -29,7 +30,8 @@ struct HipPointerAttributes {  // the leading fields, alike in ROCm 5 and 6
 using HipPointerGetAttributes = int (*)(HipPointerAttributes* attr, const void* ptr);
 
 std::atomic<bool> g_found{false};
-std::atomic<unsigned> g_calls{0};
+std::atomic<unsigned> g_calls{0};  // on_device calls while no runtime is found
+std::atomic<unsigned long long> g_loads_seen{~0ull};
 CuPointerGetAttribute g_cu = nullptr;
 HipPointerGetAttributes g_hip = nullptr;
 std::mutex g_mu;
@@ -47,6 +49,21 @@ void find_runtime() {
       g_hip = reinterpret_cast<HipPointerGetAttributes>(dlsym(h, "hipPointerGetAttributes"));
   }
   if (g_cu || g_hip) g_found.store(true, std::memory_order_release);
+}
+
+// Objects the dynamic loader has loaded so far (glibc's dlpi_adds): a
+// runtime can only have appeared when this grew. Asking costs the loader's
+// lock and one callback, a small part of find_runtime's four dlopen calls.
+unsigned long long loads_so_far() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* out) {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+          *static_cast<unsigned long long*>(out) = info->dlpi_adds;
+        return 1;  // the first object is enough
+      },
+      &adds);
+  return adds;
 }
 
 bool in_cached_range(uintptr_t a) {
@@ -77,16 +94,32 @@ bool ask_runtime(const void* p) {
   return true;
 }
 
-}  // namespace
-
-bool on_device(const void* p) {
-  if (!p || p == MPI_IN_PLACE) return false;
-  if (!g_found.load(std::memory_order_acquire)) {
-    if (g_calls.fetch_add(1, std::memory_order_relaxed) % 4096 != 0) return false;
+// Out of line, so that the common answer (no runtime, not this call's
+// turn to look) costs no stack frame.
+__attribute__((noinline)) bool look_up(const void* p, bool found) {
+  if (!found) {
+    const unsigned long long loads = loads_so_far();
+    if (g_loads_seen.exchange(loads, std::memory_order_relaxed) == loads) return false;
     find_runtime();
     if (!g_found.load(std::memory_order_acquire)) return false;
   }
   return in_cached_range(reinterpret_cast<uintptr_t>(p)) || ask_runtime(p);
+}
+
+}  // namespace
+
+bool on_device(const void* p) {
+  if (!p || p == MPI_IN_PLACE) return false;
+  const bool found = g_found.load(std::memory_order_acquire);
+  if (!found) {
+    // A sampling count, not an exact one: a load and a store cost less than
+    // an atomic increment, and an increment lost between threads only
+    // shifts the next look.
+    const unsigned calls = g_calls.load(std::memory_order_relaxed);
+    g_calls.store(calls + 1, std::memory_order_relaxed);
+    if (calls % 256 != 0) return false;
+  }
+  return look_up(p, found);
 }
 
 }  // namespace adacomp

@@ -3,7 +3,8 @@
 // Only when the process has already loaded the CUDA driver (libcuda.so.1)
 // or the HIP runtime (libamdhip64.so) does the library look up
 // cuPointerGetAttribute / hipPointerGetAttributes (dlopen with RTLD_NOLOAD,
-// checked again every few thousand calls until one is found) and ask it
+// looked for again every 256 calls, when the loader has loaded anything
+// since, until one is found) and ask it
 // about a buffer; device ranges it reports are cached. Otherwise a check is
 // one load of a flag.
 #pragma once

@@ -117,15 +117,23 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 12; ++round)
     for (int n : {1, 100, 20000, 131072}) exchange(n, round);
   if (!direct) {
+    // The library keeps each handler's fatality from the communicator's
+    // making and MPI_Comm_set_errhandler: each change below must reach it.
     small_wildcards(MPI_COMM_WORLD, false, "fatal");
-    MPI_Comm returning;
+    MPI_Comm returning, inherited;
     MPI_Comm_dup(MPI_COMM_WORLD, &returning);
     MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
     small_wildcards(returning, true, "communicator's returns");
+    MPI_Comm_dup(returning, &inherited);
+    small_wildcards(inherited, true, "inherited by a duplicate");
+    MPI_Comm_set_errhandler(inherited, MPI_ERRORS_ARE_FATAL);
+    small_wildcards(inherited, false, "communicator's fatal again");
+    MPI_Comm_free(&inherited);
     MPI_Comm_free(&returning);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     small_wildcards(MPI_COMM_WORLD, true, "world's returns");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    small_wildcards(MPI_COMM_WORLD, false, "world's fatal again");
   }
   const adacomp_op_stats sent = op_stats("send");
   unsigned long long framed = 0, coded = 0;
