@@ -14,7 +14,9 @@
 #           default "-var side 20 -var steps 200": 32,000 atoms); skipped
 #           under MPICH and where `lmp` is not installed (apt-get install lammps)
 # Subsets through the environment: MPIS [openmpi mpich], LINKS [1gbit 10gbit],
-# LAYOUTS [2x1 2x2], REPS [5], TIMEOUT [600] seconds per run.
+# LAYOUTS [2x1 2x2], REPS [5], TIMEOUT [600] seconds per run, BUILD_PREFIX
+# [build/] (MPI m's build is BUILD_PREFIXm, from the repository: build/dev-
+# for build/dev-openmpi).
 # Writes OUT_DIR/raw.tsv (every run) and OUT_DIR/summary.md (medians of the
 # applications' own loop times, and plain/default: above 1 is faster).
 # Run it on an idle machine.
@@ -32,10 +34,12 @@ trap 'cd /; "$root/tools/cluster.sh" down; rm -rf "$work"' EXIT
 raw=$out/raw.tsv
 printf 'mpi\tlink\tlayout\tapp\trep\tside\tseconds\tresult\n' >"$raw"
 mismatches=0
+build_prefix=${BUILD_PREFIX:-build/}
+[[ $build_prefix = /* ]] || build_prefix=$root/$build_prefix  # relative to the repository
 
 # run_app FLAVOR LAYOUT APP SIDE: prints "SECONDS<TAB>RESULT-HASH".
 run_app() {
-  local flavor=$1 layout=$2 app=$3 side=$4 build=$root/build/$1 program
+  local flavor=$1 layout=$2 app=$3 side=$4 build=$build_prefix$1 program
   case $app in
     jacobi) program=("$build/bench/adacomp-jacobi" "${jacobi_args[@]}") ;;
     lammps) program=(lmp -in "$root/bench/apps/in.lj" -log none -echo none "${lammps_args[@]}") ;;
@@ -54,7 +58,7 @@ run_app() {
 }
 
 for flavor in ${MPIS:-openmpi mpich}; do
-  build=$root/build/$flavor
+  build=$build_prefix$flavor
   [ -x "$build/bench/adacomp-jacobi" ] && [ -x "$build/adacomp" ] ||
     cmake --build "$build" --target adacomp-jacobi adacomp_installed >/dev/null
   apps=()
