@@ -7,14 +7,21 @@
 # slowest rank's MPI_Init and MPI_Finalize; plain, with the library, and the
 # library's extra (+ms). Run it on an idle machine.
 #   bench/startup.sh [--runs N] [--ranks "2 4 8"] [--mpi "openmpi mpich"]
-#                    [--cluster "2x1 2x2" [--rate 1gbit]]
+#                    [--cluster "2x1 2x2" [--rate 1gbit]] [--exchange on]
+# --exchange on: every rank then exchanges one int with every other
+# (adacomp-startup --exchange), and a fourth column gives the slowest rank's
+# MPI_Init plus that first exchange: where the connections between nodes
+# that the library's start-up makes would be made in any job that talks.
+# BUILD_PREFIX [build/]: MPI m's build is BUILD_PREFIXm, from the repository.
 # --cluster runs on the emulated cluster instead (tools/cluster.sh; root;
 # LAYOUTs as there, nodes named $CLUSTER_PREFIX-<k>, startup-bench-<k> by
 # default), where the library also probes the link between nodes at MPI_Init.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/tools/help.sh"
-runs=7 ranks="2 4 8" mpis="openmpi mpich" layouts="" rate=1gbit
+runs=7 ranks="2 4 8" mpis="openmpi mpich" layouts="" rate=1gbit exchange=off
+build_prefix=${BUILD_PREFIX:-build/}
+[[ $build_prefix = /* ]] || build_prefix=$root/$build_prefix
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2 ;;
@@ -22,6 +29,7 @@ while [ $# -gt 0 ]; do
     --mpi) mpis=$2 ;;
     --cluster) layouts=$2 ;;
     --rate) rate=$2 ;;
+    --exchange) exchange=$2 ;;
     *) echo "bench/startup.sh: unknown option '$1' (bench/startup.sh --help)" >&2; exit 2 ;;
   esac
   shift 2
@@ -41,9 +49,10 @@ else
   sizes=$ranks where="one node"
 fi
 
-# One job: "wall_ms init_ms finalize_ms", the last two of its slowest rank.
+# One job: "wall_ms init_ms finalize_ms init_exchange_ms", the last three
+# of its slowest rank.
 job() {  # FLAVOR SIZE plain|library
-  local flavor=$1 size=$2 build=$root/build/$1 launch=() start end out
+  local flavor=$1 size=$2 build=$build_prefix$1 launch=() start end out
   local lib=$build/libadacomp-$flavor.so program=$build/bench/adacomp-startup
   if [ -n "$layouts" ]; then
     launch=("$root/tools/cluster.sh" run "$flavor" "$size" --timeout 120)
@@ -57,19 +66,23 @@ job() {  # FLAVOR SIZE plain|library
     [ "$3" = plain ] || launch+=(-genv LD_PRELOAD "$lib")
   fi
   start=$(date +%s%N)
-  out=$("${launch[@]}" "$program") || { echo "bench/startup.sh: job failed: ${launch[*]} $program" >&2; exit 1; }
+  local args=()
+  [ "$exchange" = on ] && args=(--exchange)
+  out=$("${launch[@]}" "$program" "${args[@]}") || { echo "bench/startup.sh: job failed: ${launch[*]} $program" >&2; exit 1; }
   end=$(date +%s%N)
   awk -v wall=$(((end - start) / 1000)) '
-    /^startup rank/ { if ($5 > init) init = $5; if ($7 > fin) fin = $7; n++ }
-    END { if (!n) exit 1; printf "%.1f %.3f %.3f\n", wall / 1000, init, fin }' <<<"$out"
+    /^startup rank/ { if ($5 > init) init = $5; if ($7 > fin) fin = $7; if ($5 + $9 > both) both = $5 + $9; n++ }
+    END { if (!n) exit 1; printf "%.1f %.3f %.3f %.3f\n", wall / 1000, init, fin, both }' <<<"$out"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-8s %-14s %-6s %5s | %9s %9s %7s | %9s %9s %7s | %9s %9s %7s\n' mpi where ranks runs \
-  "job plain" "library" "+ms" "Init" "library" "+ms" "Finalize" "library" "+ms"
+columns="1 2 3" header=("job plain" "library" "+ms" "Init" "library" "+ms" "Finalize" "library" "+ms")
+[ "$exchange" = on ] && columns="1 2 3 4" header+=("Init+exch" "library" "+ms")
+format="%-8s %-14s %-6s %5s$(printf ' | %%9s %%9s %%7s%.0s' $columns)\n"
+printf "$format" mpi where ranks runs "${header[@]}"
 for flavor in $mpis; do
-  build=$root/build/$flavor
+  build=$build_prefix$flavor
   if [ ! -x "$build/bench/adacomp-startup" ] || [ ! -e "$build/libadacomp-$flavor.so" ]; then
     "$root/tools/build.sh" "$flavor" "$build" --target adacomp >/dev/null
     cmake --build "$build" --target adacomp-startup >/dev/null
@@ -81,12 +94,11 @@ for flavor in $mpis; do
       library+=("$(job "$flavor" "$size" library)")
     done
     row=()
-    for column in 1 2 3; do
+    for column in $columns; do
       p=$(printf '%s\n' "${plain[@]}" | cut -d' ' -f$column | median)
       l=$(printf '%s\n' "${library[@]}" | cut -d' ' -f$column | median)
-      row+=("$p" "$l" "$(awk -v p="$p" -v l="$l" 'BEGIN { printf "%+.1f", l - p }')")
+      row+=("$(printf %.1f "$p")" "$(printf %.1f "$l")" "$(awk -v p="$p" -v l="$l" 'BEGIN { printf "%+.1f", l - p }')")
     done
-    printf '%-8s %-14s %-6s %5s | %9.1f %9.1f %7s | %9.1f %9.1f %7s | %9.1f %9.1f %7s\n' \
-      "$flavor" "$where" "$size" "$runs" "${row[@]}"
+    printf "$format" "$flavor" "$where" "$size" "$runs" "${row[@]}"
   done
 done
