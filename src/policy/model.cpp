@@ -60,7 +60,8 @@ bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& l
 
 bool inter_node_direct(const Config& c, const LinkModel& link) {
   if (c.p2p_route != P2PRoute::automatic) return c.p2p_route == P2PRoute::direct;
-  if (!c.adaptive() || !c.model || !link.known()) return false;
+  if (!c.adaptive() || !c.model) return false;
+  if (!link.known()) return true;  // senders would never code (CodingEstimate::choose)
   constexpr double kTypicalRatio = 1.57;
   constexpr double kTypicalSecondsPerByte = 1 / 6.0e9 + 1 / 6.1e9;
   const double saved = 1 - 1 / kTypicalRatio - kTypicalSecondsPerByte * link.bandwidth_Bps;

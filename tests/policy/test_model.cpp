@@ -127,6 +127,18 @@ int main() {
     c.agree(slowest);
     EXPECT(c.settled() == 0);
   }
+  {  // the route between nodes: framed only where coding can pay
+    const Config adaptive;
+    EXPECT(!inter_node_direct(adaptive, LinkModel{125e6, 50e-6}));  // 1 Gbit/s
+    EXPECT(inter_node_direct(adaptive, LinkModel{1.25e9, 5e-6}));   // 10 Gbit/s
+    EXPECT(inter_node_direct(adaptive, LinkModel{}));  // no reading: nothing would be coded
+    Config framed;
+    framed.p2p_route = P2PRoute::framed;
+    EXPECT(!inter_node_direct(framed, LinkModel{}));
+    Config forced;
+    forced.mode = Mode::lossless;
+    EXPECT(!inter_node_direct(forced, LinkModel{1.25e9, 5e-6}));  // forced modes code
+  }
   {  // point-to-point break-even (cMPI): ratio 2 saves half the wire time
     LinkModel slow{125e6, 50e-6}, fast{12.5e9, 2e-6};
     EXPECT(coding_pays(2.0, 1e-9, slow));        // 1 ns/B codec vs 4 ns/B saved
