@@ -1,5 +1,5 @@
-// What the files of src/p2p share: the per-communicator part, the table of
-// requests the library must finish, and the stages of sending and receiving
+// What the files of src/p2p share: the per-communicator part, the requests
+// the library must finish, and the stages of sending and receiving
 // a message. Wire convention (docs/p2p.md): everything the application sends
 // travels on its communicator with its tag. A message that is not coded goes
 // as the application sent it. A coded one is announced there by a marker of
@@ -13,8 +13,8 @@
 // communicator that spans nodes, are never coded, and their messages never
 // markers.
 //
-// Locks nest one way only: the request table's (requests.cpp, held while
-// drive_receives finishes receives) may hold a communicator's `mu` or the
+// Locks nest one way only: the request registry's (runtime/requests.h, held
+// while drive_receives finishes receives) may hold a communicator's `mu` or the
 // reports' (lost_reports.cpp); a communicator's may hold the lost-channel
 // list's (interstep.cpp) and the bodies in flight's (a channel frame's body
 // is sent under its communicator's lock). The others are leaves.
@@ -33,7 +33,9 @@
 #include "runtime/args.h"
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
+#include "runtime/completion.h"
 #include "runtime/datatype.h"
+#include "runtime/requests.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 #include "wire/marker.h"
@@ -122,14 +124,21 @@ int recv_body(int from, const Marker& m, std::vector<uint8_t>* body);
 
 // ---- requests the library must finish at completion (requests.cpp) ------
 
-struct Pending {
+// Point-to-point's requests in the registry (runtime/requests.h); finish()
+// and the Start, Request_free and Request_get_status hooks are completion.cpp's.
+struct Pending : LibraryRequest {
+  ~Pending() override;
+  int finish(MPI_Request handle, MPI_Status* s, bool may_wait, bool cut,
+             const char* op) override;
+  bool served() const override { return from_stash; }
+
   bool is_recv = false;
   bool direct = false;  // Isendrecv's receive from a peer on this node: nothing to finish
   bool persistent = false;
   bool active = false;    // persistent: started and not yet completed
   bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
   bool finished = false;  // finished early (status and finish_rc saved)
-  bool served = false;    // persistent receive started from the stash: inactive in MPI
+  bool from_stash = false;  // persistent receive started from the stash: inactive in MPI
   // Persistent receives' source and persistent sends' destination, and tag.
   int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
   int finish_rc = MPI_SUCCESS;
@@ -148,32 +157,12 @@ struct Pending {
   void* buf = nullptr;
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  bool type_owned = false;
+  bool type_owned = false;  // freed with the request
   MPI_Status status;
   // A persistent request not started (or completed since): MPI gives its
   // completion calls the empty status at once, and nothing is finished.
   bool inactive() const { return persistent && !active; }
 };
-void put_pending(MPI_Request req, Pending* p);
-Pending* find_pending(MPI_Request req);
-// Completion takes a request's entry out of the table *before* the PMPI call
-// that may free the handle, and puts back those that did not complete: once
-// MPI frees a handle another thread may get the same value for a new request,
-// which must never find our stale entry.
-Pending* take_pending(MPI_Request req);
-// Completion's view of the table. When one thread at a time is in MPI, an
-// entry may stay in the table across the PMPI call that may free its
-// handle: no other thread can get that handle for a new request, nor drive
-// the receive (drive_receives), before the entry is taken. A polling loop's
-// Test then costs a look-up, not a take and a put back. Otherwise entries
-// are taken out before the call. claim_pending and claim_all give the
-// entries of a completion (nullptr where not ours; *any: was there one);
-// after the PMPI call, release_pending takes a completed one out of the
-// table and keeps (or puts back) one that did not complete.
-Pending* claim_pending(MPI_Request req);
-std::vector<Pending*> claim_all(int n, const MPI_Request* reqs, bool* any);
-void release_pending(MPI_Request handle, Pending* p, bool completed);
-void delete_pending(Pending* p);
 // A request freed with MPI_Request_free while in flight: its buffers must
 // outlive it, until p2p_finalize.
 void orphan(Pending* p);
@@ -215,8 +204,6 @@ MPI_Count status_bytes(MPI_Status* s);
 // MPI_Test returns (a message delivered truncated: MPI_ERR_TRUNCATE there,
 // as MPI's own receive would give it).
 int completed_request(const MPI_Status* status, MPI_Request* req, int error = MPI_SUCCESS);
-// A message cut by MPI because it exceeds the posted buffer.
-bool truncation(int rc);
 // A stored frame as one contiguous copy in *out: its header, then
 // (buf, count, type) packed.
 void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
@@ -227,7 +214,7 @@ void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
 // MPI_Get_elements_x, and its MPI_Request_get_status reports every request
 // complete. So there: no inter-step channels (a channel frame waiting for its
 // predecessor finishes the other receives by the same call), a nonblocking
-// send is always kept in the request table, and no matched probes (below).
+// send is always kept in the request registry, and no matched probes (below).
 #ifdef ADACOMP_FOR_SMPI
 constexpr bool kSmpi = true;
 #else
@@ -275,10 +262,6 @@ int start_send(Pending* p);
 // that sender's channels must not wait for a frame that may be lost.
 void lose_cut_marker(P2PComm* st, int source);
 
-// finish_recv's answer when the message's body is a channel frame whose
-// predecessors on its channel are not applied yet and the caller must not
-// wait.
-constexpr int kNotYourTurn = -1;
 // Where a receive into (count, type) lands: the user's buffer, or under
 // MPI_THREAD_MULTIPLE (threads_share_buffers) `staging`, resized to the
 // receive's capacity in bytes: other threads may receive into the same
@@ -293,7 +276,8 @@ bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging);
 // kNotYourTurn) and decoded into the buffer, and the status says the
 // original size. `cut`: MPI reported the message truncated. `op` names the
 // call the user made, for its errors. `st` is the communicator's part the
-// receive was posted with.
+// receive was posted with. kNotYourTurn (runtime/requests.h) when the body
+// is a channel frame whose predecessors are not applied yet and !may_wait.
 int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
                 std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type, MPI_Status* s,
                 bool may_wait, bool cut, const char* op);
@@ -323,7 +307,5 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op);
-
-// Completion of one request on behalf of a call: wait_as, test_as (p2p.h).
 
 }  // namespace adacomp

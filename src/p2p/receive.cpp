@@ -46,7 +46,7 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
     p->type_owned = true;
   }
-  put_pending(*req, p);
+  register_request(*req, p);
   return MPI_SUCCESS;
 }
 
@@ -123,7 +123,8 @@ CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
   int rc_send = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                           source, recvtag, comm, nullptr, &r, "Sendrecv");
   if (r == MPI_REQUEST_NULL) return rc_send;  // the receive failed
-  int rc = or_pmpi_untimed(wait_as("Sendrecv", &r, status), [&] { return PMPI_Wait(&r, status); });
+  int rc = or_pmpi_untimed(completion::wait("Sendrecv", &r, status),
+                           [&] { return PMPI_Wait(&r, status); });
   return rc_send != MPI_SUCCESS ? rc_send : rc;
 }
 

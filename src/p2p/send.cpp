@@ -194,7 +194,7 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
   uint8_t* marker = p ? p->marker : local;
   int rc = announce(st, dest, std::move(frame), data_size(count, type), marker);
   if (rc != MPI_SUCCESS) {
-    if (p) delete_pending(p);
+    if (p) delete p;
     return report(comm, rc);
   }
   // A ready send's marker goes as a standard one (always allowed). A
@@ -215,9 +215,9 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     int done = 0;
     if (rc == MPI_SUCCESS && !kSmpi) PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && !done)
-      put_pending(*req, p);
+      register_request(*req, p);
     else
-      delete_pending(p);
+      delete p;
   }
   return rc;
 }
@@ -321,10 +321,10 @@ CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int de
   int rc = sync ? PMPI_Ssend_init(p->marker, n, MPI_BYTE, dest, tag, comm, req)
                 : PMPI_Send_init(p->marker, n, MPI_BYTE, dest, tag, comm, req);
   if (rc != MPI_SUCCESS) {
-    delete_pending(p);
+    delete p;
     return rc;
   }
-  put_pending(*req, p);
+  register_request(*req, p);
   return MPI_SUCCESS;
 }
 }  // namespace
@@ -354,7 +354,7 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
   if (rc != MPI_SUCCESS) return rc;
   Pending* p = persistent_pending(st, buf, count, type, dest, tag, comm);
   p->buffered = true;
-  put_pending(*req, p);
+  register_request(*req, p);
   return MPI_SUCCESS;
 }
 

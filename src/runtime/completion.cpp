@@ -1,0 +1,272 @@
+// The Wait and Test families over the registry (runtime/completion.h).
+#include "runtime/completion.h"
+
+#include <thread>
+#include <vector>
+
+#include "runtime/requests.h"
+
+namespace adacomp {
+namespace {
+
+enum class Form { one, all, any, some };
+
+// One completion call: its form, whether it waits, and its arguments (the
+// single forms' `status`, the multiple forms' `statuses`; a wait's flag is
+// its own).
+struct Call {
+  const char* op;
+  Form form;
+  bool wait;
+  int n;
+  MPI_Request* reqs;
+  int* flag = nullptr;      // one, all, any
+  int* index = nullptr;     // any
+  int* outcount = nullptr;  // some
+  int* indices = nullptr;   // some
+  MPI_Status* status = MPI_STATUS_IGNORE;
+  MPI_Status* statuses = MPI_STATUSES_IGNORE;
+
+  bool single() const { return form == Form::one || form == Form::any; }
+  // The caller's statuses, or nullptr where it ignores them.
+  MPI_Status* given() const {
+    if (single()) return status == MPI_STATUS_IGNORE ? nullptr : status;
+    return statuses == MPI_STATUSES_IGNORE ? nullptr : statuses;
+  }
+  // A wait's polling pass completed something (or failed).
+  bool settled(int rc) const {
+    if (rc != MPI_SUCCESS) return true;
+    return form == Form::some ? *outcount != 0 : *flag != 0;
+  }
+};
+
+void pause() { std::this_thread::yield(); }
+
+bool must_poll(const std::vector<LibraryRequest*>& rs) {
+  const Progress* p = progress();
+  if (p && p->outstanding()) return true;
+  for (const LibraryRequest* r : rs)
+    if (r && r->polled()) return true;
+  return false;
+}
+
+// Requests the library completes while MPI has them inactive (served) come
+// first: MPI's any and some forms would skip them, and PMPI_Wait on one
+// returns at once with its empty status. Returns how many, with their
+// indices and statuses in `indices` and `statuses`.
+int take_served(const std::vector<LibraryRequest*>& rs, MPI_Request reqs[], int max,
+                int indices[], MPI_Status statuses[]) {
+  int k = 0;
+  for (size_t i = 0; i < rs.size() && k < max; ++i) {
+    if (!rs[i] || !rs[i]->served()) continue;
+    PMPI_Wait(&reqs[i], &statuses[k]);
+    indices[k++] = static_cast<int>(i);
+  }
+  return k;
+}
+
+// One PMPI call of the call's form (its Test form when `test_form`) over the
+// array, statuses in `ss`. Marks in `done` the requests it completed, and in
+// `slot` where their statuses are. Returns its code.
+int mpi_pass(const Call& c, const std::vector<LibraryRequest*>& rs, bool test_form,
+             MPI_Status* ss, std::vector<char>* done, std::vector<int>* slot) {
+  int rc = MPI_SUCCESS;
+  switch (c.form) {
+    case Form::one:
+      *c.flag = 1;
+      rc = test_form ? PMPI_Test(c.reqs, c.flag, ss) : PMPI_Wait(c.reqs, ss);
+      (*done)[0] = (rc == MPI_SUCCESS || truncation(rc)) && *c.flag;
+      (*slot)[0] = 0;
+      return rc;
+    case Form::all:
+      *c.flag = 1;
+      rc = test_form ? PMPI_Testall(c.n, c.reqs, c.flag, ss) : PMPI_Waitall(c.n, c.reqs, ss);
+      // A failure may be reported before the others complete (Open MPI):
+      // those are still in flight (MPI_ERR_PENDING) and stay the library's.
+      for (int i = 0; i < c.n; ++i) {
+        (*done)[i] = (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *c.flag &&
+                     !(rc == MPI_ERR_IN_STATUS && ss[i].MPI_ERROR == MPI_ERR_PENDING);
+        (*slot)[i] = i;
+      }
+      return rc;
+    case Form::any:
+      *c.flag = 1;
+      if (!take_served(rs, c.reqs, 1, c.index, ss))
+        rc = test_form ? PMPI_Testany(c.n, c.reqs, c.index, c.flag, ss)
+                       : PMPI_Waitany(c.n, c.reqs, c.index, ss);
+      if ((rc == MPI_SUCCESS || truncation(rc)) && *c.flag && *c.index != MPI_UNDEFINED)
+        (*done)[*c.index] = 1, (*slot)[*c.index] = 0;
+      return rc;
+    case Form::some:
+      *c.outcount = take_served(rs, c.reqs, c.n, c.indices, ss);
+      if (*c.outcount == 0)
+        rc = test_form ? PMPI_Testsome(c.n, c.reqs, c.outcount, c.indices, ss)
+                       : PMPI_Waitsome(c.n, c.reqs, c.outcount, c.indices, ss);
+      if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *c.outcount != MPI_UNDEFINED)
+        for (int k = 0; k < *c.outcount; ++k) (*done)[c.indices[k]] = 1, (*slot)[c.indices[k]] = k;
+      return rc;
+  }
+  return rc;
+}
+
+// Finishes the library's requests the pass completed (`done`; the others
+// are back in the registry). Channel frames among them are finished in
+// channel order, whatever their order in the array: passes that finish what
+// is ready, then waiting for the rest. A multiple completion (all, some)
+// reports a failure as MPI_ERR_IN_STATUS with each completed status's
+// MPI_ERROR set; a single one (one, any) leaves MPI_ERROR alone and returns
+// the failure.
+int finish_completed(const Call& c, const std::vector<MPI_Request>& handles,
+                     const std::vector<LibraryRequest*>& rs, const std::vector<char>& done,
+                     const std::vector<int>& slot, MPI_Status* ss, int rc) {
+  const int mpi_rc = rc;
+  std::vector<char> left(done);
+  for (bool may_wait = false;;) {
+    bool remaining = false, progressed = false;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      if (!rs[i] || !left[i]) continue;
+      MPI_Status* s = &ss[slot[i]];
+      const bool cut =
+          truncation(mpi_rc) || (mpi_rc == MPI_ERR_IN_STATUS && truncation(s->MPI_ERROR));
+      const int r = rs[i]->finish(handles[i], s, may_wait, cut, c.op);
+      if (r == kNotYourTurn) {
+        remaining = true;
+        continue;
+      }
+      left[i] = 0;
+      progressed = true;
+      if (r == MPI_SUCCESS) continue;
+      if (c.single()) {
+        rc = r;
+        continue;
+      }
+      if (rc == MPI_SUCCESS)  // MPI set no MPI_ERROR: the completed ones succeeded
+        for (size_t j = 0; j < rs.size(); ++j)
+          if (done[j]) ss[slot[j]].MPI_ERROR = MPI_SUCCESS;
+      s->MPI_ERROR = r;
+      rc = MPI_ERR_IN_STATUS;
+    }
+    if (!remaining) return rc;
+    if (!progressed) may_wait = true;
+  }
+}
+
+// One completion pass over the claimed requests `rs`.
+int pass(const Call& c, const std::vector<LibraryRequest*>& rs, bool test_form) {
+  const size_t n = static_cast<size_t>(c.n > 0 ? c.n : 0);
+  std::vector<MPI_Request> handles(c.reqs, c.reqs + n);
+  std::vector<MPI_Status> local(c.single() ? 1 : n);
+  MPI_Status* ss = c.given() ? c.given() : local.data();
+  std::vector<char> done(n, 0);
+  std::vector<int> slot(n, -1);
+  const int rc = mpi_pass(c, rs, test_form, ss, &done, &slot);
+  release_requests(handles, rs, done);
+  return finish_completed(c, handles, rs, done, slot, ss, rc);
+}
+
+CallResult run(const Call& c);
+
+// A polling MPI_Waitall is MPI_Wait on each request in turn, which the
+// standard makes equivalent (MPI 4.0 section 3.7.5), rather than a Testall
+// loop: MPICH 4.0's MPI_Testall fails with MPI_ERR_IN_STATUS, every status a
+// success, once a persistent collective of its own (MPI_Barrier_init)
+// completes in it (MPICH's coll/p_order under ADACOMP_NONBLOCKING=on).
+int wait_in_turn(const Call& c) {
+  std::vector<int> codes(static_cast<size_t>(c.n), MPI_SUCCESS);
+  int first = MPI_SUCCESS;
+  for (int i = 0; i < c.n; ++i) {
+    int flag = 0;
+    Call one{c.op, Form::one, true, 1, &c.reqs[i], &flag};
+    one.status = c.given() ? &c.statuses[i] : MPI_STATUS_IGNORE;
+    const CallResult r = run(one);
+    codes[i] = r ? *r : PMPI_Wait(&c.reqs[i], one.status);
+    if (first == MPI_SUCCESS) first = codes[i];
+  }
+  if (first == MPI_SUCCESS || !c.given()) return first;
+  for (int i = 0; i < c.n; ++i) c.statuses[i].MPI_ERROR = codes[i];
+  return MPI_ERR_IN_STATUS;
+}
+
+CallResult run(const Call& c) {
+  for (;;) {
+    std::vector<LibraryRequest*> rs = claim_requests(c.n, c.reqs);
+    const bool polling = must_poll(rs);
+    if (rs.empty() && !polling) return kDeclined;
+    if (polling && c.wait && c.form == Form::all) {
+      release_requests(std::vector<MPI_Request>(c.reqs, c.reqs + c.n), rs,
+                       std::vector<char>(rs.size(), 0));
+      return wait_in_turn(c);
+    }
+    if (polling) progress()->advance();
+    const int rc = pass(c, rs, !c.wait || polling);
+    if (!c.wait || !polling || c.settled(rc)) return rc;
+    pause();
+  }
+}
+
+}  // namespace
+
+namespace completion {
+
+CallResult wait(const char* op, MPI_Request* req, MPI_Status* status) {
+  int flag = 0;
+  Call c{op, Form::one, true, 1, req, &flag};
+  c.status = status;
+  return run(c);
+}
+
+CallResult test(const char* op, MPI_Request* req, int* flag, MPI_Status* status) {
+  Call c{op, Form::one, false, 1, req, flag};
+  c.status = status;
+  return run(c);
+}
+
+CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  int flag = 0;
+  Call c{"Waitall", Form::all, true, n, reqs, &flag};
+  c.statuses = statuses;
+  return run(c);
+}
+
+CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  Call c{"Testall", Form::all, false, n, reqs, flag};
+  c.statuses = statuses;
+  return run(c);
+}
+
+CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  int flag = 0;
+  Call c{"Waitany", Form::any, true, n, reqs, &flag, index};
+  c.status = status;
+  return run(c);
+}
+
+CallResult testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  Call c{"Testany", Form::any, false, n, reqs, flag, index};
+  c.status = status;
+  return run(c);
+}
+
+CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                    MPI_Status statuses[]) {
+  Call c{"Waitsome", Form::some, true, n, reqs, nullptr, nullptr, outcount, indices};
+  c.statuses = statuses;
+  return run(c);
+}
+
+CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                    MPI_Status statuses[]) {
+  Call c{"Testsome", Form::some, false, n, reqs, nullptr, nullptr, outcount, indices};
+  c.statuses = statuses;
+  return run(c);
+}
+
+}  // namespace completion
+
+bool truncation(int rc) {
+  int cls = MPI_ERR_OTHER;
+  PMPI_Error_class(rc, &cls);
+  return cls == MPI_ERR_TRUNCATE;
+}
+
+}  // namespace adacomp

@@ -1,0 +1,111 @@
+// The registry of the library's requests (runtime/requests.h).
+#include "runtime/requests.h"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+#include "runtime/runtime.h"
+
+namespace adacomp {
+namespace {
+
+std::mutex g_mu;
+std::unordered_map<MPI_Request, LibraryRequest*> g_registry;
+// g_registry.size(), read without the lock: most completions involve none.
+std::atomic<int> g_registered{0};
+std::atomic<const Progress*> g_progress{nullptr};
+
+void count_registered() {
+  g_registered.store(static_cast<int>(g_registry.size()), std::memory_order_release);
+}
+
+bool none_registered(MPI_Request handle) {
+  return g_registered.load(std::memory_order_acquire) == 0 || handle == MPI_REQUEST_NULL;
+}
+
+LibraryRequest* take_locked(MPI_Request handle) {
+  auto it = g_registry.find(handle);
+  if (it == g_registry.end()) return nullptr;
+  LibraryRequest* r = it->second;
+  g_registry.erase(it);
+  count_registered();
+  return r;
+}
+
+bool entries_stay() { return !threads_share_buffers(); }
+
+}  // namespace
+
+void register_request(MPI_Request handle, LibraryRequest* r) {
+  std::lock_guard<std::mutex> g(g_mu);
+  g_registry[handle] = r;
+  count_registered();
+}
+
+LibraryRequest* find_request(MPI_Request handle) {
+  if (none_registered(handle)) return nullptr;
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_registry.find(handle);
+  return it == g_registry.end() ? nullptr : it->second;
+}
+
+LibraryRequest* take_request_if(MPI_Request handle, bool (*is_owners)(const LibraryRequest*)) {
+  if (none_registered(handle)) return nullptr;
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_registry.find(handle);
+  if (it == g_registry.end() || !is_owners(it->second)) return nullptr;
+  return take_locked(handle);
+}
+
+void forget_request(MPI_Request handle, const LibraryRequest* r) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_registry.find(handle);
+  if (it != g_registry.end() && it->second == r) take_locked(handle);
+}
+
+std::vector<LibraryRequest*> claim_requests(int n, const MPI_Request reqs[]) {
+  std::vector<LibraryRequest*> rs;
+  if (g_registered.load(std::memory_order_acquire) == 0) return rs;
+  const bool take = !entries_stay();
+  bool any = false;
+  rs.assign(static_cast<size_t>(n > 0 ? n : 0), nullptr);
+  std::lock_guard<std::mutex> g(g_mu);
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    auto it = g_registry.find(reqs[i]);
+    if (it == g_registry.end()) continue;
+    rs[i] = it->second;
+    any = true;
+    if (take) g_registry.erase(it);
+  }
+  if (take) count_registered();
+  if (!any) rs.clear();
+  return rs;
+}
+
+void release_requests(const std::vector<MPI_Request>& handles,
+                      const std::vector<LibraryRequest*>& rs, const std::vector<char>& done) {
+  const bool stay = entries_stay();
+  std::lock_guard<std::mutex> g(g_mu);
+  for (size_t i = 0; i < rs.size(); ++i) {
+    if (!rs[i]) continue;
+    if (stay && done[i])
+      take_locked(handles[i]);
+    else if (!stay && !done[i])
+      g_registry[handles[i]] = rs[i];
+  }
+  if (!stay) count_registered();
+}
+
+void set_progress(const Progress* p) { g_progress.store(p, std::memory_order_release); }
+const Progress* progress() { return g_progress.load(std::memory_order_acquire); }
+
+namespace detail {
+void visit_requests(void (*visit)(MPI_Request, LibraryRequest*, void*), void* f) {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (auto& [handle, r] : g_registry) visit(handle, r, f);
+}
+}  // namespace detail
+
+}  // namespace adacomp
