@@ -188,10 +188,12 @@ int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, Schedu
   return start_schedule(build(next_collective_tag(state)), comm, how.request);
 }
 
+// The registry first: another owner's request never waits for the engine's
+// lock, which the progress thread may hold for a step.
 CallResult collective_start(MPI_Request* req) {
-  std::lock_guard<std::recursive_mutex> g(g_mu);
   auto* r = find_request_as<ScheduleRequest>(*req);
   if (!r || !r->persistent) return kDeclined;
+  std::lock_guard<std::recursive_mutex> g(g_mu);
   if (r->schedule) return PMPI_Start(req);  // still active: MPI reports it
   int rc = PMPI_Start(req);
   if (rc != MPI_SUCCESS) return rc;
@@ -230,11 +232,10 @@ void drain_collectives() {
   g_schedules.clear();
 }
 
-// Freeing an active collective request: its schedule runs on (advance_locked).
 CallResult collective_request_free(MPI_Request* req) {
-  std::lock_guard<std::recursive_mutex> g(g_mu);
   auto* r = take_request_as<ScheduleRequest>(*req);
   if (!r) return kDeclined;
+  std::lock_guard<std::recursive_mutex> g(g_mu);
   const bool active = r->schedule && !r->done;
   if (r->persistent) {
     // Active, MPI frees the receive once the schedule's signal completes it.
