@@ -31,7 +31,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <vector>
 
 #include <mpi.h>
 

@@ -1,8 +1,9 @@
 // Point-to-point's hooks of completion: finishing a request MPI completed
 // (markers' bodies received and decoded), Start, Request_free and
 // Request_get_status (namespace p2p; the intercepted calls are
-// interpose/completion.cpp's, the Wait and Test families runtime/completion.cpp's).
-// A call over none of the library's requests is declined.
+// interpose/completion.cpp's, the Wait and Test families
+// runtime/completion.cpp's). A call over none of the library's requests is
+// declined.
 
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
@@ -15,20 +16,8 @@ int Pending::finish(MPI_Request handle, MPI_Status* s, bool may_wait, bool cut, 
     register_request(handle, this);  // inactive: MPI has given the empty status
     return MPI_SUCCESS;
   }
-  int rc = MPI_SUCCESS;
-  if (is_recv) {
-    if (finished) {
-      copy_status(s, status);
-      rc = finish_rc;
-      finished = from_stash = false;
-    } else if (direct) {
-      rc = cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
-    } else {
-      rc = finish_recv(part.get(), app, staging, &body, buf, count, type, s, may_wait, cut, op);
-      if (rc == kNotYourTurn) return rc;
-    }
-    body.clear();  // a persistent receive's next start
-  }
+  int rc = finish_kind(s, may_wait, cut, op);
+  if (rc == kNotYourTurn) return rc;
   if (companion != MPI_REQUEST_NULL) {
     // Isendrecv completes when both halves have; the send half is ours too.
     int rs = or_pmpi_untimed(completion::wait(op, &companion, MPI_STATUS_IGNORE),
@@ -44,27 +33,44 @@ int Pending::finish(MPI_Request handle, MPI_Status* s, bool may_wait, bool cut, 
   return rc;
 }
 
-namespace p2p {
+int PendingRecv::finish_message(MPI_Status* s, bool may_wait, bool cut, const char* op) {
+  return finish_recv(msg.part.get(), msg.app, staging, &body, msg.buf, msg.count, msg.type, s,
+                     may_wait, cut, op);
+}
+
+int PendingRecv::finish_kind(MPI_Status* s, bool may_wait, bool cut, const char* op) {
+  int rc = MPI_SUCCESS;
+  if (finished) {
+    copy_status(s, status);
+    rc = finish_rc;
+    finished = from_stash = false;
+  } else {
+    rc = finish_message(s, may_wait, cut, op);
+    if (rc == kNotYourTurn) return rc;
+  }
+  body.clear();  // a persistent receive's next start
+  return rc;
+}
 
 // Persistent requests are counted per start. A persistent receive first
 // looks in the stash, as every other receive does: a message a probe took
 // off the wire is delivered at once and the request is not started in MPI.
+int PendingRecv::start(MPI_Request* req) {
+  stats_for(OpKind::recv).calls.fetch_add(1, std::memory_order_relaxed);
+  P2PComm* st = p2p_of(msg.app);
+  Stashed m;
+  if (!st || !take_stashed(st, msg.peer, msg.tag, &m)) return PMPI_Start(req);
+  finish_rc = deliver(m, msg.buf, msg.count, msg.type, &status, "Start");
+  finished = from_stash = true;
+  return MPI_SUCCESS;
+}
+
+namespace p2p {
+
 CallResult start(MPI_Request* req) {
   Pending* p = take_request_as<Pending>(*req);
   if (!p) return kDeclined;
-  if (!p->buffered)  // do_bsend counts its own
-    stats_for(p->is_recv ? OpKind::recv : OpKind::send)
-        .calls.fetch_add(1, std::memory_order_relaxed);
-  int rc = MPI_SUCCESS;
-  P2PComm* st = p->is_recv ? p2p_of(p->app) : nullptr;
-  Stashed m;
-  if (st && take_stashed(st, p->peer, p->tag, &m)) {
-    p->finish_rc = deliver(m, p->buf, p->count, p->type, &p->status, "Start");
-    p->finished = p->from_stash = true;
-  } else {
-    if (!p->is_recv) rc = start_send(p);
-    if (rc == MPI_SUCCESS) rc = PMPI_Start(req);
-  }
+  const int rc = p->start(req);
   p->active = rc == MPI_SUCCESS;
   register_request(*req, p);
   return rc;
@@ -89,20 +95,20 @@ CallResult request_free(MPI_Request* req) {
 CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   Pending* p = take_request_as<Pending>(req);
   if (!p) return kDeclined;
+  auto* r = dynamic_cast<PendingRecv*>(p);
   int rc = MPI_SUCCESS;
-  if (!p->is_recv || (p->direct && !p->finished) || p->inactive()) {
+  if (!r || r->inactive()) {
     rc = PMPI_Request_get_status(req, flag, status);
-  } else if (p->finished) {
+  } else if (r->finished) {
     *flag = 1;
-    if (status != MPI_STATUS_IGNORE) copy_status(status, p->status);
+    if (status != MPI_STATUS_IGNORE) copy_status(status, r->status);
   } else {
-    rc = PMPI_Request_get_status(req, flag, &p->status);
+    rc = PMPI_Request_get_status(req, flag, &r->status);
     if (rc == MPI_SUCCESS && *flag) {
-      rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
-                       &p->status, true, false, "Request_get_status");
-      p->finish_rc = rc;
-      p->finished = true;
-      if (status != MPI_STATUS_IGNORE) copy_status(status, p->status);
+      rc = r->finish_message(&r->status, true, false, "Request_get_status");
+      r->finish_rc = rc;
+      r->finished = true;
+      if (status != MPI_STATUS_IGNORE) copy_status(status, r->status);
     }
   }
   register_request(req, p);

@@ -124,45 +124,95 @@ int recv_body(int from, const Marker& m, std::vector<uint8_t>* body);
 
 // ---- requests the library must finish at completion (requests.cpp) ------
 
-// Point-to-point's requests in the registry (runtime/requests.h); finish()
-// and the Start, Request_free and Request_get_status hooks are completion.cpp's.
+// Point-to-point's requests in the registry (runtime/requests.h), one type
+// per kind; their hooks are completion.cpp's. The base alone serves an
+// Isendrecv whose receive was complete at once: only its send half is left.
 struct Pending : LibraryRequest {
-  ~Pending() override;
   int finish(MPI_Request handle, MPI_Status* s, bool may_wait, bool cut,
-             const char* op) override;
-  bool served() const override { return from_stash; }
+             const char* op) final;
+  // MPI_Start's part of the kind; returns the start's code.
+  virtual int start(MPI_Request* req) { return PMPI_Start(req); }
 
-  bool is_recv = false;
-  bool direct = false;  // Isendrecv's receive from a peer on this node: nothing to finish
   bool persistent = false;
-  bool active = false;    // persistent: started and not yet completed
-  bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
-  bool finished = false;  // finished early (status and finish_rc saved)
-  bool from_stash = false;  // persistent receive started from the stash: inactive in MPI
-  // Persistent receives' source and persistent sends' destination, and tag.
-  int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
-  int finish_rc = MPI_SUCCESS;
-  MPI_Comm app = MPI_COMM_NULL;
-  uint8_t marker[kMarkerBytes];  // a send's marker, alive until it completes
-  // A receive's body, once taken off the wire (kept while its channel frame
-  // waits for its turn).
-  std::vector<uint8_t> body;
-  // Under MPI_THREAD_MULTIPLE the receive lands here (recv_staging).
-  std::vector<uint8_t> staging;
-  // The communicator's part, for a receive or a persistent send: kept with
-  // the request, since the application may free the communicator meanwhile.
-  std::shared_ptr<P2PComm> part;
+  bool active = false;                       // persistent: started and not yet completed
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
-  void* buf = nullptr;
-  int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  bool type_owned = false;  // freed with the request
-  MPI_Status status;
   // A persistent request not started (or completed since): MPI gives its
   // completion calls the empty status at once, and nothing is finished.
   bool inactive() const { return persistent && !active; }
+
+ private:
+  // finish()'s part of the kind, once MPI has completed the request.
+  virtual int finish_kind(MPI_Status*, bool /*may_wait*/, bool /*cut*/, const char* /*op*/) {
+    return MPI_SUCCESS;
+  }
 };
+
+// The application's message, for a request that reads or writes it after
+// its call returned: receives and persistent sends.
+struct UserMessage {
+  UserMessage() = default;
+  UserMessage(const UserMessage&) = delete;
+  UserMessage& operator=(const UserMessage&) = delete;
+  ~UserMessage();
+  // Keeps (buf, count, type) of the call on `comm`, whose part is `st`: a
+  // derived datatype is duplicated, since the user may free theirs meanwhile.
+  void set(P2PComm* st, MPI_Comm comm, void* buf, int count, MPI_Datatype type, int peer, int tag);
+
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool type_owned = false;  // a duplicate, freed with the request
+  // A receive's source or a send's destination, and tag.
+  int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
+  MPI_Comm app = MPI_COMM_NULL;
+  // The communicator's part, kept with the request, since the application
+  // may free the communicator meanwhile.
+  std::shared_ptr<P2PComm> part;
+};
+
+// A coded send, whose marker lives until it completes; a persistent one
+// (send_init of exactly kMarkerBytes, bsend_init) keeps the user's message
+// for each start.
+struct PendingSend : Pending {
+  int start(MPI_Request* req) override;
+
+  uint8_t marker[kMarkerBytes];
+  bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
+  UserMessage msg;        // persistent only
+};
+
+// A nonblocking or persistent receive, finished when it completes.
+struct PendingRecv : Pending {
+  bool served() const override { return from_stash; }
+  int start(MPI_Request* req) override;
+  // Finishes the message MPI has completed (finish_recv on this receive).
+  int finish_message(MPI_Status* s, bool may_wait, bool cut, const char* op);
+
+  UserMessage msg;
+  bool finished = false;    // finished early (status and finish_rc saved)
+  bool from_stash = false;  // persistent receive started from the stash: inactive in MPI
+  int finish_rc = MPI_SUCCESS;
+  MPI_Status status;
+  // The body, once taken off the wire (kept while its channel frame waits
+  // for its turn).
+  std::vector<uint8_t> body;
+  // Under MPI_THREAD_MULTIPLE the receive lands here (recv_staging).
+  std::vector<uint8_t> staging;
+
+ private:
+  int finish_kind(MPI_Status* s, bool may_wait, bool cut, const char* op) override;
+};
+
+// Isendrecv's receive from a peer on this node, straight on the
+// application's communicator: nothing to finish but a truncation to report.
+struct PendingDirectRecv : Pending {
+ private:
+  int finish_kind(MPI_Status*, bool, bool cut, const char*) override {
+    return cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
+  }
+};
+
 // A request freed with MPI_Request_free while in flight: its buffers must
 // outlive it, until p2p_finalize.
 void orphan(Pending* p);
@@ -250,10 +300,6 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
             MPI_Comm comm, MPI_Request* req, P2PComm* st);
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st);
-// A persistent send's MPI_Start: a buffered one sends its copy (bsend_init),
-// one of exactly kMarkerBytes sends the current data as a body and renews
-// its marker.
-int start_send(Pending* p);
 
 // ---- messages received (frames.cpp) ---------------------------------------
 

@@ -113,9 +113,7 @@ CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   Pending* p = find_request_as<Pending>(*req);
   if (!p && st->direct(source)) {
     // A receive straight on the application's communicator, still open.
-    p = new Pending;
-    p->is_recv = p->direct = true;
-    p->app = comm;
+    p = new PendingDirectRecv;
     p->companion = s;
     register_request(*req, p);
     return MPI_SUCCESS;

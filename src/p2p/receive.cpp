@@ -30,22 +30,10 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   int rc = persistent ? PMPI_Recv_init(at, n, as, source, tag, comm, req)
                       : PMPI_Irecv(at, n, as, source, tag, comm, req);
   if (rc != MPI_SUCCESS) return rc;
-  auto* p = new Pending;
+  auto* p = new PendingRecv;
   p->staging = std::move(staging);  // a vector's move keeps its data's address
-  p->is_recv = true;
   p->persistent = persistent;
-  p->app = comm;
-  p->buf = buf;
-  p->count = count;
-  p->peer = source;
-  p->tag = tag;
-  p->part = st->shared_from_this();
-  if (is_named(type)) {
-    p->type = type;
-  } else {
-    PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
-    p->type_owned = true;
-  }
+  p->msg.set(st, comm, buf, count, type, source, tag);
   register_request(*req, p);
   return MPI_SUCCESS;
 }

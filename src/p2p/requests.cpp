@@ -35,7 +35,22 @@ int done_cancel(void*, int) { return MPI_SUCCESS; }
 
 }  // namespace
 
-Pending::~Pending() {
+void UserMessage::set(P2PComm* st, MPI_Comm comm, void* buf, int count, MPI_Datatype type,
+                      int peer, int tag) {
+  this->part = st->shared_from_this();
+  this->app = comm;
+  this->buf = buf;
+  this->count = count;
+  this->peer = peer;
+  this->tag = tag;
+  this->type = type;
+  if (!is_named(type)) {
+    PMPI_Type_dup(type, &this->type);
+    type_owned = true;
+  }
+}
+
+UserMessage::~UserMessage() {
   if (type_owned) PMPI_Type_free(&type);
 }
 
@@ -101,13 +116,12 @@ void abandon_detached() {
 void drive_receives(MPI_Comm app, const char* op) {
   bool progressed = false;
   for_each_request([&](MPI_Request handle, LibraryRequest* r) {
-    auto* p = dynamic_cast<Pending*>(r);
-    if (!p || !p->is_recv || p->direct || p->finished || p->app != app || p->inactive()) return;
+    auto* p = dynamic_cast<PendingRecv*>(r);
+    if (!p || p->finished || p->msg.app != app || p->inactive()) return;
     int flag = 0;
     MPI_Status s;
     if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) return;
-    int rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
-                         &s, false, false, op);
+    const int rc = p->finish_message(&s, false, false, op);
     if (rc == kNotYourTurn) return;
     p->status = s;
     p->finish_rc = rc;
