@@ -99,7 +99,7 @@ CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int d
 }
 
 // Isendrecv: the receive half is the returned request; the send half rides
-// along in its table entry and is completed with it.
+// along in its request (Pending::companion) and is completed with it.
 CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                      int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                      int recvtag, MPI_Comm comm, MPI_Request* req) {

@@ -83,7 +83,7 @@ CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int ta
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op) {
-  // Isendrecv's send half rides on its receive's table entry: that receive
+  // Isendrecv's send half rides on its receive's request: that receive
   // stays the library's whatever its size.
   P2PComm* rs = send_req ? route(comm, recvcount, recvtype, source, Peer::source, recvtag)
                          : route_recv(comm, recvcount, recvtype, source, recvtag);
