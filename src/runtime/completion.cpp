@@ -1,6 +1,7 @@
 // The Wait and Test families over the registry (runtime/completion.h).
 #include "runtime/completion.h"
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -40,13 +41,37 @@ struct Call {
   }
 };
 
+// One completion call's scratch, a slot per request: inline for the small
+// arrays of nearly every call, so that a Wait or Test allocates nothing; on
+// the heap beyond.
+template <class T>
+class Slots {
+ public:
+  Slots(size_t n, T fill) : heap_(n > kInline ? n : 0, fill) {
+    std::fill_n(inline_, kInline, fill);
+  }
+  Slots(const Slots&) = delete;
+  Slots& operator=(const Slots&) = delete;
+  T* data() { return heap_.empty() ? inline_ : heap_.data(); }
+  T& operator[](size_t i) { return data()[i]; }
+
+ private:
+  static constexpr size_t kInline = 8;
+  T inline_[kInline];
+  std::vector<T> heap_;
+};
+
 void pause() { std::this_thread::yield(); }
 
-bool must_poll(const std::vector<LibraryRequest*>& rs) {
+bool outstanding() {
   const Progress* p = progress();
-  if (p && p->outstanding()) return true;
-  for (const LibraryRequest* r : rs)
-    if (r && r->polled()) return true;
+  return p && p->outstanding();
+}
+
+bool must_poll(size_t n, LibraryRequest* const rs[]) {
+  if (outstanding()) return true;
+  for (size_t i = 0; i < n; ++i)
+    if (rs[i] && rs[i]->polled()) return true;
   return false;
 }
 
@@ -54,13 +79,13 @@ bool must_poll(const std::vector<LibraryRequest*>& rs) {
 // first: MPI's any and some forms would skip them, and PMPI_Wait on one
 // returns at once with its empty status. Returns how many, with their
 // indices and statuses in `indices` and `statuses`.
-int take_served(const std::vector<LibraryRequest*>& rs, MPI_Request reqs[], int max,
-                int indices[], MPI_Status statuses[]) {
+int take_served(int n, LibraryRequest* const rs[], MPI_Request reqs[], int max, int indices[],
+                MPI_Status statuses[]) {
   int k = 0;
-  for (size_t i = 0; i < rs.size() && k < max; ++i) {
+  for (int i = 0; i < n && k < max; ++i) {
     if (!rs[i] || !rs[i]->served()) continue;
     PMPI_Wait(&reqs[i], &statuses[k]);
-    indices[k++] = static_cast<int>(i);
+    indices[k++] = i;
   }
   return k;
 }
@@ -68,15 +93,15 @@ int take_served(const std::vector<LibraryRequest*>& rs, MPI_Request reqs[], int 
 // One PMPI call of the call's form (its Test form when `test_form`) over the
 // array, statuses in `ss`. Marks in `done` the requests it completed, and in
 // `slot` where their statuses are. Returns its code.
-int mpi_pass(const Call& c, const std::vector<LibraryRequest*>& rs, bool test_form,
-             MPI_Status* ss, std::vector<char>* done, std::vector<int>* slot) {
+int mpi_pass(const Call& c, LibraryRequest* const rs[], bool test_form, MPI_Status* ss,
+             char done[], int slot[]) {
   int rc = MPI_SUCCESS;
   switch (c.form) {
     case Form::one:
       *c.flag = 1;
       rc = test_form ? PMPI_Test(c.reqs, c.flag, ss) : PMPI_Wait(c.reqs, ss);
-      (*done)[0] = (rc == MPI_SUCCESS || truncation(rc)) && *c.flag;
-      (*slot)[0] = 0;
+      done[0] = (rc == MPI_SUCCESS || truncation(rc)) && *c.flag;
+      slot[0] = 0;
       return rc;
     case Form::all:
       *c.flag = 1;
@@ -84,26 +109,26 @@ int mpi_pass(const Call& c, const std::vector<LibraryRequest*>& rs, bool test_fo
       // A failure may be reported before the others complete (Open MPI):
       // those are still in flight (MPI_ERR_PENDING) and stay the library's.
       for (int i = 0; i < c.n; ++i) {
-        (*done)[i] = (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *c.flag &&
+        done[i] = (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *c.flag &&
                      !(rc == MPI_ERR_IN_STATUS && ss[i].MPI_ERROR == MPI_ERR_PENDING);
-        (*slot)[i] = i;
+        slot[i] = i;
       }
       return rc;
     case Form::any:
       *c.flag = 1;
-      if (!take_served(rs, c.reqs, 1, c.index, ss))
+      if (!take_served(c.n, rs, c.reqs, 1, c.index, ss))
         rc = test_form ? PMPI_Testany(c.n, c.reqs, c.index, c.flag, ss)
                        : PMPI_Waitany(c.n, c.reqs, c.index, ss);
       if ((rc == MPI_SUCCESS || truncation(rc)) && *c.flag && *c.index != MPI_UNDEFINED)
-        (*done)[*c.index] = 1, (*slot)[*c.index] = 0;
+        done[*c.index] = 1, slot[*c.index] = 0;
       return rc;
     case Form::some:
-      *c.outcount = take_served(rs, c.reqs, c.n, c.indices, ss);
+      *c.outcount = take_served(c.n, rs, c.reqs, c.n, c.indices, ss);
       if (*c.outcount == 0)
         rc = test_form ? PMPI_Testsome(c.n, c.reqs, c.outcount, c.indices, ss)
                        : PMPI_Waitsome(c.n, c.reqs, c.outcount, c.indices, ss);
       if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *c.outcount != MPI_UNDEFINED)
-        for (int k = 0; k < *c.outcount; ++k) (*done)[c.indices[k]] = 1, (*slot)[c.indices[k]] = k;
+        for (int k = 0; k < *c.outcount; ++k) done[c.indices[k]] = 1, slot[c.indices[k]] = k;
       return rc;
   }
   return rc;
@@ -116,14 +141,15 @@ int mpi_pass(const Call& c, const std::vector<LibraryRequest*>& rs, bool test_fo
 // reports a failure as MPI_ERR_IN_STATUS with each completed status's
 // MPI_ERROR set; a single one (one, any) leaves MPI_ERROR alone and returns
 // the failure.
-int finish_completed(const Call& c, const std::vector<MPI_Request>& handles,
-                     const std::vector<LibraryRequest*>& rs, const std::vector<char>& done,
-                     const std::vector<int>& slot, MPI_Status* ss, int rc) {
+int finish_completed(const Call& c, size_t n, const MPI_Request handles[],
+                     LibraryRequest* const rs[], const char done[], const int slot[],
+                     MPI_Status* ss, int rc) {
   const int mpi_rc = rc;
-  std::vector<char> left(done);
+  Slots<char> left(n, 0);
+  std::copy(done, done + n, left.data());
   for (bool may_wait = false;;) {
     bool remaining = false, progressed = false;
-    for (size_t i = 0; i < rs.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       if (!rs[i] || !left[i]) continue;
       MPI_Status* s = &ss[slot[i]];
       const bool cut =
@@ -141,7 +167,7 @@ int finish_completed(const Call& c, const std::vector<MPI_Request>& handles,
         continue;
       }
       if (rc == MPI_SUCCESS)  // MPI set no MPI_ERROR: the completed ones succeeded
-        for (size_t j = 0; j < rs.size(); ++j)
+        for (size_t j = 0; j < n; ++j)
           if (done[j]) ss[slot[j]].MPI_ERROR = MPI_SUCCESS;
       s->MPI_ERROR = r;
       rc = MPI_ERR_IN_STATUS;
@@ -152,16 +178,17 @@ int finish_completed(const Call& c, const std::vector<MPI_Request>& handles,
 }
 
 // One completion pass over the claimed requests `rs`.
-int pass(const Call& c, const std::vector<LibraryRequest*>& rs, bool test_form) {
+int pass(const Call& c, LibraryRequest* const rs[], bool test_form) {
   const size_t n = static_cast<size_t>(c.n > 0 ? c.n : 0);
-  std::vector<MPI_Request> handles(c.reqs, c.reqs + n);
-  std::vector<MPI_Status> local(c.single() ? 1 : n);
+  Slots<MPI_Request> handles(n, MPI_REQUEST_NULL);
+  std::copy(c.reqs, c.reqs + n, handles.data());
+  Slots<MPI_Status> local(c.single() ? 1 : n, MPI_Status{});
   MPI_Status* ss = c.given() ? c.given() : local.data();
-  std::vector<char> done(n, 0);
-  std::vector<int> slot(n, -1);
-  const int rc = mpi_pass(c, rs, test_form, ss, &done, &slot);
-  release_requests(handles, rs, done);
-  return finish_completed(c, handles, rs, done, slot, ss, rc);
+  Slots<char> done(n, 0);
+  Slots<int> slot(n, -1);
+  const int rc = mpi_pass(c, rs, test_form, ss, done.data(), slot.data());
+  release_requests(c.n, handles.data(), rs, done.data());
+  return finish_completed(c, n, handles.data(), rs, done.data(), slot.data(), ss, rc);
 }
 
 CallResult run(const Call& c);
@@ -188,17 +215,20 @@ int wait_in_turn(const Call& c) {
 }
 
 CallResult run(const Call& c) {
+  if (!requests_registered() && !outstanding()) return kDeclined;
+  const size_t n = static_cast<size_t>(c.n > 0 ? c.n : 0);
   for (;;) {
-    std::vector<LibraryRequest*> rs = claim_requests(c.n, c.reqs);
-    const bool polling = must_poll(rs);
-    if (rs.empty() && !polling) return kDeclined;
+    Slots<LibraryRequest*> rs(n, nullptr);
+    const bool any = claim_requests(c.n, c.reqs, rs.data());
+    const bool polling = must_poll(n, rs.data());
+    if (!any && !polling) return kDeclined;
     if (polling && c.wait && c.form == Form::all) {
-      release_requests(std::vector<MPI_Request>(c.reqs, c.reqs + c.n), rs,
-                       std::vector<char>(rs.size(), 0));
+      Slots<char> none(n, 0);
+      release_requests(c.n, c.reqs, rs.data(), none.data());
       return wait_in_turn(c);
     }
     if (polling) progress()->advance();
-    const int rc = pass(c, rs, !c.wait || polling);
+    const int rc = pass(c, rs.data(), !c.wait || polling);
     if (!c.wait || !polling || c.settled(rc)) return rc;
     pause();
   }

@@ -21,7 +21,7 @@ void count_registered() {
 }
 
 bool none_registered(MPI_Request handle) {
-  return g_registered.load(std::memory_order_acquire) == 0 || handle == MPI_REQUEST_NULL;
+  return !requests_registered() || handle == MPI_REQUEST_NULL;
 }
 
 LibraryRequest* take_locked(MPI_Request handle) {
@@ -64,12 +64,10 @@ void forget_request(MPI_Request handle, const LibraryRequest* r) {
   if (it != g_registry.end() && it->second == r) take_locked(handle);
 }
 
-std::vector<LibraryRequest*> claim_requests(int n, const MPI_Request reqs[]) {
-  std::vector<LibraryRequest*> rs;
-  if (g_registered.load(std::memory_order_acquire) == 0) return rs;
+bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]) {
+  if (!requests_registered()) return false;
   const bool take = !entries_stay();
   bool any = false;
-  rs.assign(static_cast<size_t>(n > 0 ? n : 0), nullptr);
   std::lock_guard<std::mutex> g(g_mu);
   for (int i = 0; i < n; ++i) {
     if (reqs[i] == MPI_REQUEST_NULL) continue;
@@ -80,15 +78,14 @@ std::vector<LibraryRequest*> claim_requests(int n, const MPI_Request reqs[]) {
     if (take) g_registry.erase(it);
   }
   if (take) count_registered();
-  if (!any) rs.clear();
-  return rs;
+  return any;
 }
 
-void release_requests(const std::vector<MPI_Request>& handles,
-                      const std::vector<LibraryRequest*>& rs, const std::vector<char>& done) {
+void release_requests(int n, const MPI_Request handles[], LibraryRequest* const rs[],
+                      const char done[]) {
   const bool stay = entries_stay();
   std::lock_guard<std::mutex> g(g_mu);
-  for (size_t i = 0; i < rs.size(); ++i) {
+  for (int i = 0; i < n; ++i) {
     if (!rs[i]) continue;
     if (stay && done[i])
       take_locked(handles[i]);
@@ -97,6 +94,8 @@ void release_requests(const std::vector<MPI_Request>& handles,
   }
   if (!stay) count_registered();
 }
+
+bool requests_registered() { return g_registered.load(std::memory_order_acquire) != 0; }
 
 void set_progress(const Progress* p) { g_progress.store(p, std::memory_order_release); }
 const Progress* progress() { return g_progress.load(std::memory_order_acquire); }

@@ -14,8 +14,6 @@
 
 #include <mpi.h>
 
-#include <vector>
-
 namespace adacomp {
 
 // A request's finish() answer when it must wait for another request (a
@@ -73,12 +71,15 @@ void for_each_request(F f);
 // thread at a time is in MPI (!threads_share_buffers) nobody else can do
 // either before the entry is taken, so entries stay in across the call and
 // only the completed ones are taken after it: a polling MPI_Test then costs a
-// look-up, not a take and a put back. claim_requests gives the entries of
-// the array (nullptr where not the library's; empty: none is);
-// release_requests applies the outcome (done[i]: request i completed).
-std::vector<LibraryRequest*> claim_requests(int n, const MPI_Request reqs[]);
-void release_requests(const std::vector<MPI_Request>& handles,
-                      const std::vector<LibraryRequest*>& rs, const std::vector<char>& done);
+// look-up, not a take and a put back. claim_requests fills rs[0, n) with
+// the entries of the array (nullptr where not the library's) and says
+// whether there is one; release_requests applies the outcome (`handles`:
+// the array as it was before the PMPI call; done[i]: request i completed).
+bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]);
+void release_requests(int n, const MPI_Request handles[], LibraryRequest* const rs[],
+                      const char done[]);
+// Whether any request is registered (most completions involve none).
+bool requests_registered();
 
 // Work the library advances without blocking besides completing requests:
 // the nonblocking collectives' engine, which sets it when it first starts a
