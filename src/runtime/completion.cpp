@@ -2,6 +2,7 @@
 #include "runtime/completion.h"
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -41,24 +42,24 @@ struct Call {
   }
 };
 
-// One completion call's scratch, a slot per request: inline for the small
-// arrays of nearly every call, so that a Wait or Test allocates nothing; on
-// the heap beyond.
+// One completion call's scratch, a slot per request, uninitialized: inline
+// for the small arrays of nearly every call, so that a Wait or Test
+// allocates nothing; on the heap beyond.
 template <class T>
 class Slots {
  public:
-  Slots(size_t n, T fill) : heap_(n > kInline ? n : 0, fill) {
-    std::fill_n(inline_, kInline, fill);
-  }
+  explicit Slots(size_t n)
+      : heap_(n > kInline ? new T[n] : nullptr), data_(heap_ ? heap_.get() : inline_) {}
   Slots(const Slots&) = delete;
   Slots& operator=(const Slots&) = delete;
-  T* data() { return heap_.empty() ? inline_ : heap_.data(); }
-  T& operator[](size_t i) { return data()[i]; }
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
 
  private:
   static constexpr size_t kInline = 8;
   T inline_[kInline];
-  std::vector<T> heap_;
+  std::unique_ptr<T[]> heap_;
+  T* data_;
 };
 
 void pause() { std::this_thread::yield(); }
@@ -68,8 +69,8 @@ bool outstanding() {
   return p && p->outstanding();
 }
 
-bool must_poll(size_t n, LibraryRequest* const rs[]) {
-  if (outstanding()) return true;
+bool must_poll(bool outstanding, size_t n, LibraryRequest* const rs[]) {
+  if (outstanding) return true;
   for (size_t i = 0; i < n; ++i)
     if (rs[i] && rs[i]->polled()) return true;
   return false;
@@ -145,7 +146,7 @@ int finish_completed(const Call& c, size_t n, const MPI_Request handles[],
                      LibraryRequest* const rs[], const char done[], const int slot[],
                      MPI_Status* ss, int rc) {
   const int mpi_rc = rc;
-  Slots<char> left(n, 0);
+  Slots<char> left(n);
   std::copy(done, done + n, left.data());
   for (bool may_wait = false;;) {
     bool remaining = false, progressed = false;
@@ -180,12 +181,14 @@ int finish_completed(const Call& c, size_t n, const MPI_Request handles[],
 // One completion pass over the claimed requests `rs`.
 int pass(const Call& c, LibraryRequest* const rs[], bool test_form) {
   const size_t n = static_cast<size_t>(c.n > 0 ? c.n : 0);
-  Slots<MPI_Request> handles(n, MPI_REQUEST_NULL);
+  Slots<MPI_Request> handles(n);
   std::copy(c.reqs, c.reqs + n, handles.data());
-  Slots<MPI_Status> local(c.single() ? 1 : n, MPI_Status{});
-  MPI_Status* ss = c.given() ? c.given() : local.data();
-  Slots<char> done(n, 0);
-  Slots<int> slot(n, -1);
+  Slots<MPI_Status> local(c.single() ? 1 : n);
+  MPI_Status* given = c.given();
+  MPI_Status* ss = given ? given : local.data();
+  Slots<char> done(n);
+  Slots<int> slot(n);
+  for (size_t i = 0; i < n; ++i) done[i] = 0, slot[i] = -1;
   const int rc = mpi_pass(c, rs, test_form, ss, done.data(), slot.data());
   release_requests(c.n, handles.data(), rs, done.data());
   return finish_completed(c, n, handles.data(), rs, done.data(), slot.data(), ss, rc);
@@ -215,15 +218,17 @@ int wait_in_turn(const Call& c) {
 }
 
 CallResult run(const Call& c) {
-  if (!requests_registered() && !outstanding()) return kDeclined;
   const size_t n = static_cast<size_t>(c.n > 0 ? c.n : 0);
   for (;;) {
-    Slots<LibraryRequest*> rs(n, nullptr);
+    const bool progress_outstanding = outstanding();
+    if (!progress_outstanding && !requests_registered()) return kDeclined;
+    Slots<LibraryRequest*> rs(n);
     const bool any = claim_requests(c.n, c.reqs, rs.data());
-    const bool polling = must_poll(n, rs.data());
+    const bool polling = must_poll(progress_outstanding, n, rs.data());
     if (!any && !polling) return kDeclined;
     if (polling && c.wait && c.form == Form::all) {
-      Slots<char> none(n, 0);
+      Slots<char> none(n);
+      std::fill_n(none.data(), n, 0);
       release_requests(c.n, c.reqs, rs.data(), none.data());
       return wait_in_turn(c);
     }

@@ -1,6 +1,7 @@
 // The registry of the library's requests (runtime/requests.h).
 #include "runtime/requests.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <unordered_map>
@@ -65,11 +66,15 @@ void forget_request(MPI_Request handle, const LibraryRequest* r) {
 }
 
 bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]) {
-  if (!requests_registered()) return false;
+  if (!requests_registered()) {
+    std::fill_n(rs, n > 0 ? n : 0, nullptr);
+    return false;
+  }
   const bool take = !entries_stay();
   bool any = false;
   std::lock_guard<std::mutex> g(g_mu);
   for (int i = 0; i < n; ++i) {
+    rs[i] = nullptr;
     if (reqs[i] == MPI_REQUEST_NULL) continue;
     auto it = g_registry.find(reqs[i]);
     if (it == g_registry.end()) continue;
@@ -84,12 +89,18 @@ bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]) {
 void release_requests(int n, const MPI_Request handles[], LibraryRequest* const rs[],
                       const char done[]) {
   const bool stay = entries_stay();
+  // An entry that stays and did not complete needs nothing: a polling
+  // MPI_Test does not take the lock a second time.
+  auto moves = [&](int i) { return rs[i] && (stay == (done[i] != 0)); };
+  int first = 0;
+  while (first < n && !moves(first)) ++first;
+  if (first == n) return;
   std::lock_guard<std::mutex> g(g_mu);
-  for (int i = 0; i < n; ++i) {
-    if (!rs[i]) continue;
-    if (stay && done[i])
+  for (int i = first; i < n; ++i) {
+    if (!moves(i)) continue;
+    if (stay)
       take_locked(handles[i]);
-    else if (!stay && !done[i])
+    else
       g_registry[handles[i]] = rs[i];
   }
   if (!stay) count_registered();
