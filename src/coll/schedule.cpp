@@ -1,24 +1,22 @@
-// The engine's table of schedules, keyed by the application's request, and
-// its part of the Wait/Test family (interpose/completion.cpp has the rest).
+// The engine: the schedules outstanding, and their requests in the registry
+// (runtime/requests.h), which the Wait and Test families complete
+// (runtime/completion.cpp) and whose finish() is the schedule's.
 //
-// Everything that looks at the table, and the Test-form pass that may free a
-// completed request in MPI, runs under one lock: once MPI frees a handle
-// another thread may get the same value for a new request, which must never
-// find the old entry.
-//
-// Why one engine lock rather than one per schedule: the table and the
-// Test-form pass need a global lock anyway, a schedule's step is short
-// (one chunk coded or decoded), and advancing from several threads at once
-// would only contend for MPI's own progress. Whoever holds it advances every
-// schedule; the progress thread and the entry of intercepted calls only
-// try-lock it and go on (someone is advancing), while Wait/Test, which must
-// run their pass, block on it.
+// Why one engine lock rather than one per schedule: a schedule's step is
+// short (one chunk coded or decoded), and advancing from several threads at
+// once would only contend for MPI's own progress. Whoever holds it advances
+// every schedule; everyone else (the progress thread, the entry of
+// intercepted calls, a polling wait) only try-locks it and goes on (someone
+// is advancing). It may hold the registry's lock (a schedule registers
+// under it), never the other way round.
 #include "coll/schedule.h"
 
+#include <cstddef>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <vector>
+
+#include "runtime/requests.h"
 
 namespace adacomp {
 
@@ -42,23 +40,27 @@ int next_persistent_tag(CommState& s) {
 // persistent one.
 using ScheduleMaker = std::function<std::unique_ptr<Schedule>()>;
 
-struct Entry {
-  std::unique_ptr<Schedule> schedule;  // null: an inactive persistent request
-  MPI_Comm comm = MPI_COMM_NULL;       // the application's
-  bool done = false;                   // the request is complete in MPI (or its signal sent)
-  bool freed = false;                  // the application freed it while active
-  // Persistent: `persistent` makes each start's schedule; the request is a
-  // receive of a zero-byte `signal_tag` message from `self` on `signal_comm`.
-  ScheduleMaker persistent;
+// A nonblocking or persistent collective's request: a generalized request,
+// or for a persistent one a receive of a zero-byte `signal_tag` message from
+// `self` on `signal_comm`, which each start's schedule sends at its end.
+struct ScheduleRequest : LibraryRequest {
+  int finish(MPI_Request handle, MPI_Status* s, bool may_wait, bool cut,
+             const char* op) override;
+  bool polled() const override { return true; }
+
+  MPI_Request handle = MPI_REQUEST_NULL;  // the application's
+  std::unique_ptr<Schedule> schedule;     // null: an inactive persistent request
+  MPI_Comm comm = MPI_COMM_NULL;          // the application's
+  bool done = false;   // the request is complete in MPI (or its signal sent)
+  bool freed = false;  // the application freed it while active
+  ScheduleMaker persistent;  // makes each start's schedule
   MPI_Comm signal_comm = MPI_COMM_NULL;
   int self = 0, signal_tag = 0;
 };
 
-// Recursive: a schedule's own MPI calls, and the Test form a pass runs under
-// the lock, may come back to the engine.
+// Recursive: a schedule's own MPI calls may come back to the engine.
 std::recursive_mutex g_mu;
-std::unordered_map<MPI_Request, Entry> g_entries;
-std::atomic<int> g_owned{0};  // entries in the table
+std::vector<std::unique_ptr<ScheduleRequest>> g_schedules;  // every request made
 thread_local bool t_advancing = false;
 
 int query(void*, MPI_Status* s) {
@@ -69,56 +71,82 @@ int query(void*, MPI_Status* s) {
   PMPI_Status_set_cancelled(s, 0);
   return MPI_SUCCESS;
 }
-int free_entry(void*) { return MPI_SUCCESS; }   // the table owns the schedule
+int free_entry(void*) { return MPI_SUCCESS; }   // the engine owns the schedule
 int cancel(void*, int) { return MPI_SUCCESS; }  // a collective cannot be cancelled
 
-void erase(std::unordered_map<MPI_Request, Entry>::iterator it) {
-  g_entries.erase(it);
-  g_owned.fetch_sub(1, std::memory_order_relaxed);
+const Progress kEngineProgress{[] { return collectives_outstanding(); },
+                               progress_collectives_slow};
+
+// Under the engine's lock: `r` joins the schedules and the registry.
+void add(std::unique_ptr<ScheduleRequest> r) {
+  set_progress(&kEngineProgress);
+  register_request(r->handle, r.get());
+  g_schedules.push_back(std::move(r));
+}
+
+// Under the engine's lock: deletes `r`, already out of the registry.
+void drop(const ScheduleRequest* r) {
+  for (auto it = g_schedules.begin(); it != g_schedules.end(); ++it)
+    if (it->get() == r) {
+      g_schedules.erase(it);
+      return;
+    }
 }
 
 // Advances every schedule; completes the requests of those that finish.
 void advance_locked() {
   if (t_advancing) return;  // a schedule's own MPI call came back here
   t_advancing = true;
-  for (auto it = g_entries.begin(); it != g_entries.end();) {
-    Entry& e = it->second;
-    if (!e.schedule || e.done || !e.schedule->advance(false)) {
-      ++it;
+  for (size_t i = 0; i < g_schedules.size();) {
+    ScheduleRequest& r = *g_schedules[i];
+    if (!r.schedule || r.done || !r.schedule->advance(false)) {
+      ++i;
       continue;
     }
-    e.done = true;
+    r.done = true;
     g_outstanding_collectives.fetch_sub(1, std::memory_order_relaxed);
-    MPI_Request handle = it->first;
-    if (e.persistent) {
+    if (r.persistent) {
       MPI_Request signal;
-      PMPI_Isend(nullptr, 0, MPI_BYTE, e.self, e.signal_tag, e.signal_comm, &signal);
+      PMPI_Isend(nullptr, 0, MPI_BYTE, r.self, r.signal_tag, r.signal_comm, &signal);
       PMPI_Request_free(&signal);
     } else {
-      PMPI_Grequest_complete(handle);
+      PMPI_Grequest_complete(r.handle);
     }
-    if (e.freed) {
+    if (r.freed) {
       // Complete now, or as soon as the signal arrives: MPI frees it then.
-      if (!e.persistent) PMPI_Request_free(&handle);
-      auto next = std::next(it);
-      erase(it);
-      it = next;
+      if (!r.persistent) PMPI_Request_free(&r.handle);
+      g_schedules.erase(g_schedules.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
     }
-    ++it;
+    ++i;
   }
   t_advancing = false;
+}
+
+int ScheduleRequest::finish(MPI_Request handle, MPI_Status*, bool, bool, const char*) {
+  std::unique_ptr<Schedule> ended;
+  {
+    std::lock_guard<std::recursive_mutex> g(g_mu);
+    ended = std::move(schedule);
+    if (persistent)
+      register_request(handle, this);  // stays allocated, inactive, once complete
+    else
+      drop(this);
+  }
+  // Null: an inactive persistent request, which MPI has given the empty status.
+  return ended ? ended->finish() : MPI_SUCCESS;
 }
 
 // launch's nonblocking and persistent forms.
 int start_schedule(std::unique_ptr<Schedule> s, MPI_Comm comm, MPI_Request* request) {
   int rc = PMPI_Grequest_start(query, free_entry, cancel, nullptr, request);
   if (rc != MPI_SUCCESS) return rc;
+  auto r = std::make_unique<ScheduleRequest>();
+  r->handle = *request;
+  r->schedule = std::move(s);
+  r->comm = comm;
   std::lock_guard<std::recursive_mutex> g(g_mu);
-  Entry& e = g_entries[*request];
-  e.schedule = std::move(s);
-  e.comm = comm;
-  g_owned.fetch_add(1, std::memory_order_relaxed);
+  add(std::move(r));
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();
   wake_progress_thread();
@@ -129,14 +157,15 @@ int init_persistent(ScheduleMaker make, MPI_Comm comm, CommState& state, MPI_Req
   const int tag = next_persistent_tag(state);
   int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, state.coll.rank, tag, state.coll.comm, request);
   if (rc != MPI_SUCCESS) return rc;
+  auto r = std::make_unique<ScheduleRequest>();
+  r->handle = *request;
+  r->comm = comm;
+  r->persistent = std::move(make);
+  r->signal_comm = state.coll.comm;
+  r->self = state.coll.rank;
+  r->signal_tag = tag;
   std::lock_guard<std::recursive_mutex> g(g_mu);
-  Entry& e = g_entries[*request];
-  e.comm = comm;
-  e.persistent = std::move(make);
-  e.signal_comm = state.coll.comm;
-  e.self = state.coll.rank;
-  e.signal_tag = tag;
-  g_owned.fetch_add(1, std::memory_order_relaxed);
+  add(std::move(r));
   return MPI_SUCCESS;
 }
 
@@ -159,17 +188,17 @@ int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, Schedu
   return start_schedule(build(next_collective_tag(state)), comm, how.request);
 }
 
+// The registry first: another owner's request never waits for the engine's
+// lock, which the progress thread may hold for a step.
 CallResult collective_start(MPI_Request* req) {
-  if (g_owned.load(std::memory_order_relaxed) == 0) return kDeclined;
+  auto* r = find_request_as<ScheduleRequest>(*req);
+  if (!r || !r->persistent) return kDeclined;
   std::lock_guard<std::recursive_mutex> g(g_mu);
-  auto it = g_entries.find(*req);
-  if (it == g_entries.end() || !it->second.persistent) return kDeclined;
-  Entry& e = it->second;
-  if (e.schedule) return PMPI_Start(req);  // still active: MPI reports it
+  if (r->schedule) return PMPI_Start(req);  // still active: MPI reports it
   int rc = PMPI_Start(req);
   if (rc != MPI_SUCCESS) return rc;
-  e.schedule = e.persistent();
-  e.done = false;
+  r->schedule = r->persistent();
+  r->done = false;
   g_outstanding_collectives.fetch_add(1, std::memory_order_relaxed);
   advance_locked();
   wake_progress_thread();
@@ -187,8 +216,8 @@ void settle_collectives_slow(MPI_Comm comm) {
     if (!g) continue;
     advance_locked();
     bool outstanding = false;
-    for (const auto& [handle, e] : g_entries)
-      outstanding = outstanding || (e.schedule && !e.done && e.comm == comm);
+    for (const auto& r : g_schedules)
+      outstanding = outstanding || (r->schedule && !r->done && r->comm == comm);
     if (!outstanding) return;
   }
 }
@@ -199,67 +228,28 @@ void drain_collectives() {
     std::this_thread::yield();
   }
   std::lock_guard<std::recursive_mutex> g(g_mu);
-  g_entries.clear();
-  g_owned.store(0, std::memory_order_relaxed);
-}
-
-// ---- for the Wait/Test family -----------------------------------------------
-
-bool collectives_involved(int n, const MPI_Request reqs[]) {
-  if (collectives_outstanding()) return true;
-  if (g_owned.load(std::memory_order_relaxed) == 0) return false;
-  std::lock_guard<std::recursive_mutex> g(g_mu);
-  for (int i = 0; i < n; ++i)
-    if (reqs[i] != MPI_REQUEST_NULL && g_entries.count(reqs[i])) return true;
-  return false;
-}
-
-std::vector<Finished> collective_pass(int n, MPI_Request reqs[],
-                                      const std::function<int()>& test_form,
-                                      const std::function<bool(int)>& completed_by_form, int* rc) {
-  std::vector<std::pair<int, std::unique_ptr<Schedule>>> completed;
-  {
-    std::lock_guard<std::recursive_mutex> g(g_mu);
-    advance_locked();
-    std::vector<std::pair<int, MPI_Request>> mine;
-    for (int i = 0; i < n; ++i) {
-      if (reqs[i] == MPI_REQUEST_NULL) continue;
-      auto it = g_entries.find(reqs[i]);
-      if (it != g_entries.end() && it->second.schedule) mine.emplace_back(i, reqs[i]);
-    }
-    *rc = test_form();
-    for (auto [i, handle] : mine) {
-      // A persistent request stays allocated, inactive, once complete.
-      if (reqs[i] != MPI_REQUEST_NULL && !completed_by_form(i)) continue;
-      auto it = g_entries.find(handle);
-      completed.emplace_back(i, std::move(it->second.schedule));
-      if (!it->second.persistent) erase(it);
-    }
-  }
-  std::vector<Finished> out;
-  for (auto& [i, s] : completed) out.push_back({i, s->finish()});
-  return out;
+  for (const auto& r : g_schedules) forget_request(r->handle, r.get());
+  g_schedules.clear();
 }
 
 CallResult collective_request_free(MPI_Request* req) {
-  if (g_owned.load(std::memory_order_relaxed) == 0) return kDeclined;
+  auto* r = take_request_as<ScheduleRequest>(*req);
+  if (!r) return kDeclined;
   std::lock_guard<std::recursive_mutex> g(g_mu);
-  auto it = g_entries.find(*req);
-  if (it == g_entries.end()) return kDeclined;
-  Entry& e = it->second;
-  if (e.persistent) {
+  const bool active = r->schedule && !r->done;
+  if (r->persistent) {
     // Active, MPI frees the receive once the schedule's signal completes it.
-    if (!e.schedule || e.done)
-      erase(it);
+    if (active)
+      r->freed = true;
     else
-      e.freed = true;
+      drop(r);
     return PMPI_Request_free(req);
   }
-  if (e.done) {
-    erase(it);
+  if (!active) {
+    drop(r);
     return PMPI_Request_free(req);
   }
-  e.freed = true;  // advance_locked frees it in MPI when done
+  r->freed = true;  // advance_locked frees it in MPI when done
   *req = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

@@ -9,15 +9,17 @@
 // (advance(true), blocking waits, MPICH's "blocking = nonblocking schedule +
 // wait"); the nonblocking and persistent calls hand it to this engine, which
 // advances it without blocking (advance(false)). The application holds a
-// generalized request (PMPI_Grequest_start) for it; the engine completes
+// generalized request (PMPI_Grequest_start) for it, registered in the
+// library's registry of requests (runtime/requests.h); the engine completes
 // that request (PMPI_Grequest_complete) when the schedule is done, so PMPI's
 // own Wait/Test over mixed arrays sees it.
 //
 // Progress is driven from the application's own MPI calls:
 //  - on entry to every intercepted MPI call (one relaxed atomic load when
 //    nothing is outstanding);
-//  - in the Wait/Test family and the intercepted blocking point-to-point
-//    calls, which poll while anything is outstanding
+//  - in the Wait/Test family (runtime/completion.cpp, through the
+//    registry's Progress, runtime/requests.h) and the intercepted blocking
+//    point-to-point calls, which poll while anything is outstanding
 //    (interpose/completion.cpp, namespace polled);
 //  - inside the library's blocking compressed collectives while they wait;
 // and, with ADACOMP_PROGRESS=thread under MPI_THREAD_MULTIPLE, by a library
@@ -29,7 +31,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <vector>
 
 #include <mpi.h>
 
@@ -133,24 +134,6 @@ inline void wake_progress_thread() {
 // Completes outstanding schedules whose requests the application freed
 // (they still owe their peers messages); before the private communicators go.
 void drain_collectives();
-
-// ---- for the Wait/Test family (interpose/completion.cpp) ----
-// True when a Wait/Test-family call over `reqs` involves the engine: some
-// collective is outstanding (a wait must then keep advancing it, as a peer
-// may need it first), or one of the requests is the engine's.
-bool collectives_involved(int n, const MPI_Request reqs[]);
-
-struct Finished {
-  int index;  // in the request array
-  int rc;     // the collective's outcome, already through the error handler
-};
-// One pass of a completion call: the engine advanced, then `test_form` (the
-// Test form of the call over the same array, returning its code into *rc),
-// where `completed_by_form(i)` tells whether it completed request i. Returns
-// the engine's requests that the pass completed, with their outcomes.
-std::vector<Finished> collective_pass(int n, MPI_Request reqs[],
-                                      const std::function<int()>& test_form,
-                                      const std::function<bool(int)>& completed_by_form, int* rc);
 
 // Freeing an active collective request (erroneous in MPI, so made safe):
 // the schedule still runs to the end, as its peers need, then is dropped.

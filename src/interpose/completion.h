@@ -6,22 +6,31 @@
 
 #include <mpi.h>
 
-#include "p2p/p2p.h"
 #include "runtime/call_result.h"
 
 namespace adacomp {
 
-// While the engine is involved (coll/schedule.h collectives_involved) a wait
-// polls: the engine advanced and one Test-form pass over the array, until
-// done, so a rank waiting on anything keeps advancing the schedules its peers
-// may need. Otherwise the point-to-point form runs alone (its decline: PMPI).
-// The family is declared with the point-to-point forms' (p2p/p2p.h).
-ADACOMP_COMPLETION_FAMILY
+// The Wait and Test families run runtime/completion.h's loop over every
+// request (its decline: PMPI); Start, Request_free and Request_get_status
+// ask the engine, then the point-to-point layer.
+CallResult wait(MPI_Request* req, MPI_Status* status);
+CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);
+CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);
+CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                    MPI_Status statuses[]);
+CallResult test(MPI_Request* req, int* flag, MPI_Status* status);
+CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);
+CallResult testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status);
+CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],
+                    MPI_Status statuses[]);
+CallResult start(MPI_Request* req);
+CallResult request_free(MPI_Request* req);
+CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
 CallResult startall(int n, MPI_Request reqs[]);
 
 // The blocking point-to-point calls while nonblocking collectives are
 // outstanding (mpi_calls.txt flag `polled`): the call's nonblocking form
-// completed by the polling wait above (the probes: an Iprobe loop), so a
+// completed by the polling wait (the probes: an Iprobe loop), so a
 // rank blocked in one still advances its schedules.
 namespace polled {
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);

@@ -1,5 +1,5 @@
-// What the files of src/p2p share: the per-communicator part, the table of
-// requests the library must finish, and the stages of sending and receiving
+// What the files of src/p2p share: the per-communicator part, the requests
+// the library must finish, and the stages of sending and receiving
 // a message. Wire convention (docs/p2p.md): everything the application sends
 // travels on its communicator with its tag. A message that is not coded goes
 // as the application sent it. A coded one is announced there by a marker of
@@ -13,8 +13,8 @@
 // communicator that spans nodes, are never coded, and their messages never
 // markers.
 //
-// Locks nest one way only: the request table's (requests.cpp, held while
-// drive_receives finishes receives) may hold a communicator's `mu` or the
+// Locks nest one way only: the request registry's (runtime/requests.h, held
+// while drive_receives finishes receives) may hold a communicator's `mu` or the
 // reports' (lost_reports.cpp); a communicator's may hold the lost-channel
 // list's (interstep.cpp) and the bodies in flight's (a channel frame's body
 // is sent under its communicator's lock). The others are leaves.
@@ -33,7 +33,9 @@
 #include "runtime/args.h"
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
+#include "runtime/completion.h"
 #include "runtime/datatype.h"
+#include "runtime/requests.h"
 #include "runtime/runtime.h"
 #include "wire/frame.h"
 #include "wire/marker.h"
@@ -125,58 +127,95 @@ int recv_body(int from, const Marker& m, std::vector<uint8_t>* body);
 
 // ---- requests the library must finish at completion (requests.cpp) ------
 
-struct Pending {
-  bool is_recv = false;
-  bool direct = false;  // Isendrecv's receive from a peer on this node: nothing to finish
+// Point-to-point's requests in the registry (runtime/requests.h), one type
+// per kind; their hooks are completion.cpp's. The base alone serves an
+// Isendrecv whose receive was complete at once: only its send half is left.
+struct Pending : LibraryRequest {
+  int finish(MPI_Request handle, MPI_Status* s, bool may_wait, bool cut,
+             const char* op) final;
+  // MPI_Start's part of the kind; returns the start's code.
+  virtual int start(MPI_Request* req) { return PMPI_Start(req); }
+
   bool persistent = false;
-  bool active = false;    // persistent: started and not yet completed
-  bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
-  bool finished = false;  // finished early (status and finish_rc saved)
-  bool served = false;    // persistent receive started from the stash: inactive in MPI
-  // Persistent receives' source and persistent sends' destination, and tag.
-  int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
-  int finish_rc = MPI_SUCCESS;
-  MPI_Comm app = MPI_COMM_NULL;
-  uint8_t marker[kMarkerBytes];  // a send's marker, alive until it completes
-  // A receive's body, once taken off the wire (kept while its channel frame
-  // waits for its turn).
-  std::vector<uint8_t> body;
-  // Under MPI_THREAD_MULTIPLE the receive lands here (recv_staging).
-  std::vector<uint8_t> staging;
-  // The communicator's part, for a receive or a persistent send: kept with
-  // the request, since the application may free the communicator meanwhile.
-  std::shared_ptr<P2PComm> part;
+  bool active = false;                       // persistent: started and not yet completed
   MPI_Request companion = MPI_REQUEST_NULL;  // Isendrecv: the send half
   std::vector<uint8_t> keep;                 // Isendrecv_replace: the data sent
-  void* buf = nullptr;
-  int count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  bool type_owned = false;
-  MPI_Status status;
   // A persistent request not started (or completed since): MPI gives its
   // completion calls the empty status at once, and nothing is finished.
   bool inactive() const { return persistent && !active; }
+
+ private:
+  // finish()'s part of the kind, once MPI has completed the request.
+  virtual int finish_kind(MPI_Status*, bool /*may_wait*/, bool /*cut*/, const char* /*op*/) {
+    return MPI_SUCCESS;
+  }
 };
-void put_pending(MPI_Request req, Pending* p);
-Pending* find_pending(MPI_Request req);
-// Completion takes a request's entry out of the table *before* the PMPI call
-// that may free the handle, and puts back those that did not complete: once
-// MPI frees a handle another thread may get the same value for a new request,
-// which must never find our stale entry.
-Pending* take_pending(MPI_Request req);
-// Completion's view of the table. When one thread at a time is in MPI, an
-// entry may stay in the table across the PMPI call that may free its
-// handle: no other thread can get that handle for a new request, nor drive
-// the receive (drive_receives), before the entry is taken. A polling loop's
-// Test then costs a look-up, not a take and a put back. Otherwise entries
-// are taken out before the call. claim_pending and claim_all give the
-// entries of a completion (nullptr where not ours; *any: was there one);
-// after the PMPI call, release_pending takes a completed one out of the
-// table and keeps (or puts back) one that did not complete.
-Pending* claim_pending(MPI_Request req);
-std::vector<Pending*> claim_all(int n, const MPI_Request* reqs, bool* any);
-void release_pending(MPI_Request handle, Pending* p, bool completed);
-void delete_pending(Pending* p);
+
+// The application's message, for a request that reads or writes it after
+// its call returned: receives and persistent sends.
+struct UserMessage {
+  UserMessage() = default;
+  UserMessage(const UserMessage&) = delete;
+  UserMessage& operator=(const UserMessage&) = delete;
+  ~UserMessage();
+  // Keeps (buf, count, type) of the call on `comm`, whose part is `st`: a
+  // derived datatype is duplicated, since the user may free theirs meanwhile.
+  void set(P2PComm* st, MPI_Comm comm, void* buf, int count, MPI_Datatype type, int peer, int tag);
+
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  bool type_owned = false;  // a duplicate, freed with the request
+  // A receive's source or a send's destination, and tag.
+  int peer = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
+  MPI_Comm app = MPI_COMM_NULL;
+  // The communicator's part, kept with the request, since the application
+  // may free the communicator meanwhile.
+  std::shared_ptr<P2PComm> part;
+};
+
+// A coded send, whose marker lives until it completes; a persistent one
+// (send_init of exactly kMarkerBytes, bsend_init) keeps the user's message
+// for each start.
+struct PendingSend : Pending {
+  int start(MPI_Request* req) override;
+
+  uint8_t marker[kMarkerBytes];
+  bool buffered = false;  // persistent buffered send (send.cpp, bsend_init)
+  UserMessage msg;        // persistent only
+};
+
+// A nonblocking or persistent receive, finished when it completes.
+struct PendingRecv : Pending {
+  bool served() const override { return from_stash; }
+  int start(MPI_Request* req) override;
+  // Finishes the message MPI has completed (finish_recv on this receive).
+  int finish_message(MPI_Status* s, bool may_wait, bool cut, const char* op);
+
+  UserMessage msg;
+  bool finished = false;    // finished early (status and finish_rc saved)
+  bool from_stash = false;  // persistent receive started from the stash: inactive in MPI
+  int finish_rc = MPI_SUCCESS;
+  MPI_Status status;
+  // The body, once taken off the wire (kept while its channel frame waits
+  // for its turn).
+  std::vector<uint8_t> body;
+  // Under MPI_THREAD_MULTIPLE the receive lands here (recv_staging).
+  std::vector<uint8_t> staging;
+
+ private:
+  int finish_kind(MPI_Status* s, bool may_wait, bool cut, const char* op) override;
+};
+
+// Isendrecv's receive from a peer on this node, straight on the
+// application's communicator: nothing to finish but a truncation to report.
+struct PendingDirectRecv : Pending {
+ private:
+  int finish_kind(MPI_Status*, bool, bool cut, const char*) override {
+    return cut ? MPI_ERR_TRUNCATE : MPI_SUCCESS;  // PMPI has reported it already
+  }
+};
+
 // A request freed with MPI_Request_free while in flight: its buffers must
 // outlive it, until p2p_finalize.
 void orphan(Pending* p);
@@ -218,8 +257,6 @@ MPI_Count status_bytes(MPI_Status* s);
 // MPI_Test returns (a message delivered truncated: MPI_ERR_TRUNCATE there,
 // as MPI's own receive would give it).
 int completed_request(const MPI_Status* status, MPI_Request* req, int error = MPI_SUCCESS);
-// A message cut by MPI because it exceeds the posted buffer.
-bool truncation(int rc);
 // A stored frame as one contiguous copy in *out: its header, then
 // (buf, count, type) packed.
 void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
@@ -230,7 +267,7 @@ void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,
 // MPI_Get_elements_x, and its MPI_Request_get_status reports every request
 // complete. So there: no inter-step channels (a channel frame waiting for its
 // predecessor finishes the other receives by the same call), a nonblocking
-// send is always kept in the request table, and no matched probes (below).
+// send is always kept in the request registry, and no matched probes (below).
 #ifdef ADACOMP_FOR_SMPI
 constexpr bool kSmpi = true;
 #else
@@ -266,10 +303,6 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
             MPI_Comm comm, MPI_Request* req, P2PComm* st);
 int do_bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
              P2PComm* st);
-// A persistent send's MPI_Start: a buffered one sends its copy (bsend_init),
-// one of exactly kMarkerBytes sends the current data as a body and renews
-// its marker.
-int start_send(Pending* p);
 
 // ---- messages received (frames.cpp) ---------------------------------------
 
@@ -278,10 +311,6 @@ int start_send(Pending* p);
 // that sender's channels must not wait for a frame that may be lost.
 void lose_cut_marker(P2PComm* st, int source);
 
-// finish_recv's answer when the message's body is a channel frame whose
-// predecessors on its channel are not applied yet and the caller must not
-// wait.
-constexpr int kNotYourTurn = -1;
 // Where a receive into (count, type) lands: the user's buffer, or under
 // MPI_THREAD_MULTIPLE (threads_share_buffers) `staging`, resized to the
 // receive's capacity in bytes: other threads may receive into the same
@@ -296,7 +325,8 @@ bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging);
 // kNotYourTurn) and decoded into the buffer, and the status says the
 // original size. `cut`: MPI reported the message truncated. `op` names the
 // call the user made, for its errors. `st` is the communicator's part the
-// receive was posted with.
+// receive was posted with. kNotYourTurn (runtime/requests.h) when the body
+// is a channel frame whose predecessors are not applied yet and !may_wait.
 int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
                 std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type, MPI_Status* s,
                 bool may_wait, bool cut, const char* op);
@@ -326,7 +356,5 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op);
-
-// Completion of one request on behalf of a call: wait_as, test_as (p2p.h).
 
 }  // namespace adacomp

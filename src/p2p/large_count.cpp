@@ -99,7 +99,7 @@ CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype type, int d
 }
 
 // Isendrecv: the receive half is the returned request; the send half rides
-// along in its table entry and is completed with it.
+// along in its request (Pending::companion) and is completed with it.
 CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                      int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                      int recvtag, MPI_Comm comm, MPI_Request* req) {
@@ -110,26 +110,25 @@ CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   int rc = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                      source, recvtag, comm, &s, req, "Isendrecv");
   if (rc != MPI_SUCCESS) return rc;
-  Pending* p = find_pending(*req);
+  Pending* p = find_request_as<Pending>(*req);
   if (!p && st->direct(source)) {
     // A receive straight on the application's communicator, still open.
-    p = new Pending;
-    p->is_recv = p->direct = true;
-    p->app = comm;
+    p = new PendingDirectRecv;
     p->companion = s;
-    put_pending(*req, p);
+    register_request(*req, p);
     return MPI_SUCCESS;
   }
   if (!p) {
     // Already complete (probed message, MPI_PROC_NULL): a fresh request
     // carries the send half.
     MPI_Status done;
-    rc = or_pmpi_untimed(wait_as("Isendrecv", req, &done), [&] { return PMPI_Wait(req, &done); });
+    rc = or_pmpi_untimed(completion::wait("Isendrecv", req, &done),
+                         [&] { return PMPI_Wait(req, &done); });
     if (rc != MPI_SUCCESS) return rc;
     p = new Pending;
     p->companion = s;
     if (completed_request(&done, req) != MPI_SUCCESS) return report(comm, MPI_ERR_INTERN);
-    put_pending(*req, p);
+    register_request(*req, p);
     return MPI_SUCCESS;
   }
   p->companion = s;
@@ -162,7 +161,7 @@ CallResult isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, 
                                                    count, type, source, recvtag, comm, req);
                            });
   if (rc != MPI_SUCCESS) return rc;
-  Pending* p = find_pending(*req);
+  Pending* p = find_request_as<Pending>(*req);
   if (p) p->keep = std::move(copy);  // vector moves keep the data's address
   return MPI_SUCCESS;
 }

@@ -10,7 +10,7 @@ namespace adacomp {
 namespace {
 
 // Reports in flight. Its own lock: receives that fail report while the
-// request table's lock is held (drive_receives).
+// request registry's lock is held (drive_receives).
 std::mutex g_report_mu;
 std::vector<Detached> g_reports;
 

@@ -62,36 +62,15 @@ CallResult imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI
 MPI_Fint message_c2f(MPI_Message msg);
 MPI_Message message_f2c(MPI_Fint msg);
 
-// The completion family, declared once: in namespace p2p below for the
-// library's point-to-point requests, and as the intercepted calls over
-// every request (interpose/completion.h).
-#define ADACOMP_COMPLETION_FAMILY                                                           \
-  CallResult wait(MPI_Request* req, MPI_Status* status);                                    \
-  CallResult waitall(int n, MPI_Request reqs[], MPI_Status statuses[]);                     \
-  CallResult waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status);            \
-  CallResult waitsome(int n, MPI_Request reqs[], int* outcount, int indices[],              \
-                      MPI_Status statuses[]);                                               \
-  CallResult test(MPI_Request* req, int* flag, MPI_Status* status);                         \
-  CallResult testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]);          \
-  CallResult testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status); \
-  CallResult testsome(int n, MPI_Request reqs[], int* outcount, int indices[],              \
-                      MPI_Status statuses[]);                                               \
-  CallResult start(MPI_Request* req);                                                       \
-  CallResult request_free(MPI_Request* req);                                                \
-  CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
-
 // Over the library's point-to-point requests; any other request is
-// declined. The intercepted calls themselves (interpose/completion.cpp)
-// combine these with the nonblocking collectives' requests, hence their own
-// namespace.
+// declined. The intercepted calls (interpose/completion.cpp) combine these
+// with the nonblocking collectives' requests; the Wait and Test families are
+// runtime/completion.h's, over every library request.
 namespace p2p {
-ADACOMP_COMPLETION_FAMILY
+CallResult start(MPI_Request* req);
+CallResult request_free(MPI_Request* req);
+CallResult request_get_status(MPI_Request req, int* flag, MPI_Status* status);
 }  // namespace p2p
-
-// p2p::wait and p2p::test on behalf of the call `op` ("Recv", ...): the
-// errors they raise name it (the user's call, not the Wait or Test inside).
-CallResult wait_as(const char* op, MPI_Request* req, MPI_Status* status);
-CallResult test_as(const char* op, MPI_Request* req, int* flag, MPI_Status* status);
 
 // PMPI, then the handler's fatality as the small receives see it.
 CallResult comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);

@@ -30,23 +30,11 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   int rc = persistent ? PMPI_Recv_init(at, n, as, source, tag, comm, req)
                       : PMPI_Irecv(at, n, as, source, tag, comm, req);
   if (rc != MPI_SUCCESS) return rc;
-  auto* p = new Pending;
+  auto* p = new PendingRecv;
   p->staging = std::move(staging);  // a vector's move keeps its data's address
-  p->is_recv = true;
   p->persistent = persistent;
-  p->app = comm;
-  p->buf = buf;
-  p->count = count;
-  p->peer = source;
-  p->tag = tag;
-  p->part = st->shared_from_this();
-  if (is_named(type)) {
-    p->type = type;
-  } else {
-    PMPI_Type_dup(type, &p->type);  // the user may free theirs while we wait
-    p->type_owned = true;
-  }
-  put_pending(*req, p);
+  p->msg.set(st, comm, buf, count, type, source, tag);
+  register_request(*req, p);
   return MPI_SUCCESS;
 }
 
@@ -95,7 +83,7 @@ CallResult recv_init(void* buf, int count, MPI_Datatype type, int source, int ta
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op) {
-  // Isendrecv's send half rides on its receive's table entry: that receive
+  // Isendrecv's send half rides on its receive's request: that receive
   // stays the library's whatever its size.
   P2PComm* rs = send_req ? route(comm, recvcount, recvtype, source, Peer::source, recvtag)
                          : route_recv(comm, recvcount, recvtype, source, recvtag);
@@ -123,7 +111,8 @@ CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
   int rc_send = post_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                           source, recvtag, comm, nullptr, &r, "Sendrecv");
   if (r == MPI_REQUEST_NULL) return rc_send;  // the receive failed
-  int rc = or_pmpi_untimed(wait_as("Sendrecv", &r, status), [&] { return PMPI_Wait(&r, status); });
+  int rc = or_pmpi_untimed(completion::wait("Sendrecv", &r, status),
+                           [&] { return PMPI_Wait(&r, status); });
   return rc_send != MPI_SUCCESS ? rc_send : rc;
 }
 

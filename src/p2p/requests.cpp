@@ -1,27 +1,20 @@
-// The requests the library must finish at completion, the buffered sends in
+// Point-to-point's requests around the registry (runtime/requests.h): the
+// orphans and the receives driven in channel order; the buffered sends in
 // flight, and small stages every part of point-to-point shares.
-#include <atomic>
 #include <cstring>
 #include <thread>
-#include <unordered_map>
 
 #include "p2p/internal.h"
 
 namespace adacomp {
 namespace {
 
-std::mutex g_mu;
-std::unordered_map<MPI_Request, Pending*> g_table;
-std::atomic<int> g_pending{0};
+std::mutex g_orphans_mu;
 std::vector<Pending*> g_orphans;  // freed with Request_free while active
 // Bodies and buffered sends in flight. Their own lock, a leaf: a channel
 // frame's body is sent under its communicator's lock.
 std::mutex g_detached_mu;
 std::vector<Detached> g_detached;
-
-void count_pending() {
-  g_pending.store(static_cast<int>(g_table.size()), std::memory_order_release);
-}
 
 // A request that is already complete, carrying `status` (generalized request).
 struct Done {
@@ -42,72 +35,27 @@ int done_cancel(void*, int) { return MPI_SUCCESS; }
 
 }  // namespace
 
-void put_pending(MPI_Request req, Pending* p) {
-  std::lock_guard<std::mutex> g(g_mu);
-  g_table[req] = p;
-  count_pending();
-}
-
-Pending* find_pending(MPI_Request req) {
-  if (g_pending.load(std::memory_order_acquire) == 0 || req == MPI_REQUEST_NULL) return nullptr;
-  std::lock_guard<std::mutex> g(g_mu);
-  auto it = g_table.find(req);
-  return it == g_table.end() ? nullptr : it->second;
-}
-
-Pending* take_pending(MPI_Request req) {
-  if (g_pending.load(std::memory_order_acquire) == 0 || req == MPI_REQUEST_NULL) return nullptr;
-  std::lock_guard<std::mutex> g(g_mu);
-  auto it = g_table.find(req);
-  if (it == g_table.end()) return nullptr;
-  Pending* p = it->second;
-  g_table.erase(it);
-  count_pending();
-  return p;
-}
-
-namespace {
-bool entries_stay() { return !threads_share_buffers(); }
-}  // namespace
-
-Pending* claim_pending(MPI_Request req) {
-  return entries_stay() ? find_pending(req) : take_pending(req);
-}
-
-void release_pending(MPI_Request handle, Pending* p, bool completed) {
-  if (entries_stay() && completed)
-    take_pending(handle);
-  else if (!entries_stay() && !completed)
-    put_pending(handle, p);
-}
-
-std::vector<Pending*> claim_all(int n, const MPI_Request* reqs, bool* any) {
-  const bool take = !entries_stay();
-  std::vector<Pending*> ps;
-  *any = false;
-  if (g_pending.load(std::memory_order_acquire) == 0) return ps;
-  ps.resize(static_cast<size_t>(n > 0 ? n : 0));
-  std::lock_guard<std::mutex> g(g_mu);
-  for (int i = 0; i < n; ++i) {
-    auto it = reqs[i] == MPI_REQUEST_NULL ? g_table.end() : g_table.find(reqs[i]);
-    ps[i] = nullptr;
-    if (it != g_table.end()) {
-      ps[i] = it->second;
-      if (take) g_table.erase(it);
-      *any = true;
-    }
+void UserMessage::set(P2PComm* st, MPI_Comm comm, void* buf, int count, MPI_Datatype type,
+                      int peer, int tag) {
+  this->part = st->shared_from_this();
+  this->app = comm;
+  this->buf = buf;
+  this->count = count;
+  this->peer = peer;
+  this->tag = tag;
+  this->type = type;
+  if (!is_named(type)) {
+    PMPI_Type_dup(type, &this->type);
+    type_owned = true;
   }
-  if (take) count_pending();
-  return ps;
 }
 
-void delete_pending(Pending* p) {
-  if (p->type_owned) PMPI_Type_free(&p->type);
-  delete p;
+UserMessage::~UserMessage() {
+  if (type_owned) PMPI_Type_free(&type);
 }
 
 void orphan(Pending* p) {
-  std::lock_guard<std::mutex> g(g_mu);
+  std::lock_guard<std::mutex> g(g_orphans_mu);
   g_orphans.push_back(p);
 }
 
@@ -167,28 +115,25 @@ void abandon_detached() {
 
 void drive_receives(MPI_Comm app, const char* op) {
   bool progressed = false;
-  {
-    std::lock_guard<std::mutex> g(g_mu);
-    for (auto& [handle, p] : g_table) {
-      if (!p->is_recv || p->direct || p->finished || p->app != app || p->inactive()) continue;
-      int flag = 0;
-      MPI_Status s;
-      if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) continue;
-      int rc = finish_recv(p->part.get(), p->app, p->staging, &p->body, p->buf, p->count, p->type,
-                           &s, false, false, op);
-      if (rc == kNotYourTurn) continue;
-      p->status = s;
-      p->finish_rc = rc;
-      p->finished = true;
-      progressed = true;
-    }
-  }
+  for_each_request([&](MPI_Request handle, LibraryRequest* r) {
+    auto* p = dynamic_cast<PendingRecv*>(r);
+    if (!p || p->finished || p->msg.app != app || p->inactive()) return;
+    int flag = 0;
+    MPI_Status s;
+    if (PMPI_Request_get_status(handle, &flag, &s) != MPI_SUCCESS || !flag) return;
+    const int rc = p->finish_message(&s, false, false, op);
+    if (rc == kNotYourTurn) return;
+    p->status = s;
+    p->finish_rc = rc;
+    p->finished = true;
+    progressed = true;
+  });
   if (!progressed) std::this_thread::yield();
 }
 
 void requests_finalize() {
-  std::lock_guard<std::mutex> g(g_mu);
-  for (Pending* p : g_orphans) delete_pending(p);
+  std::lock_guard<std::mutex> g(g_orphans_mu);
+  for (Pending* p : g_orphans) delete p;
   g_orphans.clear();
 }
 
@@ -226,12 +171,6 @@ int completed_request(const MPI_Status* status, MPI_Request* req, int error) {
     return rc;
   }
   return PMPI_Grequest_complete(*req);
-}
-
-bool truncation(int rc) {
-  int cls = MPI_ERR_OTHER;
-  PMPI_Error_class(rc, &cls);
-  return cls == MPI_ERR_TRUNCATE;
 }
 
 void stored_copy(const void* buf, int count, MPI_Datatype type, MPI_Comm comm,

@@ -189,12 +189,12 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
   std::unique_lock<std::mutex> order;
   if (!make_body(buf, count, type, comm, dest, tag, st, &frame, &order))
     return post(m, buf, count, type, dest, tag, comm, req);
-  Pending* p = req ? new Pending : nullptr;
+  PendingSend* p = req ? new PendingSend : nullptr;
   uint8_t local[kMarkerBytes];
   uint8_t* marker = p ? p->marker : local;
   int rc = announce(st, dest, std::move(frame), data_size(count, type), marker);
   if (rc != MPI_SUCCESS) {
-    if (p) delete_pending(p);
+    if (p) delete p;
     return report(comm, rc);
   }
   // A ready send's marker goes as a standard one (always allowed). A
@@ -215,9 +215,9 @@ int do_send(SendMode m, const void* buf, int count, MPI_Datatype type, int dest,
     int done = 0;
     if (rc == MPI_SUCCESS && !kSmpi) PMPI_Request_get_status(*req, &done, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && !done)
-      put_pending(*req, p);
+      register_request(*req, p);
     else
-      delete_pending(p);
+      delete p;
   }
   return rc;
 }
@@ -290,25 +290,15 @@ CallResult ibsend(const void* buf, int count, MPI_Datatype type, int dest, int t
 // Persistent sends are never coded (each MPI_Start must send the user's
 // current data with no library code running): MPI's own, except one of
 // exactly kMarkerBytes, whose request sends a marker and whose every start
-// (start_send) first sends the current data as a stored body. Ready ones
+// (PendingSend::start) first sends the current data as a stored body. Ready ones
 // become standard ones.
 namespace {
 // A persistent send's request: what each MPI_Start sends, and where.
-Pending* persistent_pending(P2PComm* st, const void* buf, int count, MPI_Datatype type, int dest,
-                            int tag, MPI_Comm comm) {
-  auto* p = new Pending;
+PendingSend* persistent_pending(P2PComm* st, const void* buf, int count, MPI_Datatype type,
+                                int dest, int tag, MPI_Comm comm) {
+  auto* p = new PendingSend;
   p->persistent = true;
-  p->part = st->shared_from_this();
-  p->app = comm;
-  p->buf = const_cast<void*>(buf);
-  p->count = count;
-  p->peer = dest;
-  p->tag = tag;
-  p->type = type;
-  if (!is_named(type)) {
-    PMPI_Type_dup(type, &p->type);  // the user may free theirs meanwhile
-    p->type_owned = true;
-  }
+  p->msg.set(st, comm, const_cast<void*>(buf), count, type, dest, tag);
   return p;
 }
 
@@ -316,15 +306,15 @@ CallResult persistent_send(const void* buf, int count, MPI_Datatype type, int de
                            MPI_Comm comm, MPI_Request* req, bool sync) {
   P2PComm* st = route(comm, count, type, dest, Peer::dest, tag);
   if (!st || data_size(count, type) != kMarkerBytes) return kDeclined;
-  Pending* p = persistent_pending(st, buf, count, type, dest, tag, comm);
+  PendingSend* p = persistent_pending(st, buf, count, type, dest, tag, comm);
   const int n = static_cast<int>(kMarkerBytes);
   int rc = sync ? PMPI_Ssend_init(p->marker, n, MPI_BYTE, dest, tag, comm, req)
                 : PMPI_Send_init(p->marker, n, MPI_BYTE, dest, tag, comm, req);
   if (rc != MPI_SUCCESS) {
-    delete_pending(p);
+    delete p;
     return rc;
   }
-  put_pending(*req, p);
+  register_request(*req, p);
   return MPI_SUCCESS;
 }
 }  // namespace
@@ -342,7 +332,7 @@ CallResult rsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
   return persistent_send(buf, count, type, dest, tag, comm, req, false);
 }
 // Buffered persistent sends complete locally, as MPI_Bsend does: each
-// MPI_Start sends a copy (start_send, do_bsend), and the request MPI sees is
+// MPI_Start sends a copy (PendingSend::start, do_bsend), and the request MPI sees is
 // a send to MPI_PROC_NULL, which completes at once (PMPI's persistent Bsend
 // is avoided: Open MPI 4.1 resends stale data, README).
 CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
@@ -352,19 +342,27 @@ CallResult bsend_init(const void* buf, int count, MPI_Datatype type, int dest, i
     return kDeclined;
   int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, req);
   if (rc != MPI_SUCCESS) return rc;
-  Pending* p = persistent_pending(st, buf, count, type, dest, tag, comm);
+  PendingSend* p = persistent_pending(st, buf, count, type, dest, tag, comm);
   p->buffered = true;
-  put_pending(*req, p);
+  register_request(*req, p);
   return MPI_SUCCESS;
 }
 
-int start_send(Pending* p) {
-  if (p->buffered)
-    return do_bsend(p->buf, p->count, p->type, p->peer, p->tag, p->app, p->part.get());
-  std::vector<uint8_t> frame;
-  stored_copy(p->buf, p->count, p->type, p->app, &frame);
-  return report(p->app,
-                announce(p->part.get(), p->peer, std::move(frame), kMarkerBytes, p->marker));
+// Each start is counted (do_bsend counts a buffered one's). A buffered one
+// sends its copy; one of exactly kMarkerBytes sends the current data as a
+// body and renews its marker. Then the request starts in MPI.
+int PendingSend::start(MPI_Request* req) {
+  int rc = MPI_SUCCESS;
+  if (buffered) {
+    rc = do_bsend(msg.buf, msg.count, msg.type, msg.peer, msg.tag, msg.app, msg.part.get());
+  } else {
+    stats_for(OpKind::send).calls.fetch_add(1, std::memory_order_relaxed);
+    std::vector<uint8_t> frame;
+    stored_copy(msg.buf, msg.count, msg.type, msg.app, &frame);
+    rc = report(msg.app,
+                announce(msg.part.get(), msg.peer, std::move(frame), kMarkerBytes, marker));
+  }
+  return rc == MPI_SUCCESS ? PMPI_Start(req) : rc;
 }
 
 }  // namespace adacomp
