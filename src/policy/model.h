@@ -95,7 +95,7 @@ bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& l
 // and speed (bitplane on float fields: 1.57x at 6.0 GB/s encode, 6.1 GB/s
 // decode, docs/codecs.md), would save at least kFramedRouteGain of the wire
 // time, which covers what framing costs a message that is not coded; an
-// unknown link (no probe reading, every attempt disturbed) routes it direct:
+// unknown link (no probe reading) routes it direct:
 // senders never code on one, so framing would only cost. With those figures
 // the break-even is about 0.8 GB/s (6.4 Gbit/s). Every input is agreed, so every rank of a pair of
 // nodes routes alike.

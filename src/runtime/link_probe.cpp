@@ -101,16 +101,17 @@ constexpr int kProbeAttempts = 3;
 
 // The pair's probe, taken again (up to kProbeAttempts) while it was
 // disturbed; the first end decides, so both ends repeat alike. Disturbed
-// every time, it gives no reading (0): a figure from a host that gave the
-// probe no CPU would route a fast link framed for the whole job.
+// every time, the last reading stands: a low one, which the median over
+// pairs outvotes from three pairs on (no reading would leave an outlier
+// pair alone to decide) and the check during the run raises.
 void probe_pair(int peer, bool first, double* bandwidth, double* latency) {
   std::vector<char> buf(kMaxProbeBytes);
   round_trips(peer, first, buf, 1, 1);  // connection set-up
-  for (int attempt = 1; attempt <= kProbeAttempts; ++attempt) {
+  for (int attempt = 1; attempt < kProbeAttempts; ++attempt) {
     probe_once(peer, first, buf, bandwidth, latency);
     if (!first_ends_choice(peer, first, *latency > kDisturbedLatency)) return;
   }
-  *bandwidth = *latency = 0;
+  probe_once(peer, first, buf, bandwidth, latency);
 }
 
 }  // namespace
