@@ -71,7 +71,9 @@ bool fatal_handler(MPI_Comm comm) {
 }
 
 // MPI_COMM_WORLD's handler is fatal: learned at MPI_Init, kept by
-// comm_set_errhandler (each communicator's: P2PComm::fatal_errors).
+// comm_set_errhandler (each communicator's: P2PComm::fatal_errors). The
+// world part's own copy would take a state look-up per receive on another
+// communicator, evicting that one from the per-thread cache.
 std::atomic<bool> g_world_fatal{true};
 
 // A truncated receive on `comm` ends the job: its error handler and

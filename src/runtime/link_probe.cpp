@@ -78,8 +78,8 @@ void probe_once(int peer, bool first, std::vector<char>& buf, double* bandwidth,
     t = fastest(round_trips(peer, first, buf, bytes, kTransferSamples));
     // Long enough, and well above the latency (which a loaded host can
     // inflate past a short transfer's time).
-    if (first_ends_choice(peer, first, (t >= kLongEnough && t > 4 * *latency) || bytes >= kMaxProbeBytes))
-      break;
+    const bool enough = (t >= kLongEnough && t > 4 * *latency) || bytes >= kMaxProbeBytes;
+    if (first_ends_choice(peer, first, enough)) break;
     previous = t;
   }
   // The rate is the slope between the last two sizes: what a transfer costs
@@ -107,11 +107,11 @@ constexpr int kProbeAttempts = 3;
 void probe_pair(int peer, bool first, double* bandwidth, double* latency) {
   std::vector<char> buf(kMaxProbeBytes);
   round_trips(peer, first, buf, 1, 1);  // connection set-up
-  for (int attempt = 1; attempt < kProbeAttempts; ++attempt) {
+  for (int attempt = 1;; ++attempt) {
     probe_once(peer, first, buf, bandwidth, latency);
-    if (!first_ends_choice(peer, first, *latency > kDisturbedLatency)) return;
+    if (attempt == kProbeAttempts || !first_ends_choice(peer, first, *latency > kDisturbedLatency))
+      return;
   }
-  probe_once(peer, first, buf, bandwidth, latency);
 }
 
 }  // namespace
