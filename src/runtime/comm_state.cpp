@@ -23,7 +23,13 @@ struct LastLookup {
 // Initial-exec: in a shared library the default model reaches it through
 // __tls_get_addr, about 50 instructions per look-up; this takes 24 bytes
 // of the static TLS that glibc keeps for libraries loaded after start-up.
+// Not for SMPI: its privatization dlopens a copy of the program per rank,
+// which exhausts that static TLS.
+#ifdef ADACOMP_STATIC_IN_EVERY_RANK
+thread_local LastLookup t_last;
+#else
 thread_local LastLookup t_last __attribute__((tls_model("initial-exec")));
+#endif
 
 void free_group(Group* g) {
   if (g->comm != MPI_COMM_NULL) PMPI_Comm_free(&g->comm);
