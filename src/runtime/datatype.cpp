@@ -32,13 +32,6 @@ TypeInfo type_info(MPI_Datatype t) {
   return info;
 }
 
-MPI_Count data_bytes(MPI_Count count, MPI_Datatype type) {
-  MPI_Count size = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
-    return -1;
-  return count * size;
-}
-
 char* block_at(const void* base, MPI_Aint index, MPI_Datatype type) {
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_get_extent(type, &lb, &extent);

@@ -22,7 +22,12 @@ TypeInfo type_info(MPI_Datatype t);
 // The bytes of `count` elements of `type` (MPI_Type_size_x: a type over
 // 2 GiB too), or -1 for a negative count, MPI_DATATYPE_NULL or a type MPI
 // gives no size, which the argument checks then report.
-MPI_Count data_bytes(MPI_Count count, MPI_Datatype type);
+inline MPI_Count data_bytes(MPI_Count count, MPI_Datatype type) {
+  MPI_Count size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
+    return -1;
+  return count * size;
+}
 // The same where the arguments were checked: 0 for no data.
 inline size_t data_size(MPI_Count count, MPI_Datatype type) {
   const MPI_Count bytes = data_bytes(count, type);
