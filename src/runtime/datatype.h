@@ -19,18 +19,19 @@ struct TypeInfo {
 
 TypeInfo type_info(MPI_Datatype t);
 
-// The bytes of `count` elements of `type` (MPI_Type_size_x: a type over
-// 2 GiB too), or -1 for a negative count, MPI_DATATYPE_NULL or a type MPI
-// gives no size, which the argument checks then report.
-inline MPI_Count data_bytes(MPI_Count count, MPI_Datatype type) {
+// The bytes of `count` elements of `type`: the library's one count x type
+// size (MPI_Type_size_x: a type over 2 GiB too), or -1 for a negative
+// count, MPI_DATATYPE_NULL or a type MPI gives no size, which the argument
+// checks then report. Inline: every call's planning asks it.
+inline MPI_Count bytes_of(MPI_Count count, MPI_Datatype type) {
   MPI_Count size = 0;
   if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
     return -1;
   return count * size;
 }
-// The same where the arguments were checked: 0 for no data.
+// bytes_of where the arguments were checked: 0 for no data.
 inline size_t data_size(MPI_Count count, MPI_Datatype type) {
-  const MPI_Count bytes = data_bytes(count, type);
+  const MPI_Count bytes = bytes_of(count, type);
   return bytes > 0 ? static_cast<size_t>(bytes) : 0;
 }
 
