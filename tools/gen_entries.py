@@ -6,7 +6,7 @@ of intercepted calls (its format is described at its top):
                              large-count twins MPI_<Name>_c
   OUT/entries_fortran.cpp    the Fortran entry points (mpif.h / `use mpi`, and
                              the `use mpi_f08` routines that do not reach the C ones)
-  OUT/calls/adacomp_calls.h  ADACOMP_CALL(Name) per C entry point (runtime/stats.h)
+  OUT/calls/adacomp_calls.h  ADACOMP_CALL(Name) per C entry point (observe/stats.h)
 
 A C entry point first advances the nonblocking collectives outstanding
 (coll/schedule.h), passes a call with a buffer in device memory to PMPI, times
@@ -246,7 +246,7 @@ def c_entry(call, name, large, by_name):
     buffers = [p.name for p in call.params if p.base == "void"]
     if buffers and not call.has("own_handle"):
         out.append(f"  if ({' || '.join(f'adacomp::on_device({b})' for b in buffers)}) return {pmpi};")
-    # The caller's address: the call site of the report (runtime/sites.h).
+    # The caller's address: the call site of the report (observe/sites.h).
     out.append(f"  adacomp::CallClock clock(adacomp::call_{name}, __builtin_return_address(0));")
     # A persistent request's bytes count at each start, at its _init's site.
     if name == "Request_free":

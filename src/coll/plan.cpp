@@ -6,10 +6,10 @@
 
 #include "coll/schedule.h"
 #include "policy/gate.h"
-#include "runtime/args.h"
-#include "runtime/facts.h"
-#include "runtime/link_check.h"
-#include "runtime/runtime.h"
+#include "services/args.h"
+#include "services/link_check.h"
+#include "services/runtime.h"
+#include "transfer/facts.h"
 
 namespace adacomp {
 namespace {
@@ -111,14 +111,14 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
 
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
-  // The verdict first (runtime/facts.h): the common small message leaves
+  // The verdict first (transfer/facts.h): the common small message leaves
   // before any query but the size, and bad arguments go to PMPI, which
   // reports them.
   const CallFacts facts =
       call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
   const CallVerdict v = admit(facts);
   if (!v.coded()) return false;
-  // An uncommitted derived datatype (runtime/args.h).
+  // An uncommitted derived datatype (services/args.h).
   if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   plan->type = type_info(type);
   if (reduction && (!reducible(plan->type) || !op_commutative(op) || !op_defined_for(op, type)))
@@ -200,7 +200,7 @@ void record_time(CommState* state, int slot, double seconds) {
   PathChoice& model = state->model.at(slot);
   if (!model.record(seconds)) return;
   // One MAX agrees on the arms' times and, in-band, on the link figure
-  // (runtime/link_check.h): the same value on every rank of the communicator.
+  // (services/link_check.h): the same value on every rank of the communicator.
   constexpr int kArms = PathChoice::kMaxArms;
   double mine[kArms + 1], slowest[kArms + 1];
   std::copy(model.best(), model.best() + kArms, mine);

@@ -14,13 +14,13 @@
 #include "coll/schedule.h"
 #include "interpose/completion.h"
 #include "interpose/lifecycle.h"
+#include "observe/sites.h"
+#include "observe/stats.h"
 #include "p2p/p2p.h"
-#include "runtime/args.h"
-#include "runtime/call_result.h"
-#include "runtime/datatype.h"
-#include "runtime/device.h"
-#include "runtime/sites.h"
-#include "runtime/stats.h"
+#include "services/args.h"
+#include "services/call_result.h"
+#include "services/datatype.h"
+#include "services/device.h"
 
 #define ADACOMP_EXPORT __attribute__((visibility("default")))
 

@@ -1,13 +1,13 @@
 // Point-to-point compression. See docs/p2p.md for the wire convention.
 // Each implementation of an intercepted call returns a return code, or
 // kDeclined before touching any buffer: its entry point then calls PMPI with
-// the same arguments (runtime/call_result.h). MPI_Mrecv and MPI_Imrecv never
+// the same arguments (services/call_result.h). MPI_Mrecv and MPI_Imrecv never
 // decline (a message handle may be the library's).
 #pragma once
 
 #include <mpi.h>
 
-#include "runtime/call_result.h"
+#include "services/call_result.h"
 
 namespace adacomp {
 
@@ -65,7 +65,7 @@ MPI_Message message_f2c(MPI_Fint msg);
 // Over the library's point-to-point requests; any other request is
 // declined. The intercepted calls (interpose/completion.cpp) combine these
 // with the nonblocking collectives' requests; the Wait and Test families are
-// runtime/completion.h's, over every library request.
+// services/completion.h's, over every library request.
 namespace p2p {
 CallResult start(MPI_Request* req);
 CallResult request_free(MPI_Request* req);

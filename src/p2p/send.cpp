@@ -3,14 +3,14 @@
 // frame follows as its body (internal.h).
 #include <cstring>
 
+#include "observe/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
 #include "policy/gate.h"
-#include "runtime/datatype.h"
-#include "runtime/facts.h"
-#include "runtime/scratch.h"
-#include "runtime/stats.h"
-#include "runtime/transfer.h"
+#include "services/datatype.h"
+#include "services/scratch.h"
+#include "transfer/facts.h"
+#include "transfer/transfer.h"
 
 namespace adacomp {
 namespace {
