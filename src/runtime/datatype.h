@@ -23,6 +23,8 @@ TypeInfo type_info(MPI_Datatype t);
 // 2 GiB too), or -1 for a negative count, MPI_DATATYPE_NULL or a type MPI
 // gives no size, which the argument checks then report.
 MPI_Count data_bytes(MPI_Count count, MPI_Datatype type);
+// Caches the predefined datatypes' sizes for data_bytes; at MPI_Init.
+void learn_predefined_sizes();
 // The same where the arguments were checked: 0 for no data.
 inline size_t data_size(MPI_Count count, MPI_Datatype type) {
   const MPI_Count bytes = data_bytes(count, type);

@@ -13,6 +13,7 @@
 #include "policy/model.h"
 #include "runtime/args.h"
 #include "runtime/comm_state.h"
+#include "runtime/datatype.h"
 #include "runtime/eager_limit.h"
 #include "runtime/link_check.h"
 #include "runtime/link_probe.h"
@@ -244,6 +245,7 @@ void runtime_start() {
   }
   comm_state_init();
   args_init();
+  learn_predefined_sizes();
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (valid && !g_config.report_path.empty() && rank == 0)
