@@ -1,12 +1,49 @@
 #include "runtime/datatype.h"
 
-#include <cstdint>
+#include <array>
 #include <initializer_list>
-#include <type_traits>
+
+#include "runtime/handle_table.h"
 
 namespace adacomp {
 
+namespace {
+
+// The sizes of the predefined datatypes, learned at MPI_Init: every send and
+// receive the library routes asks its datatype's size, and PMPI_Type_size_x
+// costs about 60 instructions in MPICH 4.0 (callgrind), a fifth of the
+// library's work on a small message; whether it is predefined, another 90
+// (PMPI_Type_get_envelope). A predefined handle is never freed nor
+// given to a derived datatype, so a size found here cannot be stale; filled
+// before any other thread runs, then only read.
+class PredefinedSizes {
+ public:
+  void learn(MPI_Datatype t) {
+    MPI_Count size = 0;
+    if (t == MPI_DATATYPE_NULL || n_ == sizes_.size() ||
+        PMPI_Type_size_x(t, &size) != MPI_SUCCESS)
+      return;
+    sizes_[n_] = size;
+    table_.put(t, &sizes_[n_++]);
+  }
+  // -1: not a predefined datatype (or not learned).
+  MPI_Count find(MPI_Datatype t) const {
+    const MPI_Count* size = table_.find(t);
+    return size ? *size : -1;
+  }
+
+ private:
+  std::array<MPI_Count, 64> sizes_{};  // more than the types learned
+  size_t n_ = 0;
+  HandleTable<MPI_Datatype, const MPI_Count> table_;
+};
+
+PredefinedSizes g_predefined;
+
+}  // namespace
+
 bool is_named(MPI_Datatype t) {
+  if (g_predefined.find(t) >= 0) return true;  // no envelope query
   int combiner = MPI_COMBINER_NAMED;
 #if MPI_VERSION >= 4
   MPI_Count ni, na, nl, nt;
@@ -34,57 +71,6 @@ TypeInfo type_info(MPI_Datatype t) {
   return info;
 }
 
-namespace {
-
-// The sizes of the predefined datatypes, learned at MPI_Init: every send and
-// receive the library routes asks its datatype's size, and PMPI_Type_size_x
-// costs about 60 instructions in MPICH 4.0 (callgrind), a fifth of the
-// library's work on a small message. A predefined handle is never freed nor
-// given to a derived datatype, so a size found here cannot be stale; filled
-// before any other thread runs, then only read.
-class PredefinedSizes {
- public:
-  void learn(MPI_Datatype t) {
-    MPI_Count size = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS) return;
-    for (size_t i = slot(t);; i = (i + 1) % kSlots) {
-      if (slots_[i].size < 0 || slots_[i].type == t) {
-        slots_[i] = {t, size};
-        return;
-      }
-    }
-  }
-  // -1: not a predefined datatype (or not learned).
-  MPI_Count find(MPI_Datatype t) const {
-    for (size_t i = slot(t);; i = (i + 1) % kSlots) {
-      if (slots_[i].size < 0 || slots_[i].type == t) return slots_[i].size;
-    }
-  }
-
- private:
-  static constexpr size_t kSlots = 128;  // over twice the types: short probes
-  // A handle is an int (MPICH) or a pointer (Open MPI).
-  template <typename Handle>
-  static uintptr_t bits_of(Handle h) {
-    if constexpr (std::is_pointer_v<Handle>)
-      return reinterpret_cast<uintptr_t>(h);
-    else
-      return static_cast<uintptr_t>(h);
-  }
-  static size_t slot(MPI_Datatype t) {
-    const uintptr_t bits = bits_of(t);
-    return (bits ^ (bits >> 7) ^ (bits >> 13)) % kSlots;
-  }
-  struct Slot {
-    MPI_Datatype type;
-    MPI_Count size = -1;  // -1: empty
-  };
-  Slot slots_[kSlots];
-};
-
-PredefinedSizes g_predefined;
-
-}  // namespace
 
 void learn_predefined_sizes() {
   for (MPI_Datatype t :
