@@ -221,7 +221,7 @@ def alias_probe(call, by_name, expr, large):
         gated = (f"adacomp::data_size({e(block)}), false" if block
                  else "0, true")
         test = (f"adacomp::may_hold({e(whole)}, {e(other)}) &&\n"
-                f"      adacomp::exchange_may_code({gated})")
+                f"      adacomp::exchange_may_code({e('comm')}, {gated})")
     else:
         test = f"adacomp::aliased({e(other)}, {e(whole)})"
     return ([f"  const bool alias_refused = {test} &&",

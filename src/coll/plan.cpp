@@ -7,15 +7,12 @@
 #include "coll/schedule.h"
 #include "policy/gate.h"
 #include "runtime/args.h"
+#include "runtime/facts.h"
 #include "runtime/link_check.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
 namespace {
-
-// The library is off for this call: not running or no communicator. (The
-// raw mode and override are the gate's.)
-bool switched_off(MPI_Comm comm) { return !runtime_active() || comm == MPI_COMM_NULL; }
 
 bool intercommunicator(MPI_Comm comm) {
   int inter = 0;
@@ -27,21 +24,6 @@ Layout layout_of(const CommState& s, Hierarchy h) {
   if (!s.spans_nodes() || s.loc.max_local == 1 || h == Hierarchy::flat) return Layout::flat;
   if (s.loc.uniform && h != Hierarchy::leaders) return Layout::rails;
   return Layout::leaders;
-}
-
-// The adaptive policy in a job inside one node: nothing to create, nothing to
-// time. Checked right after the gate, so such a job's calls pass through
-// before any query of their arguments (bench/passthrough.sh).
-bool one_node_pass(const GateVerdict& v) {
-  return v.adaptive && node_local_raw() && !job_spans_nodes();
-}
-
-// The gate said raw: switched off, or below the thresholds (the report's
-// verdict). Returns false, the declined gate's answer.
-bool passes_raw() {
-  const bool off = config().mode == Mode::raw || tier_override() == Override::raw;
-  note_pass(off ? PassReason::switched_off : PassReason::below_threshold);
-  return false;
 }
 
 const char* layout_name(Layout l) {
@@ -114,10 +96,7 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     Candidates timed = codecs;
     if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
     arm = s.model.at(plan->model).next(timed);
-    if (arm == 0) {
-      note_pass(PassReason::model_no_gain);
-      return false;
-    }
+    if (model_passes(arm)) return false;
   }
   plan->arm = arm;
   plan->codec = &codecs.arm(arm);
@@ -132,27 +111,25 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
 
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
-  // Cheap checks first: the common small message leaves before any query
-  // but the size, and bad arguments go to PMPI, which reports them.
-  if (count <= 0 || type == MPI_DATATYPE_NULL || switched_off(comm)) return false;
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  plan->bytes = static_cast<size_t>(count) * static_cast<size_t>(size);
-  const GateVerdict v =
-      gate(config(), tier_override(), plan->bytes, elem_kind(type), GateScope::collective);
-  if (v.tier.tier == Tier::raw) return passes_raw();
-  if (one_node_pass(v)) return false;
+  // The verdict first (runtime/facts.h): the common small message leaves
+  // before any query but the size, and bad arguments go to PMPI, which
+  // reports them.
+  const CallFacts facts =
+      call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
+  const CallVerdict v = admit(facts);
+  if (!v.coded()) return false;
   // An uncommitted derived datatype (runtime/args.h).
   if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
   plan->type = type_info(type);
   if (reduction && (!reducible(plan->type) || !op_commutative(op) || !op_defined_for(op, type)))
     return false;
   if (intercommunicator(comm)) return false;
-  plan->tier = v.tier;
+  plan->bytes = facts.bytes;
+  plan->tier = v.gate.tier;
   // (An Allreduce on quantisation codes has arms too: the codec picks the
   // form of its code payloads, ring_codes.h.)
-  return decide(operation, comm, v.adaptive, nonblocking, reduction ? Arms::own : Arms::padded,
-                plan);
+  return decide(operation, comm, v.gate.adaptive, nonblocking,
+                reduction ? Arms::own : Arms::padded, plan);
 }
 
 }  // namespace
@@ -183,32 +160,29 @@ bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype t
 
 namespace {
 
-// The v calls are coded where any block is large enough: the gate at the
-// smallest coded size.
-GateVerdict exchange_verdict(size_t block_bytes, bool varied) {
+// The v calls are coded where any block is large enough: their facts are
+// those of the smallest coded size.
+CallFacts exchange_facts(MPI_Comm comm, size_t block_bytes, bool varied) {
   const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
-  return gate(config(), tier_override(), gated, ElemKind::bytes, GateScope::transfer);
+  return call_facts(comm, gated, ElemKind::bytes, GateScope::transfer, Decider::all_ranks);
 }
 
 }  // namespace
 
-bool exchange_may_code(size_t block_bytes, bool varied) {
-  const GateVerdict v = exchange_verdict(block_bytes, varied);
-  return v.tier.tier != Tier::raw && !one_node_pass(v);
+bool exchange_may_code(MPI_Comm comm, size_t block_bytes, bool varied) {
+  return verdict(config(), exchange_facts(comm, block_bytes, varied)).coded();
 }
 
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan) {
   if (!nonblocking) settle_collectives(comm);
-  if (switched_off(comm)) return false;
-  const GateVerdict v = exchange_verdict(block_bytes, varied);
-  if (v.tier.tier == Tier::raw) return passes_raw();
-  if (one_node_pass(v) || intercommunicator(comm)) return false;
+  const CallVerdict v = admit(exchange_facts(comm, block_bytes, varied));
+  if (!v.coded() || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
-  plan->tier = v.tier;
+  plan->tier = v.gate.tier;
   // Each transfer codes with its own kind's candidate of the arm
   // (Exchange): the arms are the bytes', the most lossless candidates.
-  return decide(operation, comm, v.adaptive, nonblocking, Arms::own, plan);
+  return decide(operation, comm, v.gate.adaptive, nonblocking, Arms::own, plan);
 }
 
 bool codes_transfer(size_t bytes) {

@@ -86,11 +86,12 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
 // `bytes`, so they agree).
 bool codes_transfer(size_t bytes);
 
-// False when plan_exchange would pass a call of `block_bytes` per block
-// (`varied`: the v calls, gated at the smallest coded size) through before
-// looking at its communicator: the generated entries then skip their
-// aliasing check, since MPI gets the call as it was made.
-bool exchange_may_code(size_t block_bytes, bool varied);
+// False when plan_exchange would pass a call on `comm` of `block_bytes` per
+// block (`varied`: the v calls, gated at the smallest coded size) through on
+// its verdict alone, before any query of the communicator: the generated
+// entries then skip their aliasing check, since MPI gets the call as it was
+// made.
+bool exchange_may_code(MPI_Comm comm, size_t block_bytes, bool varied);
 
 // Whether a hop between this rank and `peer` (ranks of the private
 // communicator) is coded: not inside a node when the call is node-aware.

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "p2p/interstep.h"
+#include "policy/gate.h"
 #include "runtime/args.h"
 #include "runtime/call_result.h"
 #include "runtime/comm_state.h"
@@ -277,12 +278,6 @@ constexpr bool kSmpi = false;
 // then a receive of the probed envelope. Safe where no other thread
 // receives on that communicator meanwhile (SMPI's ranks are single-threaded).
 constexpr bool kNoMatchedProbe = kSmpi;
-
-// Messages smaller than this are never coded: coding would not pay, and a
-// coded message is always larger than its marker, so any receive that can
-// take the message can take the marker.
-constexpr size_t kMinCodedPayload = 1024;
-static_assert(kMinCodedPayload > kMarkerBytes, "coded messages must exceed the marker");
 
 // ---- lost references (lost_reports.cpp) ----------------------------------
 // A receiver that loses a channel's reference (a truncated or failed frame)

@@ -7,6 +7,7 @@
 #include "p2p/p2p.h"
 #include "policy/gate.h"
 #include "runtime/datatype.h"
+#include "runtime/facts.h"
 #include "runtime/scratch.h"
 #include "runtime/stats.h"
 #include "runtime/transfer.h"
@@ -76,30 +77,16 @@ bool marker_fits(MPI_Datatype type) {
 // marker before unlocking.
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
-  const size_t bytes = data_size(count, type);
-  if (count <= 0) return false;
-  if (!coding_on()) {
-    note_pass(PassReason::switched_off);
-    return false;
-  }
-  if (bytes < kMinCodedPayload) {
-    note_pass(PassReason::below_threshold);
-    return false;
-  }
-  const ElemKind kind = elem_kind(type);
+  const CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
+  const CallVerdict v = admit(facts);
+  if (!v.coded()) return false;
+  const size_t bytes = facts.bytes;
+  const ElemKind kind = facts.kind;
   const Config& cfg = config();
-  const GateVerdict v = gate(cfg, tier_override(), bytes, kind, GateScope::transfer);
-  if (v.tier.tier == Tier::raw) {
-    const bool off = cfg.mode == Mode::raw || tier_override() == Override::raw;
-    note_pass(off ? PassReason::switched_off : PassReason::below_threshold);
-    return false;
-  }
+  const bool adaptive = v.gate.adaptive;
   const int arm =
-      coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count, v.adaptive);
-  if (arm == 0) {
-    note_pass(PassReason::model_no_gain);
-    return false;
-  }
+      coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count, adaptive);
+  if (model_passes(arm)) return false;
   // A datatype the marker would not end on a whole element of travels plain
   // (wire/marker.h).
   if (!marker_fits(type)) return false;
@@ -127,7 +114,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
         return m ? m : code_frame(c, data, bytes, out);
       },
       &ns);
-  if (v.adaptive) {
+  if (adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);
     g_estimate.record(static_cast<int>(kind), bytes, arm, n, ns * 1e-9);
   }

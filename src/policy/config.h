@@ -132,6 +132,9 @@ struct Config {
   // The adaptive policy (the default) decides from measurements; the other
   // modes force one behaviour wherever data crosses a node boundary.
   bool adaptive() const { return mode == Mode::adaptive || mode == Mode::adaptive_pipelined; }
+  // The adaptive policy never codes inside a node unless calibration found
+  // that it pays there: on a job inside one node it passes everything through.
+  bool node_local_raw() const { return model && adaptive() && !intra.known(); }
 };
 
 // Parses file then environment. On an invalid value returns false and fills

@@ -1,7 +1,9 @@
-// The compress-or-not gate of every path, in one place and MPI-free. Its
-// inputs (sizes, element kind, configuration, override) are known alike on
-// every rank of a collective and at both ends of a transfer, so all of them
-// reach the same verdict.
+// The compress-or-not verdict of every path, in one place and MPI-free: one
+// call's facts (CallFacts, gathered once per call by runtime/facts.h) in,
+// the tier, whether the adaptive model decides, and why a call passes
+// through out (verdict). Its inputs (sizes, element kind, configuration,
+// override, the job's layout) are known alike on every rank of a collective
+// and at both ends of a transfer, so all of them reach the same verdict.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +11,7 @@
 #include "codec/codec.h"
 #include "policy/config.h"
 #include "policy/tier.h"
+#include "wire/marker.h"
 
 namespace adacomp {
 
@@ -25,7 +28,60 @@ struct GateVerdict {
 // adaptive modes apply.
 enum class GateScope { collective, transfer };
 
-// The verdict on a message of `bytes` whose elements are `kind`.
+// The tier of a message of `bytes` whose elements are `kind`.
 GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, GateScope scope);
+
+// Who decides a call's path. all_ranks: a collective, every rank of which
+// must take the same path, so only inputs identical on all of them count.
+// sender: point-to-point, where the sender alone decides (the frame tells
+// the receiver), so this rank's own state counts too (MPI_Pcontrol).
+enum class Decider { all_ranks, sender };
+
+// Point-to-point messages smaller than this are never coded: coding would
+// not pay, and a coded message is always larger than its marker, so any
+// receive that can take the message can take the marker.
+constexpr size_t kMinCodedPayload = 1024;
+static_assert(kMinCodedPayload > kMarkerBytes, "coded messages must exceed the marker");
+
+// Everything the verdict on one call reads, gathered once per call
+// (runtime/facts.h call_facts). Cheap to gather: no query but the size.
+struct CallFacts {
+  // The library runs, on a communicator, for a call with data: else the
+  // call passes through uncounted (bad counts and types are MPI's to report).
+  bool active = false;
+  size_t bytes = 0;  // the message (a collective: a size every rank knows)
+  ElemKind kind = ElemKind::bytes;
+  GateScope scope = GateScope::collective;
+  Decider who = Decider::all_ranks;
+  Override override = Override::none;  // adacomp_override_tier()
+  bool coding_on = true;               // MPI_Pcontrol: a sender's own state
+  bool job_spans_nodes = false;        // the job's layout
+};
+
+// Why calls passed through uncoded: the report's verdict names the most
+// frequent when nothing was coded (runtime/stats.h note_pass).
+enum class PassReason : int {
+  below_threshold,  // smaller than the tier thresholds
+  model_no_gain,    // the runtime model chose the plain path
+  nonblocking_off,  // a nonblocking collective not compressed (ADACOMP_NONBLOCKING)
+  switched_off,     // ADACOMP_MODE=raw, the override, or MPI_Pcontrol(0)
+  kCount
+};
+constexpr int kPassReasons = static_cast<int>(PassReason::kCount);
+
+struct CallVerdict {
+  GateVerdict gate;  // Tier::raw: the call passes through
+  bool counted = false;  // a pass the report counts, as `reason`
+  PassReason reason = PassReason::below_threshold;
+  bool coded() const { return gate.tier.tier != Tier::raw; }
+};
+
+// The verdict on one call: inactive calls pass uncounted; a sender that
+// switched coding off (MPI_Pcontrol(0)) or a message under
+// kMinCodedPayload passes; then the gate, whose raw tier passes as
+// switched off (raw mode or override) or below the thresholds; and under
+// the adaptive policy a job inside one node passes everything uncounted
+// (Config::node_local_raw), before any query of the call's arguments.
+CallVerdict verdict(const Config& c, const CallFacts& f);
 
 }  // namespace adacomp

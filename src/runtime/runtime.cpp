@@ -180,7 +180,7 @@ const char* p2p_route_name() {
   return !g_spans_nodes ? "none" : g_p2p_direct ? "direct" : "framed";
 }
 size_t eager_limit() { return g_eager_limit; }
-bool node_local_raw() { return g_config.model && g_config.adaptive() && !g_config.intra.known(); }
+bool node_local_raw() { return g_config.node_local_raw(); }
 const Config& config() { return g_config; }
 Override tier_override() {
   return static_cast<Override>(g_override.load(std::memory_order_relaxed));

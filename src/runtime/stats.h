@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "policy/gate.h"
 #include "policy/size_class.h"
 #include "runtime/op_stats.h"
 
@@ -80,16 +81,8 @@ class CallClock {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Why calls passed through uncoded: the report's verdict names the most
-// frequent when nothing was coded. Counted only while calls are timed.
-enum class PassReason : int {
-  below_threshold,  // smaller than the tier thresholds
-  model_no_gain,    // the runtime model chose the plain path
-  nonblocking_off,  // a nonblocking collective not compressed (ADACOMP_NONBLOCKING)
-  switched_off,     // ADACOMP_MODE=raw, the override, or MPI_Pcontrol(0)
-  kCount
-};
-constexpr int kPassReasons = static_cast<int>(PassReason::kCount);
+// Counts a call passed through uncoded, by its reason (policy/gate.h
+// PassReason), only while calls are timed.
 void note_pass(PassReason why);
 
 // What the adaptive model settled on for an operation and size class (the
