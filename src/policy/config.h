@@ -58,7 +58,10 @@ struct SettingValue {
 };
 
 struct Config {
-  Mode mode = Mode::adaptive;
+  // The default pipelines from T3: measured at least as fast as `adaptive`
+  // at every size, link and call tried (docs/benchmarks.md, "The default
+  // mode"), and up to 1.4x faster for Bcast and Reduce.
+  Mode mode = Mode::adaptive_pipelined;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
   size_t threshold_lossless = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;
