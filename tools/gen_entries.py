@@ -145,9 +145,9 @@ def payload(call):
         return "adacomp::entry::bytes::" + FAMILY_BYTES[family(call.name)]
     names = {p.name for p in call.params if not p.arr}
     if {"count", "datatype"} <= names:
-        return "adacomp::data_bytes(count, datatype)"
+        return "adacomp::bytes_of(count, datatype)"
     if {"sendcount", "sendtype"} <= names:
-        return "adacomp::data_bytes(sendcount, sendtype)"
+        return "adacomp::bytes_of(sendcount, sendtype)"
     return "-1LL"
 
 

@@ -75,7 +75,7 @@ template <class Counts>
 long long sum(const Counts* counts, int n, MPI_Datatype type) {
   long long total = 0;
   for (int j = 0; j < n; ++j) total += static_cast<long long>(counts[j]);
-  return data_bytes(total, type);
+  return bytes_of(total, type);
 }
 // An intercommunicator's root group (MPI_ROOT, MPI_PROC_NULL) sends
 // nothing in Gather and receives nothing in Scatter.
@@ -87,7 +87,7 @@ template <class N>
 long long per_peer(const void* sendbuf, N sendcount, MPI_Datatype sendtype, N recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
   const long long block =
-      sendbuf == MPI_IN_PLACE ? data_bytes(recvcount, recvtype) : data_bytes(sendcount, sendtype);
+      sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
 // Alltoallv: the sum of the send counts (in place: of the receive counts).
@@ -101,8 +101,8 @@ long long alltoallv(const void* sendbuf, const Counts* sendcounts, MPI_Datatype 
 template <class N, class Counts>
 long long allgatherv(const void* sendbuf, N sendcount, MPI_Datatype sendtype,
                      const Counts* recvcounts, MPI_Datatype recvtype, MPI_Comm comm) {
-  const long long block = sendbuf == MPI_IN_PLACE ? data_bytes(recvcounts[rank(comm)], recvtype)
-                                                  : data_bytes(sendcount, sendtype);
+  const long long block = sendbuf == MPI_IN_PLACE ? bytes_of(recvcounts[rank(comm)], recvtype)
+                                                  : bytes_of(sendcount, sendtype);
   return block < 0 ? -1 : block * peers(comm);
 }
 // Gather(v) and Scatter(v): the block each rank exchanges with the root,
@@ -112,13 +112,13 @@ template <class N>
 long long root_block(const void* mine, N count, MPI_Datatype type, N root_count,
                      MPI_Datatype root_type, int root) {
   if (root_group(root)) return 0;
-  return mine == MPI_IN_PLACE ? data_bytes(root_count, root_type) : data_bytes(count, type);
+  return mine == MPI_IN_PLACE ? bytes_of(root_count, root_type) : bytes_of(count, type);
 }
 template <class N, class Counts>
 long long root_block_v(const void* mine, N count, MPI_Datatype type, const Counts* root_counts,
                        MPI_Datatype root_type, int root) {
   if (root_group(root)) return 0;
-  return mine == MPI_IN_PLACE ? data_bytes(root_counts[root], root_type) : data_bytes(count, type);
+  return mine == MPI_IN_PLACE ? bytes_of(root_counts[root], root_type) : bytes_of(count, type);
 }
 // Reduce_scatter(_block): the vector each rank reduces, as Allreduce's count.
 template <class Counts>
@@ -131,7 +131,7 @@ template <class N>
 long long reduce_scatter_block(N recvcount, MPI_Datatype type, MPI_Comm comm) {
   int n = 0;
   PMPI_Comm_size(comm, &n);
-  const long long block = data_bytes(recvcount, type);
+  const long long block = bytes_of(recvcount, type);
   return block < 0 ? -1 : block * n;
 }
 

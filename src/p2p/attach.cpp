@@ -47,7 +47,7 @@ namespace {
 // encode_message): below both the smallest coded payload and the lossless
 // threshold, which every transfer's gate applies whatever the override.
 bool never_coded(int count, MPI_Datatype type) {
-  const MPI_Count bytes = data_bytes(count, type);
+  const MPI_Count bytes = bytes_of(count, type);
   const size_t floor = std::max(kMinCodedPayload, config().threshold_lossless);
   return bytes >= 0 && bytes < static_cast<MPI_Count>(floor) &&
          bytes != static_cast<MPI_Count>(kMarkerBytes);
@@ -97,7 +97,7 @@ bool recv_declined(const P2PComm* st, int count, MPI_Datatype type, int source, 
 // as the coded message it announces would be. A stashed marker must still
 // be found first (MPI's order).
 bool small_receive(const P2PComm* st, int count, MPI_Datatype type, int source) {
-  const MPI_Count bytes = data_bytes(count, type);
+  const MPI_Count bytes = bytes_of(count, type);
   return source != MPI_PROC_NULL && !st->direct(source) && bytes >= 0 &&
          bytes < static_cast<MPI_Count>(kMarkerBytes) &&
          st->stashed.load(std::memory_order_acquire) == 0;

@@ -45,28 +45,4 @@ GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, Gate
   return v;
 }
 
-namespace {
-CallVerdict passes(PassReason why) {
-  CallVerdict v;
-  v.counted = true;
-  v.reason = why;
-  return v;
-}
-}  // namespace
-
-CallVerdict verdict(const Config& c, const CallFacts& f) {
-  if (!f.active) return {};
-  if (f.who == Decider::sender) {
-    if (!f.coding_on) return passes(PassReason::switched_off);
-    if (f.bytes < kMinCodedPayload) return passes(PassReason::below_threshold);
-  }
-  CallVerdict v;
-  v.gate = gate(c, f.override, f.bytes, f.kind, f.scope);
-  if (!v.coded())
-    return passes(c.mode == Mode::raw || f.override == Override::raw ? PassReason::switched_off
-                                                                    : PassReason::below_threshold);
-  if (v.gate.adaptive && c.node_local_raw() && !f.job_spans_nodes) return {};
-  return v;
-}
-
 }  // namespace adacomp

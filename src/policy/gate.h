@@ -60,7 +60,7 @@ struct CallFacts {
 
 // Why calls passed through uncoded: the report's verdict names the most
 // frequent when nothing was coded (runtime/stats.h note_pass).
-enum class PassReason : int {
+enum class PassReason : unsigned char {
   below_threshold,  // smaller than the tier thresholds
   model_no_gain,    // the runtime model chose the plain path
   nonblocking_off,  // a nonblocking collective not compressed (ADACOMP_NONBLOCKING)
@@ -69,11 +69,18 @@ enum class PassReason : int {
 };
 constexpr int kPassReasons = static_cast<int>(PassReason::kCount);
 
+// 16 bytes: returned in registers.
 struct CallVerdict {
-  GateVerdict gate;  // Tier::raw: the call passes through
+  GateVerdict gate;      // Tier::raw: the call passes through
   bool counted = false;  // a pass the report counts, as `reason`
   PassReason reason = PassReason::below_threshold;
   bool coded() const { return gate.tier.tier != Tier::raw; }
+  static CallVerdict passes(PassReason why) {
+    CallVerdict v;
+    v.counted = true;
+    v.reason = why;
+    return v;
+  }
 };
 
 // The verdict on one call: inactive calls pass uncounted; a sender that
@@ -82,6 +89,21 @@ struct CallVerdict {
 // switched off (raw mode or override) or below the thresholds; and under
 // the adaptive policy a job inside one node passes everything uncounted
 // (Config::node_local_raw), before any query of the call's arguments.
-CallVerdict verdict(const Config& c, const CallFacts& f);
+// Inline: every call passed through pays it (bench/passthrough.sh).
+inline CallVerdict verdict(const Config& c, const CallFacts& f) {
+  if (!f.active) return {};
+  if (f.who == Decider::sender) {
+    if (!f.coding_on) return CallVerdict::passes(PassReason::switched_off);
+    if (f.bytes < kMinCodedPayload) return CallVerdict::passes(PassReason::below_threshold);
+  }
+  CallVerdict v;
+  v.gate = gate(c, f.override, f.bytes, f.kind, f.scope);
+  if (!v.coded())
+    return CallVerdict::passes(c.mode == Mode::raw || f.override == Override::raw
+                                   ? PassReason::switched_off
+                                   : PassReason::below_threshold);
+  if (v.gate.adaptive && c.node_local_raw() && !f.job_spans_nodes) return {};
+  return v;
+}
 
 }  // namespace adacomp

@@ -89,7 +89,7 @@ void learn_predefined_sizes() {
     g_predefined.learn(t);
 }
 
-MPI_Count data_bytes(MPI_Count count, MPI_Datatype type) {
+MPI_Count bytes_of(MPI_Count count, MPI_Datatype type) {
   if (count < 0 || type == MPI_DATATYPE_NULL) return -1;
   MPI_Count size = g_predefined.find(type);
   if (size < 0 && PMPI_Type_size_x(type, &size) != MPI_SUCCESS) return -1;

@@ -2,7 +2,8 @@
 // (policy/gate.h CallFacts), and the verdict on them, its pass counted for
 // the report. The collectives' gates (coll/plan.cpp) and a point-to-point
 // sender (p2p/send.cpp) both start here; what follows, the collective
-// model's slot and a sender's estimate, is theirs.
+// model's slot and a sender's estimate, is theirs. Inline: a call passed
+// through pays these checks on every call (bench/passthrough.sh).
 #pragma once
 
 #include <cstddef>
@@ -10,24 +11,59 @@
 #include <mpi.h>
 
 #include "policy/gate.h"
+#include "runtime/datatype.h"
+#include "runtime/runtime.h"
+#include "runtime/stats.h"
 
 namespace adacomp {
+
+namespace detail {
+// The facts of a call the library runs for.
+inline CallFacts active_facts(size_t bytes, ElemKind kind, GateScope scope, Decider who) {
+  CallFacts f;
+  f.active = true;
+  f.bytes = bytes;
+  f.kind = kind;
+  f.scope = scope;
+  f.who = who;
+  f.override = tier_override();
+  f.coding_on = who == Decider::sender ? coding_on() : true;
+  f.job_spans_nodes = job_spans_nodes();
+  return f;
+}
+}  // namespace detail
 
 // The facts of a call of `count` elements of `type` on `comm`. The common
 // small message costs the checks and one size query: an inactive call
 // (no count, no datatype, the library not running, no communicator) none.
-CallFacts call_facts(MPI_Comm comm, MPI_Count count, MPI_Datatype type, GateScope scope,
-                     Decider who);
+inline CallFacts call_facts(MPI_Comm comm, MPI_Count count, MPI_Datatype type, GateScope scope,
+                            Decider who) {
+  if (count <= 0 || type == MPI_DATATYPE_NULL || !runtime_active() || comm == MPI_COMM_NULL)
+    return {};
+  return detail::active_facts(data_size(count, type), elem_kind(type), scope, who);
+}
 // The same for a size every rank knows only in bytes (an exchange's block).
-CallFacts call_facts(MPI_Comm comm, size_t bytes, ElemKind kind, GateScope scope, Decider who);
+inline CallFacts call_facts(MPI_Comm comm, size_t bytes, ElemKind kind, GateScope scope,
+                            Decider who) {
+  if (!runtime_active() || comm == MPI_COMM_NULL) return {};
+  return detail::active_facts(bytes, kind, scope, who);
+}
 
 // The verdict on `f` (policy/gate.h verdict) under the configuration; a
 // counted pass is noted for the report (runtime/stats.h note_pass).
-CallVerdict admit(const CallFacts& f);
+inline CallVerdict admit(const CallFacts& f) {
+  const CallVerdict v = verdict(config(), f);
+  if (v.counted) note_pass(v.reason);
+  return v;
+}
 
 // Whether the model's arm for an admitted call (coll/plan.cpp decide,
 // p2p/send.cpp coding_arm) passes it through: arm 0, counted as the model's
 // choice.
-bool model_passes(int arm);
+inline bool model_passes(int arm) {
+  if (arm != 0) return false;
+  note_pass(PassReason::model_no_gain);
+  return true;
+}
 
 }  // namespace adacomp
