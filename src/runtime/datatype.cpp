@@ -71,7 +71,6 @@ TypeInfo type_info(MPI_Datatype t) {
   return info;
 }
 
-
 void learn_predefined_sizes() {
   for (MPI_Datatype t :
        {MPI_CHAR,         MPI_SIGNED_CHAR,    MPI_UNSIGNED_CHAR,      MPI_BYTE,
