@@ -6,9 +6,11 @@
 #   bench/before_after.sh BEFORE_BUILD AFTER_BUILD [rate, default 1gbit] [runs, default 3]
 # e.g. git worktree add /tmp/before <rev> && tools/build.sh openmpi /tmp/before/build
 #      bench/before_after.sh /tmp/before/build build/openmpi
-# OPS, MODES, SIZES and DATA (adacomp-bench's --ops, --modes, sizes, --data)
-# replace the defaults below; ADACOMP_* settings in the environment reach
-# both builds alike (e.g. ADACOMP_REL_ERROR_BOUND=1e-4 for the lossy modes).
+# OPS, MODES, SIZES, TYPE, FIELD and DATA (adacomp-bench's --ops, --modes,
+# sizes, --type f64|f32, --field heat2d|heat3d, --data) replace the defaults
+# below; ADACOMP_* settings in the environment reach both builds alike (e.g.
+# ADACOMP_REL_ERROR_BOUND=1e-4 for the lossy modes). Both builds must know
+# --type and --field when TYPE or FIELD is set.
 set -euo pipefail
 before=${1:?usage: before_after.sh BEFORE_BUILD AFTER_BUILD [rate] [runs]}
 after=${2:?usage: before_after.sh BEFORE_BUILD AFTER_BUILD [rate] [runs]}
@@ -19,7 +21,9 @@ ops=${OPS:-allreduce,bcast,sendrecv}
 modes=${MODES:-plain,default,lossless}
 sizes=${SIZES:-64K 8M}
 data=()
-[ -n "${DATA:-}" ] && data=(--data "$DATA")
+[ -n "${TYPE:-}" ] && data+=(--type "$TYPE")
+[ -n "${FIELD:-}" ] && data+=(--field "$FIELD")
+[ -n "${DATA:-}" ] && data+=(--data "$DATA")
 # NODE_MAP=1,1 declares the two ranks two nodes (ADACOMP_NODE_MAP), so that
 # point-to-point and the node-aware paths code across the link.
 layout=()

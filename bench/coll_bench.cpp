@@ -4,7 +4,8 @@
 //   mpirun -np N adacomp-bench [--ops allreduce,bcast,reduce] [--min 1K]
 //       [--max 64M]
 //       [--modes plain,default,raw,lossless,lossy,pipelined,adaptive,adaptive-pipelined]
-//       [--data FILE] [--budget SECONDS] [--label NAME] [--csv FILE]
+//       [--type f64|f32] [--field heat2d|heat3d] [--data FILE]
+//       [--budget SECONDS] [--label NAME] [--csv FILE]
 //
 // Modes: plain is PMPI itself (the library not involved); default is the
 // configured policy (with no adacomp.conf: the adaptive default);
@@ -13,8 +14,10 @@
 // configured thresholds and runtime model. Ops: allreduce, bcast, reduce,
 // allgather, alltoall, reduce_scatter (block), sendrecv (ring). Speedups are
 // over plain when it is measured, else over raw. Lossy modes need
-// ADACOMP_ERROR_BOUND or ADACOMP_REL_ERROR_BOUND. Exits non-zero if any
-// result is wrong.
+// ADACOMP_ERROR_BOUND or ADACOMP_REL_ERROR_BOUND. The data are doubles
+// (f64, MPI_DOUBLE) or floats (f32, MPI_FLOAT) of a built-in field (heat2d,
+// a 2-D plate; heat3d, a 3-D temperature field: harness.h), or --data's raw
+// values of that type. Exits non-zero if any result is wrong.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -41,18 +44,72 @@ std::vector<std::string> split(const std::string& s) {
   std::exit(2);
 }
 
+struct Options {
+  std::vector<std::string> ops = {"allreduce", "bcast", "reduce"};
+  std::vector<std::string> modes = {"raw",       "lossless", "lossy",
+                                    "pipelined", "adaptive", "adaptive-pipelined"};
+  size_t min_bytes = 1024, max_bytes = 64u << 20;
+  std::string data_file, label = "run";
+  Field field = Field::heat2d;
+  double budget = 0.5;
+};
+
+// Every op, size and mode on values of T; rank 0 prints the tables and
+// writes csv. True if every result was correct.
+template <typename T>
+bool run_all(const Options& o, int rank, FILE* csv) {
+  bool all_ok = true;
+  for (const std::string& op_name : o.ops) {
+    Coll op;
+    if (!parse_coll(op_name, &op)) usage(("unknown op " + op_name).c_str());
+    if (rank == 0) {
+      std::printf("\n%s (%s): median ms per call, speedup in ()\n%8s", op_name.c_str(),
+                  o.label.c_str(), "bytes");
+      for (const auto& m : o.modes) std::printf(" %20s", m.c_str());
+      std::printf("\n");
+    }
+    for (size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
+      std::vector<T> data = sample_field<T>(bytes / sizeof(T), rank, o.data_file, o.field);
+      const double bound = configured_bound(data, MPI_COMM_WORLD);
+      Sample probe = measure(op, data, "raw", 1, bound, MPI_COMM_WORLD);
+      const int iters = iterations_for(probe.median_s, o.budget, 5, 1000);
+      std::map<std::string, Sample> results;
+      const std::vector<Sample> samples =
+          measure_modes(op, data, o.modes, iters, bound, MPI_COMM_WORLD);
+      for (size_t m = 0; m < o.modes.size(); ++m) results[o.modes[m]] = samples[m];
+      const double raw_s = results.count("plain") ? results["plain"].median_s
+                           : results.count("raw") ? results["raw"].median_s
+                                                  : probe.median_s;
+      if (rank == 0) {
+        std::printf("%8s", size_label(bytes).c_str());
+        for (const auto& mode : o.modes) {
+          const Sample& s = results[mode];
+          char cell[64];
+          std::snprintf(cell, sizeof cell, "%.3f (%.2fx)%s", s.median_s * 1e3, raw_s / s.median_s,
+                        s.ok ? "" : " WRONG");
+          std::printf(" %20s", cell);
+          if (csv)
+            std::fprintf(csv, "%s,%s,%s,%zu,%.9f,%.4f,%.6g,%.6g,%d\n", o.label.c_str(),
+                         op_name.c_str(), mode.c_str(), bytes, s.median_s, raw_s / s.median_s,
+                         s.max_err, bound, s.ok ? 1 : 0);
+          all_ok = all_ok && s.ok;
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+    }
+  }
+  return all_ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::vector<std::string> ops = {"allreduce", "bcast", "reduce"};
-  std::vector<std::string> modes = {"raw",       "lossless", "lossy",
-                                    "pipelined", "adaptive", "adaptive-pipelined"};
-  size_t min_bytes = 1024, max_bytes = 64u << 20;
-  std::string data_file, label = "run", csv_path;
-  double budget = 0.5;
+  Options o;
+  std::string type = "f64", csv_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -60,19 +117,24 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--ops")
-      ops = split(value());
+      o.ops = split(value());
     else if (a == "--modes")
-      modes = split(value());
+      o.modes = split(value());
     else if (a == "--min") {
-      if (!parse_size(value(), &min_bytes)) usage("bad --min");
+      if (!parse_size(value(), &o.min_bytes)) usage("bad --min");
     } else if (a == "--max") {
-      if (!parse_size(value(), &max_bytes)) usage("bad --max");
+      if (!parse_size(value(), &o.max_bytes)) usage("bad --max");
+    } else if (a == "--type") {
+      type = value();
+      if (type != "f64" && type != "f32") usage("--type is f64 or f32");
+    } else if (a == "--field") {
+      if (!parse_field(value(), &o.field)) usage("--field is heat2d or heat3d");
     } else if (a == "--data")
-      data_file = value();
+      o.data_file = value();
     else if (a == "--budget")
-      budget = std::atof(value().c_str());
+      o.budget = std::atof(value().c_str());
     else if (a == "--label")
-      label = value();
+      o.label = value();
     else if (a == "--csv")
       csv_path = value();
     else
@@ -84,47 +146,7 @@ int main(int argc, char** argv) {
     if (!csv) usage("cannot write --csv file");
     std::fprintf(csv, "label,op,mode,bytes,median_s,speedup_vs_raw,max_abs_err,bound,ok\n");
   }
-  bool all_ok = true;
-  for (const std::string& op_name : ops) {
-    Coll op;
-    if (!parse_coll(op_name, &op)) usage(("unknown op " + op_name).c_str());
-    if (rank == 0) {
-      std::printf("\n%s (%s): median ms per call, speedup in ()\n%8s", op_name.c_str(),
-                  label.c_str(), "bytes");
-      for (const auto& m : modes) std::printf(" %20s", m.c_str());
-      std::printf("\n");
-    }
-    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
-      std::vector<double> data = sample_field(bytes / sizeof(double), rank, data_file);
-      const double bound = configured_bound(data, MPI_COMM_WORLD);
-      Sample probe = measure(op, data, "raw", 1, bound, MPI_COMM_WORLD);
-      const int iters = iterations_for(probe.median_s, budget, 5, 1000);
-      std::map<std::string, Sample> results;
-      const std::vector<Sample> samples =
-          measure_modes(op, data, modes, iters, bound, MPI_COMM_WORLD);
-      for (size_t m = 0; m < modes.size(); ++m) results[modes[m]] = samples[m];
-      const double raw_s = results.count("plain") ? results["plain"].median_s
-                           : results.count("raw") ? results["raw"].median_s
-                                                  : probe.median_s;
-      if (rank == 0) {
-        std::printf("%8s", size_label(bytes).c_str());
-        for (const auto& mode : modes) {
-          const Sample& s = results[mode];
-          char cell[64];
-          std::snprintf(cell, sizeof cell, "%.3f (%.2fx)%s", s.median_s * 1e3, raw_s / s.median_s,
-                        s.ok ? "" : " WRONG");
-          std::printf(" %20s", cell);
-          if (csv)
-            std::fprintf(csv, "%s,%s,%s,%zu,%.9f,%.4f,%.6g,%.6g,%d\n", label.c_str(),
-                         op_name.c_str(), mode.c_str(), bytes, s.median_s, raw_s / s.median_s,
-                         s.max_err, bound, s.ok ? 1 : 0);
-          all_ok = all_ok && s.ok;
-        }
-        std::printf("\n");
-        std::fflush(stdout);
-      }
-    }
-  }
+  const bool all_ok = type == "f32" ? run_all<float>(o, rank, csv) : run_all<double>(o, rank, csv);
   if (csv) std::fclose(csv);
   int ok = all_ok;
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

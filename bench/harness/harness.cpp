@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <limits>
+#include <type_traits>
 
 #include "adacomp.h"
 
@@ -42,42 +44,8 @@ bool parse_coll(const std::string& s, Coll* out) {
   return false;
 }
 
-std::vector<double> sample_field(size_t n, int rank, const std::string& file) {
-  std::vector<double> u(n);
-  if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const size_t m = bytes.size() / sizeof(double);
-    if (m == 0) {
-      std::fprintf(stderr, "cannot read doubles from %s\n", file.c_str());
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    const double* v = reinterpret_cast<const double*>(bytes.data());
-    for (size_t i = 0; i < n; ++i) u[i] = v[(i + 997 * rank) % m];
-    return u;
-  }
-  const size_t nx = 1024, ny = (n + nx - 1) / nx;
-  std::vector<double> a(nx * ny), b(nx * ny);
-  for (size_t j = 0; j < ny; ++j)
-    for (size_t i = 0; i < nx; ++i) {
-      double x = double(i) / nx, y = double(j) / ny;
-      a[j * nx + i] = 290.0 +
-                      60.0 * std::exp(-30.0 * ((x - 0.4) * (x - 0.4) + (y - 0.6) * (y - 0.6))) +
-                      15.0 * std::sin(5.0 * x + 0.7 * rank) * std::cos(3.0 * y);
-    }
-  for (int step = 0; step < 6; ++step) {
-    b = a;
-    for (size_t j = 1; j + 1 < ny; ++j)
-      for (size_t i = 1; i + 1 < nx; ++i) {
-        size_t k = j * nx + i;
-        a[k] = b[k] + 0.2 * (b[k - 1] + b[k + 1] + b[k - nx] + b[k + nx] - 4 * b[k]);
-      }
-  }
-  std::copy(a.begin(), a.begin() + n, u.begin());
-  return u;
-}
-
-double configured_bound(const std::vector<double>& data, MPI_Comm comm) {
+template <typename T>
+double configured_bound(const std::vector<T>& data, MPI_Comm comm) {
   if (const char* abs = std::getenv("ADACOMP_ERROR_BOUND")) return std::atof(abs);
   const char* rel = std::getenv("ADACOMP_REL_ERROR_BOUND");
   if (!rel) return 0;
@@ -107,33 +75,41 @@ constexpr Calls kPMPI{PMPI_Allreduce, PMPI_Reduce,   PMPI_Bcast,
                       PMPI_Allgather, PMPI_Alltoall, PMPI_Reduce_scatter_block,
                       PMPI_Sendrecv};
 
-void run_once(const Calls& f, Coll c, const std::vector<double>& in, std::vector<double>& out,
+template <typename T>
+MPI_Datatype mpi_type() {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>, "double or float");
+  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+template <typename T>
+void run_once(const Calls& f, Coll c, const std::vector<T>& in, std::vector<T>& out,
               MPI_Comm comm, int rank) {
+  const MPI_Datatype type = mpi_type<T>();
   int size;
   MPI_Comm_size(comm, &size);
   const int n = static_cast<int>(in.size());
   switch (c) {
     case Coll::allreduce:
-      f.allreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+      f.allreduce(in.data(), out.data(), n, type, MPI_SUM, comm);
       break;
     case Coll::reduce:
-      f.reduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, 0, comm);
+      f.reduce(in.data(), out.data(), n, type, MPI_SUM, 0, comm);
       break;
     case Coll::bcast:
       if (rank == 0) std::copy(in.begin(), in.end(), out.begin());
-      f.bcast(out.data(), n, MPI_DOUBLE, 0, comm);
+      f.bcast(out.data(), n, type, 0, comm);
       break;
     case Coll::allgather:
-      f.allgather(in.data(), n / size, MPI_DOUBLE, out.data(), n / size, MPI_DOUBLE, comm);
+      f.allgather(in.data(), n / size, type, out.data(), n / size, type, comm);
       break;
     case Coll::alltoall:
-      f.alltoall(in.data(), n / size, MPI_DOUBLE, out.data(), n / size, MPI_DOUBLE, comm);
+      f.alltoall(in.data(), n / size, type, out.data(), n / size, type, comm);
       break;
     case Coll::reduce_scatter:
-      f.reduce_scatter(in.data(), out.data(), n / size, MPI_DOUBLE, MPI_SUM, comm);
+      f.reduce_scatter(in.data(), out.data(), n / size, type, MPI_SUM, comm);
       break;
     case Coll::sendrecv:
-      f.sendrecv(in.data(), n, MPI_DOUBLE, (rank + 1) % size, 9, out.data(), n, MPI_DOUBLE,
+      f.sendrecv(in.data(), n, type, (rank + 1) % size, 9, out.data(), n, type,
                  (rank - 1 + size) % size, 9, comm, MPI_STATUS_IGNORE);
       break;
   }
@@ -162,17 +138,28 @@ bool select_mode(const std::string& mode) {
   return adacomp_override_tier(mode.c_str()) == 0;
 }
 
+// How far a result element is from PMPI's: 0 where both hold the same NaN
+// or infinity, infinite where only one is not finite (NaN and Inf must come
+// out exactly where PMPI has them).
+template <typename T>
+double element_error(T got, T want) {
+  if (got == want || (std::isnan(got) && std::isnan(want))) return 0;
+  if (!std::isfinite(got) || !std::isfinite(want)) return INFINITY;
+  return std::fabs(double(got) - double(want));
+}
+
 }  // namespace
 
-std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
+template <typename T>
+std::vector<Sample> measure_modes(Coll c, const std::vector<T>& data,
                                   const std::vector<std::string>& modes, int iters, double bound,
                                   MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const size_t nm = modes.size();
-  std::vector<double> ref(data.size());
-  std::vector<std::vector<double>> out(nm, std::vector<double>(data.size()));
+  std::vector<T> ref(data.size());
+  std::vector<std::vector<T>> out(nm, std::vector<T>(data.size()));
   run_once(kPMPI, c, data, ref, comm, rank);
   auto calls = [&](size_t m) -> const Calls& { return modes[m] == "plain" ? kPMPI : kMPI; };
   for (size_t m = 0; m < nm; ++m) {
@@ -189,9 +176,9 @@ std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
   // call, so inter-step coding sees real differences rather than repeats.
   // One more call per mode on the original data gives the results checked.
   std::vector<std::vector<double>> t(nm, std::vector<double>(iters));
-  std::vector<double> drifted(c == Coll::sendrecv ? data.size() : 0);
+  std::vector<T> drifted(c == Coll::sendrecv ? data.size() : 0);
   for (int i = 0; i < iters; ++i) {
-    for (size_t k = 0; k < drifted.size(); ++k) drifted[k] = data[k] * (1 + 1e-7 * (i + 1));
+    for (size_t k = 0; k < drifted.size(); ++k) drifted[k] = T(data[k] * (1 + 1e-7 * (i + 1)));
     for (size_t j = 0; j < nm; ++j) {
       const size_t m = i % 2 ? nm - 1 - j : j;  // alternate the order: no mode always goes second
       select_mode(modes[m]);
@@ -204,12 +191,17 @@ std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
   const size_t elems = result_elements(c, data.size(), size);
   const bool has_result = c != Coll::reduce || rank == 0;
   double scale = 0;
-  for (size_t i = 0; i < elems; ++i) scale = std::max(scale, std::fabs(ref[i]));
+  for (size_t i = 0; i < elems; ++i)
+    if (std::isfinite(ref[i])) scale = std::max(scale, std::fabs(double(ref[i])));
   // Lossless: data movement is bit-exact; reductions differ from PMPI only
-  // by the order of additions. Lossy: within the user's bound.
+  // by the order of additions: for P ranks' values of one sign, by about
+  // P - 1 ulps of T at the largest sum. 2P epsilons of it are allowed, and
+  // never less than 1e-12 of it (what doubles always had).
+  // Lossy: within the user's bound.
   const bool moves_data =
       c == Coll::bcast || c == Coll::allgather || c == Coll::alltoall || c == Coll::sendrecv;
-  const double lossless_tol = moves_data ? 0.0 : 1e-12 * scale;
+  const double reorder_slack = std::max(1e-12, 2.0 * size * std::numeric_limits<T>::epsilon());
+  const double lossless_tol = moves_data ? 0.0 : reorder_slack * scale;
   std::vector<Sample> samples(nm);
   for (size_t m = 0; m < nm; ++m) {
     select_mode(modes[m]);
@@ -218,7 +210,7 @@ std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
     double local[2] = {t[m][iters / 2], 0.0}, global[2];
     if (has_result)
       for (size_t i = 0; i < elems; ++i)
-        local[1] = std::max(local[1], std::fabs(out[m][i] - ref[i]));
+        local[1] = std::max(local[1], element_error(out[m][i], ref[i]));
     PMPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
     samples[m].median_s = global[0];
     samples[m].max_err = global[1];
@@ -228,10 +220,20 @@ std::vector<Sample> measure_modes(Coll c, const std::vector<double>& data,
   return samples;
 }
 
-Sample measure(Coll c, const std::vector<double>& data, const char* tier, int iters, double bound,
+template <typename T>
+Sample measure(Coll c, const std::vector<T>& data, const char* tier, int iters, double bound,
                MPI_Comm comm) {
   return measure_modes(c, data, {tier}, iters, bound, comm)[0];
 }
+
+template double configured_bound(const std::vector<double>&, MPI_Comm);
+template double configured_bound(const std::vector<float>&, MPI_Comm);
+template std::vector<Sample> measure_modes(Coll, const std::vector<double>&,
+                                           const std::vector<std::string>&, int, double, MPI_Comm);
+template std::vector<Sample> measure_modes(Coll, const std::vector<float>&,
+                                           const std::vector<std::string>&, int, double, MPI_Comm);
+template Sample measure(Coll, const std::vector<double>&, const char*, int, double, MPI_Comm);
+template Sample measure(Coll, const std::vector<float>&, const char*, int, double, MPI_Comm);
 
 std::vector<int> node_of_ranks(MPI_Comm comm) {
   int rank, size;

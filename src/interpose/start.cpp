@@ -18,6 +18,7 @@
 #include "policy/model.h"
 #include "services/args.h"
 #include "services/comm_state.h"
+#include "services/datatype.h"
 #include "services/eager_limit.h"
 #include "services/link_check.h"
 #include "services/link_probe.h"
@@ -187,6 +188,7 @@ void runtime_start() {
   errors_init();
   comm_state_init();
   args_init();
+  learn_predefined_sizes();
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (valid && !cfg.report_path.empty() && rank == 0)

@@ -216,7 +216,10 @@ int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
   if (cancelled) return MPI_SUCCESS;
   const int source = s->MPI_SOURCE;
   const bool staged = !staging.empty();
-  const MPI_Count got = body->empty() ? status_bytes(s) : 0;
+  // Only a framed peer sends markers: a direct peer's message size is asked
+  // only to copy it out of the staging buffer (MPICH: 120 instructions).
+  const bool asks_size = body->empty() && (staged || !st->direct(source));
+  const MPI_Count got = asks_size ? status_bytes(s) : 0;
   if (staged && (cut || !st->is_marker(got, source)) && got > 0) {
     const TypeInfo ti = type_info(type);
     const size_t n = std::min(static_cast<size_t>(got), staging.size());

@@ -123,7 +123,7 @@ struct Setting {
 };
 
 const Setting kSettings[] = {
-    {"ADACOMP_MODE", "adaptive", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
+    {"ADACOMP_MODE", "pipelined", "raw|lossless|lossy|adaptive|pipelined (or 0 to 4)",
      [](const std::string& v, Config& c) {
        return parse_choice(v,
                            {{"raw", Mode::raw},

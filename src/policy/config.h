@@ -58,7 +58,11 @@ struct SettingValue {
 };
 
 struct Config {
-  Mode mode = Mode::adaptive;
+  // The default pipelines from T3: measured faster than `adaptive` for Bcast
+  // and Reduce on every link and layout tried (up to 3.6x), and for
+  // Allreduce but at 32 MB on 2 x 2 at 10 Gbit/s (docs/benchmarks.md,
+  // "The default mode").
+  Mode mode = Mode::adaptive_pipelined;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
   size_t threshold_lossless = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;

@@ -20,15 +20,12 @@ struct TypeInfo {
 TypeInfo type_info(MPI_Datatype t);
 
 // The bytes of `count` elements of `type`: the library's one count x type
-// size (MPI_Type_size_x: a type over 2 GiB too), or -1 for a negative
-// count, MPI_DATATYPE_NULL or a type MPI gives no size, which the argument
-// checks then report. Inline: every call's planning asks it.
-inline MPI_Count bytes_of(MPI_Count count, MPI_Datatype type) {
-  MPI_Count size = 0;
-  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
-    return -1;
-  return count * size;
-}
+// size (MPI_Type_size_x: a type over 2 GiB too; a predefined type's from a
+// table learned at MPI_Init), or -1 for a negative count, MPI_DATATYPE_NULL
+// or a type MPI gives no size, which the argument checks then report.
+MPI_Count bytes_of(MPI_Count count, MPI_Datatype type);
+// Learns the predefined datatypes' sizes for bytes_of; at MPI_Init.
+void learn_predefined_sizes();
 // bytes_of where the arguments were checked: 0 for no data.
 inline size_t data_size(MPI_Count count, MPI_Datatype type) {
   const MPI_Count bytes = bytes_of(count, type);

@@ -10,10 +10,17 @@ namespace {
 
 constexpr int kTagProbe = 7;
 constexpr int kLatencySamples = 5;
-constexpr int kTransferSamples = 3;   // per size: each costs link time at MPI_Init
-constexpr int kWarmUpTransfers = 2;   // of the first size, untimed
-constexpr double kLongEnough = 2e-3;  // seconds: bandwidth dominates
-constexpr size_t kMaxProbeBytes = 8 << 20;
+constexpr int kTransferSamples = 3;  // each costs link time at MPI_Init
+constexpr int kWarmUpTransfers = 2;  // untimed
+// The one transfer size; with the counts above, 640 KB in all. More bulk
+// data leaves TCP (these emulated links, Open MPI's TCP transport and MPICH
+// over UCX's) slower for the application's later messages of about 64 KB,
+// for the whole job: plain MPICH's 64 KB ping-pong went from 38 to 156 us
+// after five 1 MB round trips, Open MPI's from 30 to 49 us; after five of
+// 128 KB nothing changed, after nine MPICH's was at 94 us again
+// (docs/benchmarks.md, the 10 Gbit/s OSU run). An application that never
+// sends such messages would pay for the probe's.
+constexpr size_t kProbeBytes = 128 << 10;
 
 // A loaded host only ever adds time to a round trip, so the fastest of a
 // few is the one least disturbed (the median needs most of them clean).
@@ -27,10 +34,9 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// `rounds` round trips of `bytes` from the first end and one byte back: the
-// rate comes from the difference between two sizes (probe_pair), in which
-// the reply cancels, so the reply need not carry the data back (half the
-// link time the probe costs at MPI_Init).
+// `rounds` round trips of `bytes` from the first end and one byte back (the
+// reply need not carry the data back: half the link time the probe costs at
+// MPI_Init).
 std::vector<double> round_trips(int peer, bool first, std::vector<char>& buf, size_t bytes,
                                 int rounds) {
   const MPI_Comm comm = MPI_COMM_WORLD;
@@ -62,35 +68,28 @@ bool first_ends_choice(int peer, bool first, bool choice) {
 }
 
 // This pair's estimate, as `first` (the deciding end) sees it: the fastest
-// of kLatencySamples latencies, and the bandwidth from the fastest of
-// kTransferSamples transfers of sizes doubled until a transfer outweighs
-// latency, so that slow moments do not decide.
+// of kLatencySamples small round trips, and the fastest of kTransferSamples
+// transfers of kProbeBytes, so that slow moments do not decide. The rate is
+// the transfer's bytes over its time less a small round trip's (the
+// latency and the reply); a rendezvous handshake left in makes it read
+// low, by about 10% at 10 Gbit/s, which the check during the run raises
+// (services/link_check.h). At 1 Gbit/s the transfer takes about 1 ms, at
+// 10 Gbit/s 0.1 ms against a 9 us round trip: enough to tell the two sides
+// of the route's threshold (about 1 GB/s, policy/model.h inter_node_direct).
 void probe_once(int peer, bool first, std::vector<char>& buf, double* bandwidth, double* latency) {
-  *latency = fastest(round_trips(peer, first, buf, 8, kLatencySamples)) / 2;
-  size_t bytes = 128 << 10;
+  const double round_trip = fastest(round_trips(peer, first, buf, 8, kLatencySamples));
+  *latency = round_trip / 2;
   // Untimed first: a shaper's burst allowance (256 KB in tools/netns.sh)
   // lets the first transfers through at once, and the fastest of the timed
-  // ones would then be such a transfer (a 1 Gbit/s link read 62 MB/s).
-  round_trips(peer, first, buf, bytes, kWarmUpTransfers);
-  double previous = fastest(round_trips(peer, first, buf, bytes, kTransferSamples)), t = 0;
-  for (;;) {
-    bytes *= 2;
-    t = fastest(round_trips(peer, first, buf, bytes, kTransferSamples));
-    // Long enough, and well above the latency (which a loaded host can
-    // inflate past a short transfer's time).
-    const bool enough = (t >= kLongEnough && t > 4 * *latency) || bytes >= kMaxProbeBytes;
-    if (first_ends_choice(peer, first, enough)) break;
-    previous = t;
-  }
-  // The rate is the slope between the last two sizes: what a transfer costs
-  // whatever its size (latency, the reply, a rendezvous handshake) and what
-  // it gets free (a shaper's burst allowance: 256 KB in tools/netns.sh,
-  // which made 512 KB read 1.6x a 1 Gbit/s link) cancel. Where the two
-  // times are too close for a slope (a loaded host), bytes / t, latency
-  // included, is still a rate the link achieved: a low one, which the check
-  // during the run raises (services/link_check.h).
-  const double half = static_cast<double>(bytes) / 2;
-  *bandwidth = t - previous > 0.25 * t ? half / (t - previous) : t > 0 ? 2 * half / t : 0;
+  // ones would then be such a transfer (a 1 Gbit/s link read 62 MB/s). At
+  // 10 Gbit/s it refills during each transfer, so such a link reads high
+  // (3.2 GB/s): on the right side of the route's threshold all the same.
+  round_trips(peer, first, buf, kProbeBytes, kWarmUpTransfers);
+  const double t = fastest(round_trips(peer, first, buf, kProbeBytes, kTransferSamples));
+  // A transfer no slower than the small round trip (a link too fast to
+  // time at this size) reads as its bytes over a tenth of the transfer.
+  const double data_time = std::max(t - round_trip, 0.1 * t);
+  *bandwidth = data_time > 0 ? static_cast<double>(kProbeBytes) / data_time : 0;
 }
 
 // A small round trip slower than this on its fastest of kLatencySamples
@@ -105,7 +104,7 @@ constexpr int kProbeAttempts = 3;
 // pairs outvotes from three pairs on (no reading would leave an outlier
 // pair alone to decide) and the check during the run raises.
 void probe_pair(int peer, bool first, double* bandwidth, double* latency) {
-  std::vector<char> buf(kMaxProbeBytes);
+  std::vector<char> buf(kProbeBytes);
   round_trips(peer, first, buf, 1, 1);  // connection set-up
   for (int attempt = 1;; ++attempt) {
     probe_once(peer, first, buf, bandwidth, latency);

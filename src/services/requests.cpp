@@ -4,15 +4,15 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <unordered_map>
 
+#include "services/handle_table.h"
 #include "services/runtime.h"
 
 namespace adacomp {
 namespace {
 
 std::mutex g_mu;
-std::unordered_map<MPI_Request, LibraryRequest*> g_registry;
+HandleTable<MPI_Request, LibraryRequest> g_registry;
 // g_registry.size(), read without the lock: most completions involve none.
 std::atomic<int> g_registered{0};
 std::atomic<const Progress*> g_progress{nullptr};
@@ -26,11 +26,8 @@ bool none_registered(MPI_Request handle) {
 }
 
 LibraryRequest* take_locked(MPI_Request handle) {
-  auto it = g_registry.find(handle);
-  if (it == g_registry.end()) return nullptr;
-  LibraryRequest* r = it->second;
-  g_registry.erase(it);
-  count_registered();
+  LibraryRequest* r = g_registry.take(handle);
+  if (r) count_registered();
   return r;
 }
 
@@ -40,29 +37,26 @@ bool entries_stay() { return !threads_share_buffers(); }
 
 void register_request(MPI_Request handle, LibraryRequest* r) {
   std::lock_guard<std::mutex> g(g_mu);
-  g_registry[handle] = r;
+  g_registry.put(handle, r);
   count_registered();
 }
 
 LibraryRequest* find_request(MPI_Request handle) {
   if (none_registered(handle)) return nullptr;
   std::lock_guard<std::mutex> g(g_mu);
-  auto it = g_registry.find(handle);
-  return it == g_registry.end() ? nullptr : it->second;
+  return g_registry.find(handle);
 }
 
 LibraryRequest* take_request_if(MPI_Request handle, bool (*is_owners)(const LibraryRequest*)) {
   if (none_registered(handle)) return nullptr;
   std::lock_guard<std::mutex> g(g_mu);
-  auto it = g_registry.find(handle);
-  if (it == g_registry.end() || !is_owners(it->second)) return nullptr;
-  return take_locked(handle);
+  const LibraryRequest* r = g_registry.find(handle);
+  return r && is_owners(r) ? take_locked(handle) : nullptr;
 }
 
 void forget_request(MPI_Request handle, const LibraryRequest* r) {
   std::lock_guard<std::mutex> g(g_mu);
-  auto it = g_registry.find(handle);
-  if (it != g_registry.end() && it->second == r) take_locked(handle);
+  if (g_registry.find(handle) == r) take_locked(handle);
 }
 
 bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]) {
@@ -76,11 +70,8 @@ bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]) {
   for (int i = 0; i < n; ++i) {
     rs[i] = nullptr;
     if (reqs[i] == MPI_REQUEST_NULL) continue;
-    auto it = g_registry.find(reqs[i]);
-    if (it == g_registry.end()) continue;
-    rs[i] = it->second;
-    any = true;
-    if (take) g_registry.erase(it);
+    rs[i] = take ? g_registry.take(reqs[i]) : g_registry.find(reqs[i]);
+    any = any || rs[i];
   }
   if (take) count_registered();
   return any;
@@ -101,7 +92,7 @@ void release_requests(int n, const MPI_Request handles[], LibraryRequest* const 
     if (stay)
       take_locked(handles[i]);
     else
-      g_registry[handles[i]] = rs[i];
+      g_registry.put(handles[i], rs[i]);
   }
   if (!stay) count_registered();
 }
@@ -114,7 +105,7 @@ const Progress* progress() { return g_progress.load(std::memory_order_acquire); 
 namespace detail {
 void visit_requests(void (*visit)(MPI_Request, LibraryRequest*, void*), void* f) {
   std::lock_guard<std::mutex> g(g_mu);
-  for (auto& [handle, r] : g_registry) visit(handle, r, f);
+  g_registry.each([&](MPI_Request handle, LibraryRequest* r) { visit(handle, r, f); });
 }
 }  // namespace detail
 

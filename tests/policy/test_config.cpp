@@ -60,7 +60,7 @@ void defaults_and_values() {
   Config c;
   std::string error;
   EXPECT(load("", {}, &c, &error) && error.empty());
-  EXPECT(c.mode == Mode::adaptive && c.model && c.lossless_auto && c.lossy_auto &&
+  EXPECT(c.mode == Mode::adaptive_pipelined && c.model && c.lossless_auto && c.lossy_auto &&
          !c.lossy_enabled() && !c.nonblocking && c.threads == 1);
   EXPECT(load("", {"ADACOMP_NONBLOCKING=on"}, &c, &error) && c.nonblocking);
   EXPECT(load("", {"ADACOMP_THREADS=64"}, &c, &error) && c.threads == 64);
