@@ -7,8 +7,8 @@
 #                                                exec <--'
 #
 # services: MPI services (process and communicator state, arguments and
-# datatypes, the link, requests and their completion); observe: statistics
-# and the report; transfer: the planning entry, coding and the coding
+# datatypes, a call's facts, the link, requests and their completion);
+# observe: statistics and the report; transfer: coding and the coding
 # threads. exec is the coding threads' pool (no dependency of its own); wire
 # names only the ForEach type that transfer fills from it.
 #

@@ -8,8 +8,8 @@
 #include "p2p/p2p.h"
 #include "policy/gate.h"
 #include "services/datatype.h"
+#include "services/facts.h"
 #include "services/scratch.h"
-#include "transfer/facts.h"
 #include "transfer/transfer.h"
 
 namespace adacomp {
@@ -78,7 +78,8 @@ bool marker_fits(MPI_Datatype type) {
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
   const CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
-  const CallVerdict v = admit(facts);
+  const CallVerdict v = verdict(config(), facts);
+  note_verdict(v);
   if (!v.coded()) return false;
   const size_t bytes = facts.bytes;
   const ElemKind kind = facts.kind;

@@ -72,4 +72,11 @@ int arg_error(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int peer, Peer 
   return peer < 0 || peer >= size ? MPI_ERR_RANK : MPI_SUCCESS;
 }
 
+bool collective_args_ok(MPI_Comm comm, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                        bool reduction, TypeInfo* info) {
+  if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
+  *info = type_info(type);
+  return !reduction || (reducible(*info) && op_commutative(op) && op_defined_for(op, type));
+}
+
 }  // namespace adacomp

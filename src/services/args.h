@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "services/datatype.h"
+
 namespace adacomp {
 
 // What `peer` is: a destination (0..size-1, MPI_PROC_NULL), a source (also
@@ -20,6 +22,15 @@ enum class Peer { dest, source, none };
 // for a negative count, MPI_ERR_TYPE for MPI_DATATYPE_NULL or a derived
 // datatype MPI refuses (not committed), MPI_ERR_RANK, MPI_ERR_TAG.
 int arg_error(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int peer, Peer role, int tag);
+
+// The checks a compressed collective takes once its verdict lets it
+// through, in order: MPI's argument errors (an uncommitted derived
+// datatype), then for a reduction a predefined contiguous type and a
+// commutative op MPI defines on it. False declines the call (PMPI reports
+// what MPI rejects); *info is `type`'s (datatype.h type_info) once the first
+// check passed.
+bool collective_args_ok(MPI_Comm comm, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                        bool reduction, TypeInfo* info);
 
 // A private duplicate of MPI_COMM_SELF (errors return), made at MPI_Init:
 // the argument checks send to MPI_PROC_NULL on it, and the partial element

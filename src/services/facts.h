@@ -1,16 +1,16 @@
 // The one planning entry of coll and p2p: a call's facts, gathered once
-// (policy/gate.h CallFacts), and the verdict on them, its pass counted for
-// the report. The collectives' gates (coll/plan.cpp) and a point-to-point
-// sender (p2p/send.cpp) both start here; what follows, the collective
-// model's slot and a sender's estimate, is theirs. Inline: a call passed
-// through pays these checks on every call (bench/passthrough.sh).
+// (policy/gate.h CallFacts), on which policy/gate.h verdict() decides and
+// observe/stats.h note_verdict() counts a pass for the report. The
+// collectives' gates (coll/plan.cpp) and a point-to-point sender
+// (p2p/send.cpp) both start here; what follows, the collective model's slot
+// and a sender's estimate, is theirs. Inline: a call passed through pays
+// these checks on every call (bench/passthrough.sh).
 #pragma once
 
 #include <cstddef>
 
 #include <mpi.h>
 
-#include "observe/stats.h"
 #include "policy/gate.h"
 #include "services/datatype.h"
 #include "services/runtime.h"
@@ -47,23 +47,6 @@ inline CallFacts call_facts(MPI_Comm comm, size_t bytes, ElemKind kind, GateScop
                             Decider who) {
   if (!runtime_active() || comm == MPI_COMM_NULL) return {};
   return detail::active_facts(bytes, kind, scope, who);
-}
-
-// The verdict on `f` (policy/gate.h verdict) under the configuration; a
-// counted pass is noted for the report (observe/stats.h note_pass).
-inline CallVerdict admit(const CallFacts& f) {
-  const CallVerdict v = verdict(config(), f);
-  if (v.counted) note_pass(v.reason);
-  return v;
-}
-
-// Whether the model's arm for an admitted call (coll/plan.cpp decide,
-// p2p/send.cpp coding_arm) passes it through: arm 0, counted as the model's
-// choice.
-inline bool model_passes(int arm) {
-  if (arm != 0) return false;
-  note_pass(PassReason::model_no_gain);
-  return true;
 }
 
 }  // namespace adacomp
