@@ -3,11 +3,14 @@
 # nothing else: including a header from a layer above fails to compile, so
 # the build itself checks the layering (docs/architecture.md).
 #
-#   codec  <- wire <- policy <- runtime <- coll, p2p <- interpose
-#                       exec <--'
+#   codec <- wire <- policy <- services <- observe <- transfer <- coll, p2p <- interpose
+#                                                exec <--'
 #
-# exec is the coding threads' pool (no dependency of its own); wire names
-# only the ForEach type that runtime fills from it.
+# services: MPI services (process and communicator state, arguments and
+# datatypes, a call's facts, the link, requests and their completion);
+# observe: statistics and the report; transfer: coding and the coding
+# threads. exec is the coding threads' pool (no dependency of its own); wire
+# names only the ForEach type that transfer fills from it.
 #
 # The include root of layer X is build/layers/X, holding one link X -> src/X,
 # so sources keep naming headers "X/name.h".

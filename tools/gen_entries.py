@@ -6,7 +6,7 @@ of intercepted calls (its format is described at its top):
                              large-count twins MPI_<Name>_c
   OUT/entries_fortran.cpp    the Fortran entry points (mpif.h / `use mpi`, and
                              the `use mpi_f08` routines that do not reach the C ones)
-  OUT/calls/adacomp_calls.h  ADACOMP_CALL(Name) per C entry point (runtime/stats.h)
+  OUT/calls/adacomp_calls.h  ADACOMP_CALL(Name) per C entry point (observe/stats.h)
 
 A C entry point first advances the nonblocking collectives outstanding
 (coll/schedule.h), passes a call with a buffer in device memory to PMPI, times
@@ -69,9 +69,14 @@ class Call:
             raise SystemExit(f"{where}: '...' needs c_only (no Fortran form)")
         if "large" in self.flags and not self.twin:
             raise SystemExit(f"{where}: 'large' without a COUNT parameter")
-        if self.twin and "large" not in self.flags and any(p.poly and p.arr for p in self.params):
-            raise SystemExit(f"{where}: count arrays cannot be narrowed; give {self.name}_c "
-                             "its own implementation (flag 'large')")
+        if self.twin and "large" not in self.flags:
+            if any(p.poly and p.arr for p in self.params):
+                raise SystemExit(f"{where}: count arrays cannot be wrapped; give {self.name}_c "
+                                 "its own implementation (flag 'large')")
+            for i, p in enumerate(self.params):
+                if p.poly and (i + 1 == len(self.params) or self.params[i + 1].base != "MPI_Datatype"):
+                    raise SystemExit(f"{where}: COUNT {p.name} is not followed by its datatype, "
+                                     "which with_count needs (or flag 'large')")
 
     def has(self, flag):
         return flag in self.flags
@@ -236,6 +241,21 @@ def polled(call, args):
             f"      ? adacomp::polled::{call.name.lower()}({args})")
 
 
+def wrapped(call, impl):
+    """The classic implementation called from a _c twin with each COUNT
+    parameter and the datatype after it through entry::with_count."""
+    args = [p.name for p in call.params]
+    counts = [i for i, p in enumerate(call.params) if p.poly]
+    for i in counts:
+        args[i], args[i + 1] = f"{args[i]}_", f"{args[i + 1]}_"
+    expr = f"adacomp::{impl}({', '.join(args)})"
+    for i in reversed(counts):
+        count, type_ = call.params[i].name, call.params[i + 1].name
+        expr = (f"with_count({count}, {type_}, [&](int {count}_, MPI_Datatype {type_}_) {{\n"
+                f"        return {expr}; }})")
+    return expr
+
+
 def c_entry(call, name, large, by_name):
     args = ", ".join(p.name for p in call.params if not p.varargs)
     pmpi = f"PMPI_{name}({args})"
@@ -246,7 +266,7 @@ def c_entry(call, name, large, by_name):
     buffers = [p.name for p in call.params if p.base == "void"]
     if buffers and not call.has("own_handle"):
         out.append(f"  if ({' || '.join(f'adacomp::on_device({b})' for b in buffers)}) return {pmpi};")
-    # The caller's address: the call site of the report (runtime/sites.h).
+    # The caller's address: the call site of the report (observe/sites.h).
     out.append(f"  adacomp::CallClock clock(adacomp::call_{name}, __builtin_return_address(0));")
     # A persistent request's bytes count at each start, at its _init's site.
     if name == "Request_free":
@@ -254,16 +274,12 @@ def c_entry(call, name, large, by_name):
     probe = alias_probe(call, by_name, {p.name: p.name for p in call.params}, large)
     out += probe
     rc = "  const int rc = " + (f"alias_refused ? {pmpi}\n      : " if probe else "")
-    if large and not call.has("large"):  # narrowing twin
-        narrow = ", ".join(f"static_cast<int>({p.name})" if p.poly else p.name for p in call.params)
-        fits = " && ".join(f"fits_int({p.name})" for p in call.params if p.poly)
-        out += [f"{rc}{fits}",
-                f"      ? or_pmpi(adacomp::{impl}({narrow}), [&] {{ return {pmpi}; }})",
-                f"      : {pmpi};"]
+    if large and not call.has("large"):  # each scalar count through with_count
+        out.append(f"{rc}or_pmpi({wrapped(call, impl)}, [&] {{ return {pmpi}; }});")
     elif call.has("polled") and not large:
         out += [f"{rc}{polled(call, args)}",
                 f"      : or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});"]
-    else:  # a `large` twin: the implementation's overload (or template) for MPI_Count
+    else:  # a `large` twin: the implementation's template over MPI_Count
         out.append(f"{rc}or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
     made = ", request" if call.name.endswith("_init") else ""
     out.append(f"  clock.stop(rc, [&] {{ return {payload(call)}; }}{made});")
@@ -402,7 +418,8 @@ def main():
           guarded((mpi4, f"ADACOMP_CALL({name})") for _, name, _, mpi4 in forms))
     write(os.path.join(out, "entries_c.cpp"),
           [HEADER, '#include "interpose/entry.h"', "",
-           "using adacomp::entry::fits_int;", "using adacomp::entry::or_pmpi;",
+           "using adacomp::entry::or_pmpi;", "#if MPI_VERSION >= 4",
+           "using adacomp::entry::with_count;", "#endif",
            ""] +
           guarded((mpi4, c_entry(call, name, large, by_name) + "\n") for call, name, large, mpi4 in forms))
     write(os.path.join(out, "entries_fortran.cpp"),

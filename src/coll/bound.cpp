@@ -2,7 +2,7 @@
 
 #include "codec/quant_grid.h"
 #include "policy/budget.h"
-#include "runtime/runtime.h"
+#include "services/runtime.h"
 
 namespace adacomp {
 namespace {

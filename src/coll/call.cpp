@@ -2,7 +2,7 @@
 
 #include "coll/schedule.h"
 #include "policy/tier.h"
-#include "runtime/runtime.h"
+#include "services/runtime.h"
 
 namespace adacomp {
 

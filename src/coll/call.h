@@ -16,10 +16,10 @@
 
 #include "codec/codec.h"
 #include "coll/plan.h"
-#include "runtime/comm_state.h"
-#include "runtime/scratch.h"
-#include "runtime/stats.h"
-#include "runtime/transfer.h"
+#include "observe/stats.h"
+#include "services/comm_state.h"
+#include "services/scratch.h"
+#include "transfer/transfer.h"
 
 namespace adacomp {
 

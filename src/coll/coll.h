@@ -1,11 +1,11 @@
 // The intercepted collectives, with MPI's own parameters. Each takes a
-// compressed path or declines (kDeclined, runtime/call_result.h), and its
+// compressed path or declines (kDeclined, services/call_result.h), and its
 // entry point then calls PMPI with the same arguments.
 #pragma once
 
 #include <mpi.h>
 
-#include "runtime/call_result.h"
+#include "services/call_result.h"
 
 namespace adacomp {
 

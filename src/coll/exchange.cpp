@@ -3,8 +3,8 @@
 #include <climits>
 
 #include "policy/model.h"
-#include "runtime/runtime.h"
-#include "runtime/args.h"
+#include "services/args.h"
+#include "services/runtime.h"
 #include "wire/frame.h"
 
 namespace adacomp {

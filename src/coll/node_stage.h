@@ -16,7 +16,7 @@
 #include <mpi.h>
 
 #include "coll/schedule.h"
-#include "runtime/comm_state.h"
+#include "services/comm_state.h"
 
 namespace adacomp {
 

@@ -6,10 +6,10 @@
 
 #include "coll/schedule.h"
 #include "policy/gate.h"
-#include "runtime/args.h"
-#include "runtime/facts.h"
-#include "runtime/link_check.h"
-#include "runtime/runtime.h"
+#include "services/args.h"
+#include "services/facts.h"
+#include "services/link_check.h"
+#include "services/runtime.h"
 
 namespace adacomp {
 namespace {
@@ -111,17 +111,14 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
 
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
-  // The verdict first (runtime/facts.h): the common small message leaves
+  // The verdict first (services/facts.h): the common small message leaves
   // before any query but the size, and bad arguments go to PMPI, which
   // reports them.
   const CallFacts facts =
       call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
-  const CallVerdict v = admit(facts);
-  if (!v.coded()) return false;
-  // An uncommitted derived datatype (runtime/args.h).
-  if (arg_error(comm, count, type, MPI_PROC_NULL, Peer::none, 0)) return false;
-  plan->type = type_info(type);
-  if (reduction && (!reducible(plan->type) || !op_commutative(op) || !op_defined_for(op, type)))
+  const CallVerdict v = verdict(config(), facts);
+  note_verdict(v);
+  if (!v.coded() || !collective_args_ok(comm, count, type, op, reduction, &plan->type))
     return false;
   if (intercommunicator(comm)) return false;
   plan->bytes = facts.bytes;
@@ -176,7 +173,8 @@ bool exchange_may_code(MPI_Comm comm, size_t block_bytes, bool varied) {
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan) {
   if (!nonblocking) settle_collectives(comm);
-  const CallVerdict v = admit(exchange_facts(comm, block_bytes, varied));
+  const CallVerdict v = verdict(config(), exchange_facts(comm, block_bytes, varied));
+  note_verdict(v);
   if (!v.coded() || intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.gate.tier;
@@ -200,7 +198,7 @@ void record_time(CommState* state, int slot, double seconds) {
   PathChoice& model = state->model.at(slot);
   if (!model.record(seconds)) return;
   // One MAX agrees on the arms' times and, in-band, on the link figure
-  // (runtime/link_check.h): the same value on every rank of the communicator.
+  // (services/link_check.h): the same value on every rank of the communicator.
   constexpr int kArms = PathChoice::kMaxArms;
   double mine[kArms + 1], slowest[kArms + 1];
   std::copy(model.best(), model.best() + kArms, mine);

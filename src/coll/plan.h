@@ -12,11 +12,11 @@
 #include <mpi.h>
 
 #include "codec/codec.h"
-#include "runtime/datatype.h"
+#include "observe/stats.h"
 #include "policy/tier.h"
-#include "runtime/call_result.h"
-#include "runtime/comm_state.h"
-#include "runtime/stats.h"
+#include "services/call_result.h"
+#include "services/comm_state.h"
+#include "services/datatype.h"
 
 namespace adacomp {
 
@@ -103,7 +103,7 @@ bool codes_hop(const Plan& plan, int peer);
 void record_time(CommState* state, int slot, double seconds);
 
 // Declines the call: its entry point calls PMPI with the same arguments
-// (runtime/call_result.h). When the adaptive policy explores the raw path in
+// (services/call_result.h). When the adaptive policy explores the raw path in
 // plan's model slot, the result asks for that PMPI call to be timed for the
 // slot (run_declined).
 inline CallResult decline(const Plan& plan) {

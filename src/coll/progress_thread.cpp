@@ -29,7 +29,7 @@
 #include <thread>
 
 #include "coll/schedule.h"
-#include "runtime/runtime.h"
+#include "services/runtime.h"
 
 namespace adacomp {
 

@@ -32,8 +32,8 @@
 #include <cstring>
 
 #include "codec/quant_grid.h"
-#include "runtime/runtime.h"
-#include "runtime/scratch.h"
+#include "services/runtime.h"
+#include "services/scratch.h"
 #include "wire/code_payload.h"
 
 namespace adacomp {

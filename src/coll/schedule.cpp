@@ -1,6 +1,6 @@
 // The engine: the schedules outstanding, and their requests in the registry
-// (runtime/requests.h), which the Wait and Test families complete
-// (runtime/completion.cpp) and whose finish() is the schedule's.
+// (services/requests.h), which the Wait and Test families complete
+// (services/completion.cpp) and whose finish() is the schedule's.
 //
 // Why one engine lock rather than one per schedule: a schedule's step is
 // short (one chunk coded or decoded), and advancing from several threads at
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/requests.h"
+#include "services/requests.h"
 
 namespace adacomp {
 

@@ -10,15 +10,15 @@
 // wait"); the nonblocking and persistent calls hand it to this engine, which
 // advances it without blocking (advance(false)). The application holds a
 // generalized request (PMPI_Grequest_start) for it, registered in the
-// library's registry of requests (runtime/requests.h); the engine completes
+// library's registry of requests (services/requests.h); the engine completes
 // that request (PMPI_Grequest_complete) when the schedule is done, so PMPI's
 // own Wait/Test over mixed arrays sees it.
 //
 // Progress is driven from the application's own MPI calls:
 //  - on entry to every intercepted MPI call (one relaxed atomic load when
 //    nothing is outstanding);
-//  - in the Wait/Test family (runtime/completion.cpp, through the
-//    registry's Progress, runtime/requests.h) and the intercepted blocking
+//  - in the Wait/Test family (services/completion.cpp, through the
+//    registry's Progress, services/requests.h) and the intercepted blocking
 //    point-to-point calls, which poll while anything is outstanding
 //    (interpose/completion.cpp, namespace polled);
 //  - inside the library's blocking compressed collectives while they wait;
@@ -34,9 +34,9 @@
 
 #include <mpi.h>
 
-#include "runtime/call_result.h"
-#include "runtime/comm_state.h"
-#include "runtime/op_stats.h"
+#include "observe/op_stats.h"
+#include "services/call_result.h"
+#include "services/comm_state.h"
 
 namespace adacomp {
 

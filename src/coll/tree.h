@@ -8,7 +8,7 @@
 
 #include "coll/call.h"
 #include "coll/plan.h"
-#include "runtime/comm_state.h"
+#include "services/comm_state.h"
 #include "wire/frame.h"
 
 namespace adacomp {

@@ -1,10 +1,10 @@
 // The threads that code and decode the segments of one frame
 // (wire/segments.h): a persistent pool, started on first use with as many
 // workers as asked for and stopped on request. A layer of its own (exec),
-// below runtime: wire knows only its ForEach type, which runtime/threads.h
+// below transfer: wire knows only its ForEach type, which transfer/threads.h
 // fills from here. Its threads are named adacomp-code (top -H; the tests
 // look for them). The library sizes it from ADACOMP_THREADS
-// (runtime/threads.h), adacomp-codecs from --threads.
+// (transfer/threads.h), adacomp-codecs from --threads.
 #pragma once
 
 #include <cstddef>

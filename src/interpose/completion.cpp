@@ -1,7 +1,7 @@
 // The intercepted completion calls over the point-to-point layer's requests,
 // the nonblocking collectives' and MPI's own, and the polled blocking calls
 // (interpose/completion.h). The Wait and Test families are one loop over the
-// registry of requests (runtime/completion.h); Start, Request_free and
+// registry of requests (services/completion.h); Start, Request_free and
 // Request_get_status ask each owner in turn, the engine (coll/schedule.h)
 // and the point-to-point layer (p2p/p2p.h).
 #include "interpose/completion.h"
@@ -11,7 +11,7 @@
 #include "coll/schedule.h"
 #include "interpose/entry.h"
 #include "p2p/p2p.h"
-#include "runtime/completion.h"
+#include "services/completion.h"
 
 namespace adacomp {
 

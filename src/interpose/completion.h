@@ -6,11 +6,11 @@
 
 #include <mpi.h>
 
-#include "runtime/call_result.h"
+#include "services/call_result.h"
 
 namespace adacomp {
 
-// The Wait and Test families run runtime/completion.h's loop over every
+// The Wait and Test families run services/completion.h's loop over every
 // request (its decline: PMPI); Start, Request_free and Request_get_status
 // ask the engine, then the point-to-point layer.
 CallResult wait(MPI_Request* req, MPI_Status* status);

@@ -1,7 +1,7 @@
 // What the generated entry points (tools/gen_entries.py, from
 // src/interpose/mpi_calls.txt) share: the implementations they call, the
 // engine of the nonblocking collectives they advance, the pass-through when
-// one declines, the narrowing large-count twins, and a
+// one declines, the large-count strategy of scalar counts, and a
 // call's bytes for the report.
 #pragma once
 
@@ -14,13 +14,13 @@
 #include "coll/schedule.h"
 #include "interpose/completion.h"
 #include "interpose/lifecycle.h"
+#include "observe/sites.h"
+#include "observe/stats.h"
 #include "p2p/p2p.h"
-#include "runtime/args.h"
-#include "runtime/call_result.h"
-#include "runtime/datatype.h"
-#include "runtime/device.h"
-#include "runtime/sites.h"
-#include "runtime/stats.h"
+#include "services/args.h"
+#include "services/call_result.h"
+#include "services/datatype.h"
+#include "services/device.h"
 
 #define ADACOMP_EXPORT __attribute__((visibility("default")))
 
@@ -39,13 +39,31 @@ int or_pmpi(const CallResult& result, Pmpi&& pmpi) {
   return result ? *result : run_declined(result, pmpi);
 }
 
-// A narrowing _c twin gives a count that fits an int to the classic
-// implementation and a larger one to PMPI_<Name>_c. Every rank must decide
-// alike: the reductions' counts are identical on every rank, and a Bcast
-// count over INT_MAX means a payload over kMaxFramePayload on every rank (the
-// byte count is common to all, and zero-byte calls pass through), which the
-// classic Bcast passes through too.
-inline bool fits_int(long long n) { return n >= 0 && n <= INT_MAX; }
+// The MPI-4 large-count strategy for a scalar count: the _c twin of a line
+// without the flag `large` (src/interpose/mpi_calls.txt) runs the classic
+// implementation through this. A count that fits an int goes as it is (a
+// negative one as -1: MPI's error either way); a larger one as one element
+// of a contiguous datatype of `count` elements, so the library still sees
+// the call: a large receive must stay the library's, or a marker would land
+// as data. Every rank of a collective decides alike, as its byte count is
+// the same either way, and a collective over INT_MAX bytes passes through
+// (kMaxFramePayload). A declined call is declined whole: the entry calls
+// PMPI_<Name>_c with the caller's own arguments. Count arrays, and counts
+// some ranks do not read, are the implementations' own (flag `large`).
+#if MPI_VERSION >= 4
+template <class F>
+auto with_count(MPI_Count count, MPI_Datatype type, F f) -> decltype(f(0, type)) {
+  if (count <= INT_MAX) return f(count < 0 ? -1 : static_cast<int>(count), type);
+  // No datatype to make one of: the implementation's argument check reports it.
+  if (type == MPI_DATATYPE_NULL) return f(1, type);
+  MPI_Datatype whole;
+  PMPI_Type_contiguous_c(count, type, &whole);
+  PMPI_Type_commit(&whole);
+  auto result = f(1, whole);
+  PMPI_Type_free(&whole);
+  return result;
+}
+#endif
 
 // A call's bytes in the report (docs/report.md, "Bytes of a call"): what
 // this rank's arguments give plain MPI to move, -1 for none. Asked after the

@@ -3,9 +3,11 @@
 #include <mpi.h>
 
 #include "coll/schedule.h"
+#include "interpose/start.h"
+#include "observe/op_stats.h"
 #include "p2p/p2p.h"
-#include "runtime/runtime.h"
-#include "runtime/threads.h"
+#include "services/runtime.h"
+#include "transfer/threads.h"
 
 namespace adacomp {
 
@@ -38,8 +40,11 @@ int finalize() {
   return PMPI_Finalize();
 }
 
+// Level 0 switches coding off, any other level on again; the statistics of
+// each level are kept apart (observe/op_stats.h regions).
 CallResult pcontrol(int level) {
-  set_coding_level(level);
+  set_coding_on(level != 0);
+  set_stats_region(level != 0 ? 1 : 0);
   return kDeclined;
 }
 

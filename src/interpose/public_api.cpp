@@ -4,11 +4,11 @@
 #include <cstring>
 
 #include "coll/schedule.h"
+#include "observe/stats.h"
 #include "p2p/interstep.h"
 #include "policy/tier.h"
-#include "runtime/link_check.h"
-#include "runtime/runtime.h"
-#include "runtime/stats.h"
+#include "services/link_check.h"
+#include "services/runtime.h"
 
 #define ADACOMP_EXPORT extern "C" __attribute__((visibility("default")))
 

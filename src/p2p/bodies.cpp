@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "p2p/internal.h"
-#include "runtime/link_check.h"
-#include "runtime/locality.h"
+#include "services/link_check.h"
+#include "services/locality.h"
 
 namespace adacomp {
 namespace {
@@ -22,7 +22,7 @@ MPI_Comm g_world = MPI_COMM_NULL;
 std::unique_ptr<std::atomic<uint32_t>[]> g_next;
 int g_tag_span = 32767;
 // Each world rank's node, and this rank's: bodies from another node tell
-// the link check what the link achieves (runtime/link_check.h).
+// the link check what the link achieves (services/link_check.h).
 std::vector<int> g_node_of;
 int g_my_node = 0;
 

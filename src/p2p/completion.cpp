@@ -2,12 +2,12 @@
 // (markers' bodies received and decoded), Start, Request_free and
 // Request_get_status (namespace p2p; the intercepted calls are
 // interpose/completion.cpp's, the Wait and Test families
-// runtime/completion.cpp's). A call over none of the library's requests is
+// services/completion.cpp's). A call over none of the library's requests is
 // declined.
 
+#include "observe/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "runtime/stats.h"
 
 namespace adacomp {
 

@@ -6,12 +6,12 @@
 #include <climits>
 #include <cstring>
 
+#include "observe/stats.h"
 #include "p2p/internal.h"
-#include "runtime/datatype.h"
-#include "runtime/scratch.h"
-#include "runtime/stats.h"
-#include "runtime/threads.h"
-#include "runtime/transfer.h"
+#include "services/datatype.h"
+#include "services/scratch.h"
+#include "transfer/threads.h"
+#include "transfer/transfer.h"
 
 namespace adacomp {
 namespace {

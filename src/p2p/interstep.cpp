@@ -5,7 +5,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "runtime/scratch.h"
+#include "services/scratch.h"
 
 namespace adacomp {
 namespace {

@@ -1,13 +1,13 @@
 // Point-to-point compression. See docs/p2p.md for the wire convention.
 // Each implementation of an intercepted call returns a return code, or
 // kDeclined before touching any buffer: its entry point then calls PMPI with
-// the same arguments (runtime/call_result.h). MPI_Mrecv and MPI_Imrecv never
+// the same arguments (services/call_result.h). MPI_Mrecv and MPI_Imrecv never
 // decline (a message handle may be the library's).
 #pragma once
 
 #include <mpi.h>
 
-#include "runtime/call_result.h"
+#include "services/call_result.h"
 
 namespace adacomp {
 
@@ -65,7 +65,7 @@ MPI_Message message_f2c(MPI_Fint msg);
 // Over the library's point-to-point requests; any other request is
 // declined. The intercepted calls (interpose/completion.cpp) combine these
 // with the nonblocking collectives' requests; the Wait and Test families are
-// runtime/completion.h's, over every library request.
+// services/completion.h's, over every library request.
 namespace p2p {
 CallResult start(MPI_Request* req);
 CallResult request_free(MPI_Request* req);
@@ -97,59 +97,14 @@ CallResult dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sou
 CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm);
 
 #if MPI_VERSION >= 4
-// MPI-4 variants (src/interpose/mpi_calls.txt): the large-count forms are
-// overloads over MPI_Count (p2p/large_count.cpp).
-CallResult send(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm);
-CallResult ssend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm);
-CallResult rsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm);
-CallResult bsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm);
-CallResult isend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request* request);
-CallResult issend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* request);
-CallResult irsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* request);
-CallResult ibsend(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* request);
-CallResult send_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request* request);
-CallResult ssend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Request* request);
-CallResult rsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Request* request);
-CallResult bsend_init(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Request* request);
-CallResult recv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                MPI_Comm comm, MPI_Status* status);
-CallResult irecv(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                 MPI_Comm comm, MPI_Request* request);
-CallResult recv_init(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                     MPI_Comm comm, MPI_Request* request);
-CallResult mrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
-                 MPI_Status* status);
-CallResult imrecv(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
-                  MPI_Request* request);
-CallResult sendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                    int source, int recvtag, MPI_Comm comm, MPI_Status* status);
-CallResult sendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status* status);
+// MPI-4 Isendrecv(_replace) (p2p/isendrecv.cpp). The large-count (_c)
+// forms of these calls are the generated entries' (interpose/entry.h
+// with_count).
 CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                      int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                      int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
-                     int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                     int source, int recvtag, MPI_Comm comm, MPI_Request* request);
 CallResult isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                              int source, int recvtag, MPI_Comm comm, MPI_Request* request);
-CallResult isendrecv_replace(void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                             int sendtag, int source, int recvtag, MPI_Comm comm,
-                             MPI_Request* request);
 #endif
 
 }  // namespace adacomp

@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "observe/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "runtime/stats.h"
 
 namespace adacomp {
 namespace {

@@ -3,10 +3,10 @@
 // what they receive is finished at completion (frames.cpp). Sendrecv.
 #include <cstring>
 
+#include "observe/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "runtime/datatype.h"
-#include "runtime/stats.h"
+#include "services/datatype.h"
 
 namespace adacomp {
 

@@ -1,4 +1,4 @@
-// Point-to-point's requests around the registry (runtime/requests.h): the
+// Point-to-point's requests around the registry (services/requests.h): the
 // orphans and the receives driven in channel order; the buffered sends in
 // flight, and small stages every part of point-to-point shares.
 #include <cstring>

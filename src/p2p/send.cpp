@@ -3,14 +3,14 @@
 // frame follows as its body (internal.h).
 #include <cstring>
 
+#include "observe/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
 #include "policy/gate.h"
-#include "runtime/datatype.h"
-#include "runtime/facts.h"
-#include "runtime/scratch.h"
-#include "runtime/stats.h"
-#include "runtime/transfer.h"
+#include "services/datatype.h"
+#include "services/facts.h"
+#include "services/scratch.h"
+#include "transfer/transfer.h"
 
 namespace adacomp {
 namespace {
@@ -78,7 +78,8 @@ bool marker_fits(MPI_Datatype type) {
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
   const CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
-  const CallVerdict v = admit(facts);
+  const CallVerdict v = verdict(config(), facts);
+  note_verdict(v);
   if (!v.coded()) return false;
   const size_t bytes = facts.bytes;
   const ElemKind kind = facts.kind;

@@ -89,7 +89,7 @@ struct Config {
   // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
   bool reduce_on_codes = true;
   int zstd_level = 1;
-  // Threads that code one large message (runtime/threads.h): 1 takes no
+  // Threads that code one large message (transfer/threads.h): 1 takes no
   // core the rank was not given. Only a sender's count shapes the frames, so
   // ranks may differ.
   int threads = 1;
@@ -128,7 +128,7 @@ struct Config {
   // Test-only: the leader of node probe_outlier_node (-1: none) multiplies
   // the bandwidth its link probe measured by probe_outlier_factor, to show
   // that one rank's outlier does not decide the agreed figure
-  // (runtime/link_probe.h). Agreed like every other setting.
+  // (services/link_probe.h). Agreed like every other setting.
   int probe_outlier_node = -1;
   double probe_outlier_factor = 1;
 

@@ -1,5 +1,5 @@
 // The compress-or-not verdict of every path, in one place and MPI-free: one
-// call's facts (CallFacts, gathered once per call by runtime/facts.h) in,
+// call's facts (CallFacts, gathered once per call by services/facts.h) in,
 // the tier, whether the adaptive model decides, and why a call passes
 // through out (verdict). Its inputs (sizes, element kind, configuration,
 // override, the job's layout) are known alike on every rank of a collective
@@ -44,7 +44,7 @@ constexpr size_t kMinCodedPayload = 1024;
 static_assert(kMinCodedPayload > kMarkerBytes, "coded messages must exceed the marker");
 
 // Everything the verdict on one call reads, gathered once per call
-// (runtime/facts.h call_facts). Cheap to gather: no query but the size.
+// (services/facts.h call_facts). Cheap to gather: no query but the size.
 struct CallFacts {
   // The library runs, on a communicator, for a call with data: else the
   // call passes through uncounted (bad counts and types are MPI's to report).
@@ -59,7 +59,7 @@ struct CallFacts {
 };
 
 // Why calls passed through uncoded: the report's verdict names the most
-// frequent when nothing was coded (runtime/stats.h note_pass).
+// frequent when nothing was coded (observe/stats.h note_pass).
 enum class PassReason : unsigned char {
   below_threshold,  // smaller than the tier thresholds
   model_no_gain,    // the runtime model chose the plain path

@@ -75,7 +75,7 @@ class RuntimeModel {
  public:
   static constexpr int kMaxOps = 16;
   // The slot of op's calls of `bytes` (op * kSizeClasses + size class), as
-  // an index that fits a CallResult (runtime/call_result.h), and the slot itself.
+  // an index that fits a CallResult (services/call_result.h), and the slot itself.
   int slot(int op, size_t bytes);
   PathChoice& at(int slot) { return slots_[static_cast<size_t>(slot)]; }
 
