@@ -179,9 +179,7 @@ CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dat
                           MPI_Op op, MPI_Comm comm, Launch how) {
   stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!(how.blocking()
-            ? plan_reduction(OpKind::allreduce, comm, count, type, op, &plan)
-            : plan_nonblocking(OpKind::allreduce, comm, count, type, op, how.persistent, &plan)))
+  if (!plan_call(OpKind::allreduce, comm, count, type, op, how.form(), &plan))
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
   return launch(*plan.state, comm, how, kTagRing, [=](int tag) {

@@ -176,9 +176,7 @@ CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_
                       Launch how) {
   stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!(how.blocking() ? plan_movement(OpKind::bcast, comm, count, type, &plan)
-                       : plan_nonblocking(OpKind::bcast, comm, count, type, MPI_OP_NULL,
-                                          how.persistent, &plan)))
+  if (!plan_call(OpKind::bcast, comm, count, type, MPI_OP_NULL, how.form(), &plan))
     return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root

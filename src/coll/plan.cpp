@@ -63,7 +63,7 @@ enum class Arms {
 };
 
 // The policy's verdict once the tier is known: state, layout, model slot,
-// codec. `nonblocking`: see plan_nonblocking.
+// codec. `nonblocking`: see plan_call.
 bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Arms arms,
             Plan* plan) {
   const Config& cfg = config();
@@ -131,28 +131,23 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
 
 }  // namespace
 
-bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                    Plan* plan) {
-  settle_collectives(comm);
-  return plan_common(operation, comm, count, type, op, true, false, plan);
-}
-
-bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan) {
-  settle_collectives(comm);
-  return plan_common(operation, comm, count, type, MPI_OP_NULL, false, false, plan);
-}
-
-bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                      bool persistent, Plan* plan) {
+bool plan_call(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+               CallForm form, Plan* plan) {
+  const bool reduction = op != MPI_OP_NULL;
+  if (form == CallForm::blocking) {
+    settle_collectives(comm);
+    return plan_common(operation, comm, count, type, op, reduction, false, plan);
+  }
   if (!config().nonblocking) {
     note_pass(PassReason::nonblocking_off);
     return false;
   }
-  if (!plan_common(operation, comm, count, type, op, op != MPI_OP_NULL, true, plan)) return false;
+  if (!plan_common(operation, comm, count, type, op, reduction, true, plan)) return false;
   // Node stages start in ticket order, and a persistent call would take its
   // tickets at MPI_Start, which ranks may call in different orders (MPI 4.0
   // section 6.13): its node-local PMPI collectives would not match.
-  return !(persistent && plan->layout != Layout::flat && staged_call(operation));
+  return !(form == CallForm::persistent && plan->layout != Layout::flat &&
+           staged_call(operation));
 }
 
 namespace {

@@ -44,23 +44,15 @@ struct Plan {
 // size is known, so a small message leaves at once; bad arguments are
 // declined too, and PMPI reports them with MPI's own error class.
 
-// The blocking gates first complete the nonblocking collectives outstanding
-// on `comm` (settle_collectives, coll/schedule.h).
-
-// A reduction: commutative op, contiguous predefined type, intracommunicator.
-bool plan_reduction(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                    Plan* plan);
-
-// A data-movement collective (Bcast, ...). Any datatype qualifies (bytes are
-// bytes); non-contiguous ones are packed first. Only the sender's datatype
-// decides the codec, which travels in the frames; the path itself depends on
-// sizes only.
-bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, Plan* plan);
-
-// The gate of the nonblocking forms (MPI_Iallreduce, MPI_Ibcast, ...): the
-// same decision as plan_reduction (op given) or plan_movement (op
-// MPI_OP_NULL), restricted to what can be decided without blocking, which
-// every rank still decides alike. False, and the call passes through, when
+// The gate of the reductions (op given: commutative, contiguous predefined
+// type, intracommunicator) and of Bcast (op MPI_OP_NULL: any datatype, since
+// bytes are bytes; non-contiguous ones are packed first, only the sender's
+// datatype decides the codec, which travels in the frames, and the path
+// depends on sizes only), in every form. The blocking form first completes
+// the nonblocking collectives outstanding on `comm` (settle_collectives,
+// coll/schedule.h). The nonblocking and persistent forms decide the same,
+// restricted to what can be decided without blocking, which every rank
+// still decides alike. They decline when
 //  - ADACOMP_NONBLOCKING is off (the default; docs/nonblocking.md);
 //  - the adaptive policy decides (its agreement is a blocking collective):
 //    nonblocking calls are compressed only in the forced modes;
@@ -70,14 +62,14 @@ bool plan_movement(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type
 //  - the call would be node-aware and the node groups are not made yet
 //    (making them is a blocking collective): the first node-aware reduction
 //    or Bcast on a communicator is a blocking one;
-//  - the call is persistent (`persistent`) and would be node-aware.
-bool plan_nonblocking(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-                      bool persistent, Plan* plan);
+//  - the call is persistent and would be node-aware.
+bool plan_call(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
+               CallForm form, Plan* plan);
 
 // The pairwise data-movement collectives: `block_bytes` is a size every rank
 // knows alike, the block of the regular calls; the v calls (`varied`) have
 // none and share one model slot per operation. `nonblocking`: their
-// nonblocking and persistent forms, restricted as plan_nonblocking is
+// nonblocking and persistent forms, restricted as plan_call's are
 // (ADACOMP_NONBLOCKING itself is checked first, coll/exchange.h).
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan);

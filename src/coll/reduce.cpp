@@ -155,10 +155,7 @@ CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
                        int root, MPI_Comm comm, Launch how) {
   stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
   Plan plan;
-  if (!(how.blocking()
-            ? plan_reduction(OpKind::reduce, comm, count, type, op, &plan)
-            : plan_nonblocking(OpKind::reduce, comm, count, type, op, how.persistent, &plan)))
-    return decline(plan);
+  if (!plan_call(OpKind::reduce, comm, count, type, op, how.form(), &plan)) return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root
   return launch(*plan.state, comm, how, kTagTree, [=](int tag) {

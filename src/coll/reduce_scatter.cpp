@@ -191,9 +191,7 @@ CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recv
     if (total > INT_MAX) return kDeclined;  // PMPI takes it whole
   }
   const int count = static_cast<int>(total);
-  if (!(how.blocking() ? plan_reduction(operation, comm, count, type, op, &plan)
-                       : plan_nonblocking(operation, comm, count, type, op, how.persistent, &plan)))
-    return decline(plan);
+  if (!plan_call(operation, comm, count, type, op, how.form(), &plan)) return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
   return launch(*plan.state, comm, how, kTagRing, [=](int tag) {
     return std::make_unique<ReduceScatterSchedule>(comm, plan, operation, how.form(), tag, sendbuf,

@@ -128,7 +128,7 @@ inline adacomp_op_stats op_stats(const char* op) {
 // True when rc is an error code whose text names AdaComp.
 // Whether a node of ADACOMP_NODE_MAP holds two ranks of `comm` (collective):
 // the library's reductions and Bcast on it are node-aware, and their
-// persistent forms pass through (coll/plan.h, plan_nonblocking).
+// persistent forms pass through (coll/plan.h, plan_call).
 inline bool node_aware(MPI_Comm comm) {
   const char* map = std::getenv("ADACOMP_NODE_MAP");
   if (!map) return false;

@@ -34,7 +34,7 @@ namespace {
 
 void run(MPI_Comm comm, const char* name) {
   // The communicator's first compressed collective is a blocking one: it
-  // creates the library's state (plan_nonblocking in src/coll/plan.h).
+  // creates the library's state (plan_call in src/coll/plan.h).
   int one = 1, total = 0;
   MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
   allreduce_cases(comm, name);

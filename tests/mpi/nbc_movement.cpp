@@ -235,7 +235,7 @@ void run(MPI_Comm comm, const char* name, bool quick) {
   MPI_Comm_rank(comm, &c.rank);
   MPI_Comm_size(comm, &c.size);
   // The communicator's first compressed collective is a blocking one: it
-  // creates the library's state (plan_nonblocking in src/coll/plan.h).
+  // creates the library's state (plan_call in src/coll/plan.h).
   int one = 1, total = 0;
   MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, comm);
   const std::vector<int> sizes =
