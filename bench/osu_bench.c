@@ -23,9 +23,17 @@
  * MB/s (1e6 bytes/s, bibw both directions), mbw_mr and wildcard in
  * messages/s over all ranks. Iteration counts adapt so that a sample takes
  * about --sample-time seconds.
+ *
+ * --settle: before any test, each pair trades a few untimed 64 KB round
+ * trips. A TCP connection that has carried messages of some KB is slower
+ * for 2-16 KB messages from then on (the kernel's, plain MPI's too:
+ * docs/benchmarks.md, "A connection's first messages"); the ascending sizes
+ * of the latency test would otherwise time plain MPI's 2-16 KB on a fresh
+ * connection, and the library's, whose link probe at MPI_Init already
+ * moved it, on a settled one.
  * usage: adacomp-osu [--tests LIST] [--min BYTES] [--max BYTES] [--sizes LIST]
  *        [--samples N] [--sample-time S] [--window N] [--window-bytes BYTES]
- *        [--yield] [--self-check-fail]  (sizes take K and M suffixes) */
+ *        [--yield] [--settle] [--self-check-fail]  (sizes take K and M suffixes) */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, sched_yield */
 #include <mpi.h>
 #include <sched.h>
@@ -47,8 +55,9 @@ static struct {
   int window;
   size_t window_bytes;
   int yield;   /* poll with sched_yield: more busy ranks than cores */
+  int settle;  /* --settle: untimed 64 KB round trips first */
   int corrupt; /* --self-check-fail: spoil one checked message */
-} opt = {"latency,bw,bibw,mbw_mr,wildcard", {0}, 0, 5, 0.02, 64, 16u << 20, 0, 0};
+} opt = {"latency,bw,bibw,mbw_mr,wildcard", {0}, 0, 5, 0.02, 64, 16u << 20, 0, 0, 0};
 
 /* One (test, size) being run: the kernels read it, the driver sets it. */
 typedef struct {
@@ -359,6 +368,10 @@ static void parse(int argc, char** argv) {
       opt.yield = 1;
       continue;
     }
+    if (!strcmp(a, "--settle")) {
+      opt.settle = 1;
+      continue;
+    }
     if (!strcmp(a, "--self-check-fail")) {
       opt.corrupt = 1;
       continue;
@@ -407,8 +420,26 @@ usage:
       stderr,
       "usage: adacomp-osu [--tests latency,bw,bibw,mbw_mr,wildcard] [--min BYTES] [--max BYTES]\n"
       "       [--sizes EXTRA,...] [--samples N] [--sample-time S] [--window N]\n"
-      "       [--window-bytes BYTES] [--yield] [--self-check-fail]\n");
+      "       [--window-bytes BYTES] [--yield] [--settle] [--self-check-fail]\n");
   exit(2);
+}
+
+/* --settle: a few 64 KB round trips within each pair, untimed. */
+static void settle(const Run* r) {
+  enum { kBytes = 64 << 10, kRounds = 4 };
+  unsigned char* buf = calloc(1, kBytes);
+  const int peer = r->rank < r->half ? r->rank + r->half : r->rank - r->half;
+  for (int i = 0; i < kRounds; ++i) {
+    if (r->rank < r->half) {
+      MPI_Send(buf, kBytes, MPI_BYTE, peer, kTagData, MPI_COMM_WORLD);
+      MPI_Recv(buf, kBytes, MPI_BYTE, peer, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, kBytes, MPI_BYTE, peer, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, kBytes, MPI_BYTE, peer, kTagData, MPI_COMM_WORLD);
+    }
+  }
+  free(buf);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static int selected(const char* name) {
@@ -442,9 +473,11 @@ int main(int argc, char** argv) {
                                                        : " (same host: pairs do not cross nodes)");
     printf("# window %d (at most %zu bytes), %d samples of ~%g s, median; poll%s\n", opt.window,
            opt.window_bytes, opt.samples, opt.sample_time, opt.yield ? " with sched_yield" : "");
+    if (opt.settle) printf("# settled: 4 untimed 64 KB round trips per pair first\n");
     printf("# test\tbytes\tvalue\tunit\titerations\twindow\n");
     free(hosts);
   }
+  if (opt.settle) settle(&r);
   for (size_t t = 0; t < sizeof kTests / sizeof *kTests; ++t) {
     if (!selected(kTests[t].name)) continue;
     for (int s = 0; s < opt.n_sizes; ++s) {
