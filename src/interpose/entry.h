@@ -7,8 +7,6 @@
 
 #include <mpi.h>
 
-#include <climits>
-
 #include "coll/coll.h"
 #include "coll/plan.h"
 #include "coll/schedule.h"
@@ -21,6 +19,7 @@
 #include "services/call_result.h"
 #include "services/datatype.h"
 #include "services/device.h"
+#include "services/large_count.h"
 
 #define ADACOMP_EXPORT __attribute__((visibility("default")))
 
@@ -39,30 +38,18 @@ int or_pmpi(const CallResult& result, Pmpi&& pmpi) {
   return result ? *result : run_declined(result, pmpi);
 }
 
-// The MPI-4 large-count strategy for a scalar count: the _c twin of a line
-// without the flag `large` (src/interpose/mpi_calls.txt) runs the classic
-// implementation through this. A count that fits an int goes as it is (a
-// negative one as -1: MPI's error either way); a larger one as one element
-// of a contiguous datatype of `count` elements, so the library still sees
-// the call: a large receive must stay the library's, or a marker would land
-// as data. Every rank of a collective decides alike, as its byte count is
-// the same either way, and a collective over INT_MAX bytes passes through
-// (kMaxFramePayload). A declined call is declined whole: the entry calls
-// PMPI_<Name>_c with the caller's own arguments. Count arrays, and counts
-// some ranks do not read, are the implementations' own (flag `large`).
+// The MPI-4 large-count strategy for a scalar count
+// (services/large_count.h): the _c twin of a line without the flag `large`
+// (src/interpose/mpi_calls.txt) runs the classic implementation through
+// with_count, so the library still sees the call: a large receive must stay
+// the library's, or a marker would land as data. Every rank of a collective
+// decides alike, as its byte count is the same either way, and a collective
+// over INT_MAX bytes passes through (kMaxFramePayload). A declined call is
+// declined whole: the entry calls PMPI_<Name>_c with the caller's own
+// arguments. Count arrays, and counts some ranks do not read, are the
+// implementations' own (flag `large`).
 #if MPI_VERSION >= 4
-template <class F>
-auto with_count(MPI_Count count, MPI_Datatype type, F f) -> decltype(f(0, type)) {
-  if (count <= INT_MAX) return f(count < 0 ? -1 : static_cast<int>(count), type);
-  // No datatype to make one of: the implementation's argument check reports it.
-  if (type == MPI_DATATYPE_NULL) return f(1, type);
-  MPI_Datatype whole;
-  PMPI_Type_contiguous_c(count, type, &whole);
-  PMPI_Type_commit(&whole);
-  auto result = f(1, whole);
-  PMPI_Type_free(&whole);
-  return result;
-}
+using adacomp::with_count;
 #endif
 
 // A call's bytes in the report (docs/report.md, "Bytes of a call"): what

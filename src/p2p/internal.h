@@ -351,5 +351,20 @@ int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request* send_req, MPI_Request* recv_req, const char* op);
+// What Sendrecv_replace and Isendrecv_replace send: a copy of (buf, count,
+// type) taken before the receive overwrites it, described as (buf, count,
+// type) again. Contiguous data keeps its datatype (and so its float codec);
+// other data is packed, and then `count` bytes may exceed an int (sent
+// through with_count, services/large_count.h).
+struct SendCopy {
+  std::vector<uint8_t> data;
+  const void* buf = nullptr;
+  MPI_Count count = 0;
+  MPI_Datatype type = MPI_BYTE;
+};
+// MPI_SUCCESS, or an error already through comm's handler: the pack's, or
+// MPI_ERR_COUNT for packed data over INT_MAX bytes under MPI-3, whose
+// MPI_Pack counts bytes in an int.
+int copy_to_send(void* buf, int count, MPI_Datatype type, MPI_Comm comm, SendCopy* out);
 
 }  // namespace adacomp

@@ -1,6 +1,7 @@
 // MPI-4 Isendrecv and Isendrecv_replace.
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
+#include "services/large_count.h"
 
 #if MPI_VERSION >= 4
 namespace adacomp {
@@ -45,21 +46,24 @@ CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 CallResult isendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                              int source, int recvtag, MPI_Comm comm, MPI_Request* req) {
   if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag)) return kDeclined;
-  // The data sent is packed first and kept with the request.
-  const size_t bytes = data_size(count, type);
-  std::vector<uint8_t> copy(bytes);
-  int pos = 0;
-  if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);
-  const int n = static_cast<int>(bytes);
-  int rc = or_pmpi_untimed(isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf, count, type,
-                                     source, recvtag, comm, req),
-                           [&] {
-                             return PMPI_Isendrecv(copy.data(), n, MPI_BYTE, dest, sendtag, buf,
-                                                   count, type, source, recvtag, comm, req);
-                           });
+  // The data sent is copied first and kept with the request. Not declined
+  // for a copy over INT_MAX bytes: the receive must stay the library's.
+  // with_count frees the copy's wrapping datatype when Isendrecv returns:
+  // the send half is posted by then, and the library keeps no datatype of
+  // a send that is not persistent.
+  SendCopy c;
+  int rc = copy_to_send(buf, count, type, comm, &c);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = with_count(c.count, c.type, [&](int n, MPI_Datatype t) {
+    return or_pmpi_untimed(
+        isendrecv(c.buf, n, t, dest, sendtag, buf, count, type, source, recvtag, comm, req), [&] {
+          return PMPI_Isendrecv(c.buf, n, t, dest, sendtag, buf, count, type, source, recvtag,
+                                comm, req);
+        });
+  });
   if (rc != MPI_SUCCESS) return rc;
   Pending* p = find_request_as<Pending>(*req);
-  if (p) p->keep = std::move(copy);  // vector moves keep the data's address
+  if (p) p->keep = std::move(c.data);  // vector moves keep the data's address
   return MPI_SUCCESS;
 }
 

@@ -1,12 +1,14 @@
 // Receiving: blocking, nonblocking and persistent receives, posted as the
 // application posted them (one receive, MPI's own matching); a marker among
 // what they receive is finished at completion (frames.cpp). Sendrecv.
+#include <climits>
 #include <cstring>
 
 #include "observe/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
 #include "services/datatype.h"
+#include "services/large_count.h"
 
 namespace adacomp {
 
@@ -116,31 +118,51 @@ CallResult sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, i
   return rc_send != MPI_SUCCESS ? rc_send : rc;
 }
 
+int copy_to_send(void* buf, int count, MPI_Datatype type, MPI_Comm comm, SendCopy* out) {
+  const TypeInfo ti = type_info(type);
+  const size_t bytes = data_size(count, type);
+  out->data.resize(bytes);
+  if (ti.contiguous) {
+    if (bytes) std::memcpy(out->data.data(), static_cast<uint8_t*>(buf) + ti.true_lb, bytes);
+    out->buf = out->data.data() - ti.true_lb;
+    out->count = count;
+    out->type = type;
+    return MPI_SUCCESS;
+  }
+  out->buf = out->data.data();
+  out->count = static_cast<MPI_Count>(bytes);
+  out->type = MPI_BYTE;
+  if (!bytes) return MPI_SUCCESS;
+#if MPI_VERSION >= 4
+  MPI_Count pos = 0;
+  return PMPI_Pack_c(buf, count, type, out->data.data(), out->count, &pos, comm);
+#else
+  if (bytes > static_cast<size_t>(INT_MAX)) return report(comm, MPI_ERR_COUNT);
+  int pos = 0;
+  return PMPI_Pack(buf, count, type, out->data.data(), static_cast<int>(bytes), &pos, comm);
+#endif
+}
+
 CallResult sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   if (!route_pair(comm, count, type, dest, sendtag, count, type, source, recvtag)) return kDeclined;
-  // Send a copy: contiguous data keeps its datatype (and so its float codec).
-  TypeInfo ti = type_info(type);
-  const size_t bytes = static_cast<size_t>(count > 0 ? count : 0) * ti.size;
-  std::vector<uint8_t> copy(bytes);
-  const void* sbuf = copy.data();
-  int scount = count;
-  MPI_Datatype stype = type;
-  if (ti.contiguous) {
-    if (bytes) std::memcpy(copy.data(), static_cast<uint8_t*>(buf) + ti.true_lb, bytes);
-    sbuf = copy.data() - ti.true_lb;
-  } else {
-    int pos = 0;
-    if (bytes) PMPI_Pack(buf, count, type, copy.data(), static_cast<int>(bytes), &pos, comm);
-    scount = static_cast<int>(bytes);
-    stype = MPI_BYTE;
-  }
-  return or_pmpi_untimed(
-      sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag, comm, status),
-      [&] {
-        return PMPI_Sendrecv(sbuf, scount, stype, dest, sendtag, buf, count, type, source, recvtag,
-                             comm, status);
-      });
+  // Not declined for a copy too large to pack: the receive must stay the
+  // library's whatever its size, or a marker would land as data.
+  SendCopy c;
+  const int rc = copy_to_send(buf, count, type, comm, &c);
+  if (rc != MPI_SUCCESS) return rc;
+  auto both = [&](int n, MPI_Datatype t) {
+    return or_pmpi_untimed(
+        sendrecv(c.buf, n, t, dest, sendtag, buf, count, type, source, recvtag, comm, status), [&] {
+          return PMPI_Sendrecv(c.buf, n, t, dest, sendtag, buf, count, type, source, recvtag, comm,
+                               status);
+        });
+  };
+#if MPI_VERSION >= 4
+  return with_count(c.count, c.type, both);
+#else
+  return both(static_cast<int>(c.count), c.type);  // copy_to_send kept it within an int
+#endif
 }
 
 }  // namespace adacomp

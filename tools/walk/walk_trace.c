@@ -14,16 +14,30 @@
 
 #define NO_TRACE __attribute__((no_instrument_function))
 
-enum { kMaxEvents = 1 << 20 };
-static struct Event {
+// Grown as needed: a coded call makes millions of events (the codecs' per
+// element helpers), and a walk cut at a fixed cap lost its end, the
+// Iallreduce's MPI_Wait included. Out of memory, the run fails instead.
+struct Event {
   char kind;  // 'E' enter, 'X' exit, 'W' a PMPI call that moves bytes
   const void* fn;
   const char* pmpi;
-} g_events[kMaxEvents];
-static int g_count, g_recording;
+};
+static struct Event* g_events;
+static size_t g_count, g_capacity;
+static int g_recording, g_overflow;
 
 NO_TRACE static void note(char kind, const void* fn, const char* pmpi) {
-  if (g_recording && g_count < kMaxEvents) g_events[g_count++] = (struct Event){kind, fn, pmpi};
+  if (!g_recording) return;
+  if (g_count == g_capacity) {
+    const size_t grown = g_capacity ? 2 * g_capacity : (size_t)1 << 20;
+    struct Event* e = realloc(g_events, grown * sizeof *e);
+    if (!e) {
+      g_recording = 0, g_overflow = 1;
+      return;
+    }
+    g_events = e, g_capacity = grown;
+  }
+  g_events[g_count++] = (struct Event){kind, fn, pmpi};
 }
 NO_TRACE void __cyg_profile_func_enter(void* fn, void* site) { (void)site; note('E', fn, 0); }
 NO_TRACE void __cyg_profile_func_exit(void* fn, void* site) { (void)site; note('X', fn, 0); }
@@ -78,9 +92,13 @@ NO_TRACE int main(int argc, char** argv) {
   g_recording = rank == 0;
   call(argv[1], in, out, n, rank);
   g_recording = 0;
+  if (g_overflow) {
+    fprintf(stderr, "walk_trace: out of memory after %zu events: no walk written\n", g_count);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   if (rank == 0) {
     FILE* f = fopen(argv[3], "w");
-    for (int i = 0; i < g_count; ++i) {
+    for (size_t i = 0; i < g_count; ++i) {
       Dl_info info;
       const struct Event* e = &g_events[i];
       if (e->kind == 'W') fprintf(f, "W %s\n", e->pmpi);
