@@ -133,7 +133,9 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
 
 bool plan_call(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                CallForm form, Plan* plan) {
-  const bool reduction = op != MPI_OP_NULL;
+  // Bcast alone moves data; the others reduce whatever `op` is (an
+  // MPI_OP_NULL given to a reduction is the caller's error, MPI's to report).
+  const bool reduction = operation != OpKind::bcast;
   if (form == CallForm::blocking) {
     settle_collectives(comm);
     return plan_common(operation, comm, count, type, op, reduction, false, plan);

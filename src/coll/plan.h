@@ -44,8 +44,8 @@ struct Plan {
 // size is known, so a small message leaves at once; bad arguments are
 // declined too, and PMPI reports them with MPI's own error class.
 
-// The gate of the reductions (op given: commutative, contiguous predefined
-// type, intracommunicator) and of Bcast (op MPI_OP_NULL: any datatype, since
+// The gate of the reductions (commutative op, contiguous predefined type,
+// intracommunicator) and of Bcast (`op` MPI_OP_NULL: any datatype, since
 // bytes are bytes; non-contiguous ones are packed first, only the sender's
 // datatype decides the codec, which travels in the frames, and the path
 // depends on sizes only), in every form. The blocking form first completes

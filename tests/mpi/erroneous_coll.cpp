@@ -8,6 +8,8 @@
 //    receive of the tree fails too.
 //  - Gather counts that differ: the root fails, and nothing of the call is
 //    left in flight.
+//  - A reduction with MPI_OP_NULL: MPI_ERR_OP on every rank, before any
+//    data moves (the library does not take the call).
 // Run under forced coding, so the library's own schedules take the calls.
 #include <vector>
 
@@ -131,6 +133,17 @@ void gather_counts_differ(MPI_Comm comm, int rank, int size) {
   }
 }
 
+// MPI_OP_NULL is no op: plain MPI refuses the call at its argument check.
+void null_op(MPI_Comm comm) {
+  std::vector<double> x(20000, 1.0), y(20000, 0.0);
+  const unsigned long long before = op_stats("allreduce").compressed_calls;
+  const int rc = MPI_Allreduce(x.data(), y.data(), 20000, MPI_DOUBLE, MPI_OP_NULL, comm);
+  CHECK(error_class(rc) == MPI_ERR_OP, "Allreduce with MPI_OP_NULL: class %d, not MPI_ERR_OP",
+        error_class(rc));
+  CHECK(op_stats("allreduce").compressed_calls == before,
+        "Allreduce with MPI_OP_NULL was taken by the library");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,6 +164,7 @@ int main(int argc, char** argv) {
         "Allreduce after the aliased calls: %g", y[2999]);
   bcast_counts_differ(comm, rank);
   gather_counts_differ(comm, rank, size);
+  null_op(comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
   return finish_test("erroneous_coll");
 }
