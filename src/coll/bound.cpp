@@ -9,12 +9,13 @@ namespace {
 
 // This rank's finite range as {-lo, hi}, MAX-reduced over the ranks. (The
 // scan's SIMD form may differ in the sign of a zero extreme, which neither
-// hi - lo nor a magnitude sees.)
-void local_range(const Plan& plan, const void* data, size_t count, double range[2]) {
+// hi - lo nor a magnitude sees.) Returns whether any value is NaN or Inf.
+bool local_range(const Plan& plan, const void* data, size_t count, double range[2]) {
   double lo = 0, hi = 0;
-  qgrid::finite_range(plan.type.kind, data, count, &lo, &hi);
+  const bool bad = qgrid::finite_range(plan.type.kind, data, count, &lo, &hi);
   range[0] = -lo;
   range[1] = hi;
+  return bad;
 }
 
 double bound_from_range(const Plan& plan, const double range[2], int ranks, int compressions,
@@ -39,8 +40,10 @@ void LossyAgreement::start(CompressedCall& call, const void* data, size_t count,
   additions_ = additions;
   codes_members_ = codes_members;
   per_member_ = per_member;
-  local_range(plan, data, count, mine_);
-  if (codes_members) codes_local_view(plan, data, count, mine_ + 2);
+  // One scan of the input for both views: at 64 MB a second one cost
+  // 10-15 ms of a 100 ms call at 10 Gbit/s.
+  const bool bad = local_range(plan, data, count, mine_);
+  if (codes_members) codes_local_view(-mine_[0], mine_[1], bad, mine_ + 2);
   const int n = codes_members ? 2 + kCodesView : 2;
   MPI_Comm comm = plan.state->coll.comm;
   if (call.blocking())

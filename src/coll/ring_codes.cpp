@@ -24,7 +24,9 @@
 //
 // Wire: each ring chunk travels as one code payload (wire/code_payload.h),
 // without a frame header: both ends know the chunk's length and the grid,
-// and the payload checks both.
+// and the payload checks both. Its form (planes, or zstd over them) is the
+// sender's, by measured speed unless a codec was named or the adaptive
+// model chose it (policy/form_choice.h).
 #include "coll/ring_codes.h"
 
 #include <algorithm>
@@ -32,6 +34,7 @@
 #include <cstring>
 
 #include "codec/quant_grid.h"
+#include "policy/form_choice.h"
 #include "services/runtime.h"
 #include "services/scratch.h"
 #include "wire/code_payload.h"
@@ -45,9 +48,7 @@ bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members
          count > 0;
 }
 
-void codes_local_view(const Plan& plan, const void* input, size_t count, double view[kCodesView]) {
-  double lo, hi;
-  const bool bad = qgrid::finite_range(plan.type.kind, input, count, &lo, &hi);
+void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]) {
   view[0] = -lo;  // MAX-reduced: the lowest lo
   view[1] = hi;
   // MPI_Pcontrol(0) on any rank: no grid, so every rank takes the ring of
@@ -83,6 +84,15 @@ namespace {
 size_t payload_capacity(size_t count, int p, int k) {
   return code_payload_capacity(max_block_count(max_block_count(count, p), k));
 }
+
+// Per thread (a nonblocking ring may advance on the progress thread) and per
+// element kind, whose ratios and speeds differ.
+FormChoice& form_choice(ElemKind kind) {
+  thread_local FormChoice choices[2];
+  return choices[kind == ElemKind::f32 ? 0 : 1];
+}
+
+double seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 }  // namespace
 
 // (Slot work: the accumulator may hold the node-aware paths' slice.)
@@ -94,6 +104,10 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size
       n_(count),
       exp_(grid.exp),
       entropy_(grid.entropy),
+      // Outside the adaptive model (whose arms are the codecs themselves),
+      // a high-ratio codec the user did not name gets the form that is
+      // faster on this link (policy/form_choice.h).
+      form_by_speed_(grid.entropy && call.plan.model < 0 && config().lossy_auto),
       p_(call.group.size),
       k_(call.plan.chunks),
       blocks_(even_blocks(count, p_)),
@@ -112,8 +126,13 @@ size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].coun
 bool CodesRing::advance(bool wait) {
   if (!quantized_) {
     if (p_ >= 2) {
-      ScopedTimer t(call_.stats().ns_compress);  // codec time, as on the other paths
-      qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
+      uint64_t ns = 0;
+      {
+        ScopedTimer t(call_.stats().ns_compress, &ns);  // codec time, as on the other paths
+        qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
+      }
+      if (form_by_speed_)
+        form_choice(call_.plan.type.kind).record_quantise(n_ * call_.plan.type.size, seconds(ns));
     } else if (input_ != acc_)
       std::memcpy(acc_, input_, n_ * call_.plan.type.size);
     quantized_ = true;
@@ -124,22 +143,52 @@ bool CodesRing::advance(bool wait) {
 // Both halves send code payloads: the reduce-scatter this rank's partial
 // block b, the allgather its summed one.
 size_t CodesRing::encode(int b, int c, uint8_t* frame) {
-  ScopedTimer t(call_.stats().ns_compress);
-  return write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
+  if (!form_by_speed_) {
+    ScopedTimer t(call_.stats().ns_compress);
+    return write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
+  }
+  FormChoice& forms = form_choice(call_.plan.type.kind);
+  const FormChoice::Form form = forms.choose(inter_node_link(), k_ > 1);
+  uint64_t ns = 0;
+  size_t size;
+  {
+    ScopedTimer t(call_.stats().ns_compress, &ns);
+    size = write_code_payload(codes_ + offset(b, c), count(b, c), exp_,
+                              form == FormChoice::entropy, frame);
+  }
+  forms.record_encode(form, raw_bytes(b, c), size, seconds(ns));
+  return size;
+}
+
+// What decoding a received payload cost, under the form it came in.
+void CodesRing::record_decode(int b, int c, const uint8_t* frame, size_t size, uint64_t ns) {
+  if (!form_by_speed_ || size == 0) return;
+  const FormChoice::Form form =
+      frame[0] == qgrid::kFormZstd ? FormChoice::entropy : FormChoice::planes;
+  form_choice(call_.plan.type.kind).record_decode(form, raw_bytes(b, c), seconds(ns));
 }
 
 // Block b gathers the codes of every rank in ring order; integer addition
 // makes the order irrelevant anyway.
 void CodesRing::fold(int b, int c, const uint8_t* frame, size_t size) {
-  ScopedTimer t(call_.stats().ns_decompress);
-  call_.check_decoded(add_code_payload(frame, size, exp_, codes_ + offset(b, c), count(b, c)));
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(call_.stats().ns_decompress, &ns);
+    call_.check_decoded(add_code_payload(frame, size, exp_, codes_ + offset(b, c), count(b, c)));
+  }
+  record_decode(b, c, frame, size, ns);
 }
 
 // Straight to values: the codes of a forwarded block are needed nowhere else.
 void CodesRing::decode(int b, int c, const uint8_t* frame, size_t size) {
-  ScopedTimer t(call_.stats().ns_decompress);
-  call_.check_decoded(decode_code_payload(frame, size, exp_, call_.plan.type.kind,
-                                          acc_ + offset(b, c) * call_.plan.type.size, count(b, c)));
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(call_.stats().ns_decompress, &ns);
+    call_.check_decoded(decode_code_payload(frame, size, exp_, call_.plan.type.kind,
+                                            acc_ + offset(b, c) * call_.plan.type.size,
+                                            count(b, c)));
+  }
+  record_decode(b, c, frame, size, ns);
 }
 
 // This rank's own block, from its codes, while the first payloads travel.

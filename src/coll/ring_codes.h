@@ -32,11 +32,12 @@ struct CodesGrid {
 // code range, or the call does not qualify.
 // Whether the call qualifies at all (a lossy SUM on f32/f64 with
 // ADACOMP_REDUCE_ON_CODES on, a ring of 2 or more, count > 0; no
-// communication); this rank's view of its input, kCodesView doubles to be
-// MAX-reduced over plan.state->coll; the grid from the agreed view.
+// communication); this rank's view of its input (its finite range and
+// whether it holds NaN or Inf), kCodesView doubles to be MAX-reduced over
+// plan.state->coll; the grid from the agreed view.
 constexpr int kCodesView = 3;
 bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members);
-void codes_local_view(const Plan& plan, const void* input, size_t count, double view[kCodesView]);
+void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]);
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
@@ -60,6 +61,7 @@ class CodesRing : RingCoding {
   void decode(int b, int c, const uint8_t* frame, size_t size) override;
   void adopt_own(int b) override;
   size_t raw_bytes(int b, int c) const override { return count(b, c) * call_.plan.type.size; }
+  void record_decode(int b, int c, const uint8_t* frame, size_t size, uint64_t ns);
   size_t offset(int b, int c) const;  // elements
   size_t count(int b, int c) const;
 
@@ -69,6 +71,7 @@ class CodesRing : RingCoding {
   const size_t n_;
   const int exp_;
   const bool entropy_;
+  const bool form_by_speed_;  // entropy_ chosen per chunk (policy/form_choice.h)
   const int p_, k_;
   const std::vector<RingBlock> blocks_;
   const size_t cap_;
