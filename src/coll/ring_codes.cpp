@@ -116,7 +116,8 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size
           call.memory(ScratchSlot::work, count * 4 + cap_ * k_ * (2 + static_cast<size_t>(p_))))),
       walk_(call, *this, tag, cap_, reinterpret_cast<uint8_t*>(codes_) + count * 4,
             reinterpret_cast<uint8_t*>(codes_) + count * 4 + cap_ * k_,
-            reinterpret_cast<uint8_t*>(codes_) + count * 4 + 2 * cap_ * k_) {}
+            reinterpret_cast<uint8_t*>(codes_) + count * 4 + 2 * cap_ * k_),
+      quantized_(static_cast<size_t>(p_) * k_) {}
 
 size_t CodesRing::offset(int b, int c) const {
   return blocks_[b].offset + block_begin(blocks_[b].count, k_, c);
@@ -124,25 +125,37 @@ size_t CodesRing::offset(int b, int c) const {
 size_t CodesRing::count(int b, int c) const { return block_count(blocks_[b].count, k_, c); }
 
 bool CodesRing::advance(bool wait) {
-  if (!quantized_) {
-    if (p_ >= 2) {
-      uint64_t ns = 0;
-      {
-        ScopedTimer t(call_.stats().ns_compress, &ns);  // codec time, as on the other paths
-        qgrid::quantize(call_.plan.type.kind, input_, n_, exp_, codes_);
-      }
-      if (form_by_speed_)
-        form_choice(call_.plan.type.kind).record_quantise(n_ * call_.plan.type.size, seconds(ns));
-    } else if (input_ != acc_)
-      std::memcpy(acc_, input_, n_ * call_.plan.type.size);
-    quantized_ = true;
+  if (p_ == 1 && input_ != acc_ && !copied_) {
+    std::memcpy(acc_, input_, n_ * call_.plan.type.size);
+    copied_ = true;
   }
   return walk_.advance(wait);
+}
+
+// A chunk's codes are made where the walk first touches it: the block a
+// rank sends first (encode) or a block it folds into (fold). Every block is
+// one of these once in the reduce-scatter, so the allgather finds all codes
+// made. Quantising chunk by chunk keeps the codes in cache for their
+// encoding and, pipelined, overlaps the quantisation with the wire, where a
+// whole-input pass ran before the first byte left.
+void CodesRing::quantize_chunk(int b, int c) {
+  uint8_t& done = quantized_[static_cast<size_t>(b) * k_ + c];
+  if (done) return;
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(call_.stats().ns_compress, &ns);  // codec time, as on the other paths
+    qgrid::quantize(call_.plan.type.kind,
+                    static_cast<const uint8_t*>(input_) + offset(b, c) * call_.plan.type.size,
+                    count(b, c), exp_, codes_ + offset(b, c));
+  }
+  if (form_by_speed_) form_choice(call_.plan.type.kind).record_quantise(raw_bytes(b, c), seconds(ns));
+  done = 1;
 }
 
 // Both halves send code payloads: the reduce-scatter this rank's partial
 // block b, the allgather its summed one.
 size_t CodesRing::encode(int b, int c, uint8_t* frame) {
+  quantize_chunk(b, c);
   if (!form_by_speed_) {
     ScopedTimer t(call_.stats().ns_compress);
     return write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
@@ -171,6 +184,7 @@ void CodesRing::record_decode(int b, int c, const uint8_t* frame, size_t size, u
 // Block b gathers the codes of every rank in ring order; integer addition
 // makes the order irrelevant anyway.
 void CodesRing::fold(int b, int c, const uint8_t* frame, size_t size) {
+  quantize_chunk(b, c);
   uint64_t ns = 0;
   {
     ScopedTimer t(call_.stats().ns_decompress, &ns);

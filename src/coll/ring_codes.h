@@ -61,6 +61,7 @@ class CodesRing : RingCoding {
   void decode(int b, int c, const uint8_t* frame, size_t size) override;
   void adopt_own(int b) override;
   size_t raw_bytes(int b, int c) const override { return count(b, c) * call_.plan.type.size; }
+  void quantize_chunk(int b, int c);
   void record_decode(int b, int c, const uint8_t* frame, size_t size, uint64_t ns);
   size_t offset(int b, int c) const;  // elements
   size_t count(int b, int c) const;
@@ -77,7 +78,8 @@ class CodesRing : RingCoding {
   const size_t cap_;
   uint32_t* const codes_;  // then the walk's frames, in one allocation
   RingWalk walk_;
-  bool quantized_ = false;
+  std::vector<uint8_t> quantized_;  // per chunk of each block
+  bool copied_ = false;               // a ring of one: input to acc
 };
 
 }  // namespace adacomp
