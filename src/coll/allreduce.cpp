@@ -7,8 +7,7 @@
 //           reduce-scatter leaves local rank i with slice i of its node's
 //           sum; the ranks with local rank i on every node (a rail) run the
 //           compressed ring on that slice; a node-local allgather joins the
-//           slices. Every core codes, each a slice of the vector, cut so
-//           that the slices cost alike on the wire (policy/rail_split.h).
+//           slices. Every core codes, each 1/local_size of the vector.
 //   leaders (any layout): a node-local reduce to the node's lowest rank, the
 //           compressed ring among those leaders, a node-local broadcast.
 // Either way each element's value is computed once and copied to every
@@ -32,11 +31,6 @@
 
 namespace adacomp {
 namespace {
-
-RailSplit& rail_split(CommState& s, size_t bytes) {
-  if (s.rail_splits.empty()) s.rail_splits.resize(kSizeClasses);
-  return s.rail_splits[static_cast<size_t>(size_class(bytes))];
-}
 
 const Group& ring_group(const Plan& plan) {
   const CommState& s = *plan.state;
@@ -65,11 +59,12 @@ class AllreduceSchedule : public Schedule {
     int members = s.coll.size, per_member = 1;
     if (plan_.layout == Layout::rails) {
       const Group& node = s.node;
-      RailSplit& split = rail_split(s, plan_.bytes);
-      split.cuts(count, node.size, &counts_, &displs_);
-      // Only blocking calls count towards an agreement (their own blocking
-      // collective); every rank makes the same ones in the same order.
-      split_due_ = form == CallForm::blocking && split.agreement_due();
+      counts_.resize(node.size);
+      displs_.resize(node.size);
+      for (int i = 0; i < node.size; ++i) {
+        counts_[i] = static_cast<int>(block_count(count, node.size, i));
+        displs_[i] = static_cast<int>(block_begin(count, node.size, i));
+      }
       ring_acc_ = call_.memory(ScratchSlot::accumulator, counts_[node.rank] * plan_.type.size + 1);
       ring_in_ = ring_acc_;
       // A rail's members share a local rank, so they agree on skipping.
@@ -105,21 +100,17 @@ class AllreduceSchedule : public Schedule {
       return false;
     if (!agree_.ready(call_, wait) || !ring(wait)) return false;
     const bool failed = gather_ && gather_->failed();
-    if (plan_.layout == Layout::rails) {
-      if (!spread_->run(
-              wait, failed,
-              [&] {
-                return PMPI_Allgatherv(ring_acc_, ring_count_, type_, recvbuf_, counts_.data(),
-                                       displs_.data(), type_, node.comm);
-              },
-              [&](MPI_Request* r) {
-                return PMPI_Iallgatherv(ring_acc_, ring_count_, type_, recvbuf_, counts_.data(),
-                                        displs_.data(), type_, node.comm, r);
-              }))
-        return false;
-      if (split_due_) agree_cuts();
-      return true;
-    }
+    if (plan_.layout == Layout::rails)
+      return spread_->run(
+          wait, failed,
+          [&] {
+            return PMPI_Allgatherv(ring_acc_, ring_count_, type_, recvbuf_, counts_.data(),
+                                   displs_.data(), type_, node.comm);
+          },
+          [&](MPI_Request* r) {
+            return PMPI_Iallgatherv(ring_acc_, ring_count_, type_, recvbuf_, counts_.data(),
+                                    displs_.data(), type_, node.comm, r);
+          });
     if (plan_.layout == Layout::leaders)
       return spread_->run(
           wait, failed, [&] { return PMPI_Bcast(recvbuf_, count_, type_, 0, node.comm); },
@@ -143,18 +134,6 @@ class AllreduceSchedule : public Schedule {
     void* out = node.rank == 0 ? recvbuf_ : nullptr;
     return r ? PMPI_Ireduce(node_input_, out, count_, type_, op_, 0, node.comm, r)
              : PMPI_Reduce(node_input_, out, count_, type_, op_, 0, node.comm);
-  }
-
-  // The rails' agreement on what each slice cost on the wire per element:
-  // the largest over the slice's rail, for the cuts of the calls to come.
-  void agree_cuts() {
-    CommState& s = *plan_.state;
-    std::vector<double> mine(static_cast<size_t>(s.node.size), 0.0), widest(mine.size());
-    if (ring_count_) mine[s.node.rank] = static_cast<double>(call_.wire_sent()) / ring_count_;
-    const int rc = PMPI_Allreduce(mine.data(), widest.data(), s.node.size, MPI_DOUBLE, MPI_MAX,
-                                  s.coll.comm);
-    call_.check_mpi(rc);
-    if (rc == MPI_SUCCESS) rail_split(s, plan_.bytes).agree(widest.data(), s.node.size);
   }
 
   // The compressed ring on this rank's part, its path chosen once the
@@ -189,7 +168,6 @@ class AllreduceSchedule : public Schedule {
   uint8_t* ring_acc_ = nullptr;
   size_t ring_count_ = 0;
   std::vector<int> counts_, displs_;  // rails: the node's slices
-  bool split_due_ = false;            // rails: agree on the cuts at the end
   LossyAgreement agree_;
   std::optional<NodeStage> gather_, spread_;  // node-aware: before and after the ring
   std::unique_ptr<HopRing> hops_;

@@ -54,7 +54,6 @@ bool CompressedCall::decode(const uint8_t* frame, size_t frame_bytes, void* dst,
 void CompressedCall::isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer,
                            int tag, MPI_Request* req) {
   if (coding_) count_frame(stats_, raw_bytes, frame_bytes);
-  wire_sent_ += frame_bytes;
   errors_.mpi(
       PMPI_Isend(frame, static_cast<int>(frame_bytes), MPI_BYTE, peer, tag, group.comm, req));
 }

@@ -74,8 +74,6 @@ class CompressedCall {
   void isend(const uint8_t* frame, size_t frame_bytes, size_t raw_bytes, int peer, int tag,
              MPI_Request* req);
   void irecv(uint8_t* frame, size_t capacity, int peer, int tag, MPI_Request* req);
-  // Bytes of the frames this call sent so far.
-  size_t wire_sent() const { return wire_sent_; }
   // Completes n requests, storing each receive's byte count in recv_bytes
   // (when given): with `wait` blocks until they are (always true), else
   // true only if they all are.
@@ -107,7 +105,6 @@ class CompressedCall {
   bool coding_ = true;
   TransferErrors errors_;
   double start_;  // MPI_Wtime at construction, for the runtime model
-  size_t wire_sent_ = 0;
   std::vector<std::unique_ptr<uint8_t[]>> owned_;  // memory() of a schedule
 };
 

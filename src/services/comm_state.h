@@ -8,10 +8,8 @@
 
 #include <atomic>
 #include <memory>
-#include <vector>
 
 #include "policy/model.h"
-#include "policy/rail_split.h"
 #include "services/locality.h"
 
 namespace adacomp {
@@ -45,9 +43,6 @@ struct CommState {
   P2PCommPtr p2p_part;
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
-  // The rails' cuts per size class (coll/allreduce.cpp); allocated on first
-  // use, touched like the model.
-  std::vector<RailSplit> rail_splits;
   // Nonblocking collectives started on this communicator: each one's tags
   // (coll/schedule.h). Ranks start them in the same order, so they agree.
   unsigned nonblocking_started = 0;
