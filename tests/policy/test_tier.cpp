@@ -17,7 +17,7 @@ bool is(TierChoice t, Tier tier, bool pipelined = false) {
 }
 
 void tiers() {
-  Config c;  // T1 64K, T2 1M, T3 4M; no bound yet
+  Config c;  // T1 64K, T2 1M, T3 2M; no bound yet
   const size_t t1 = c.threshold_lossless, t2 = c.threshold_lossy, t3 = c.threshold_pipeline;
   const ElemKind f64 = ElemKind::f64, bytes = ElemKind::bytes;
   EXPECT(is(choose_tier(c, Mode::adaptive, t1 - 1, f64), Tier::raw));
