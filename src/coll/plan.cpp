@@ -86,7 +86,7 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     return false;
   const Tier tier = plan->tier.tier;
   const ElemKind kind = plan->type.kind;
-  const Candidates codecs = candidates(cfg, tier, kind);
+  Candidates codecs = candidates(cfg, tier, kind);
   int arm = 1;
   if (adaptive) {
     // Inside one node only a calibration that found coding worthwhile
@@ -95,8 +95,12 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     plan->model = s.model.slot(static_cast<int>(operation), plan->bytes);
     Candidates timed = codecs;
     if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
+    // Where the tier may cut the call into chunks, whole and in chunks are
+    // arms of their own (policy/tier.h Candidates).
+    timed.pipelined_forms = codecs.pipelined_forms = plan->tier.pipelined && staged_call(operation);
     arm = s.model.at(plan->model).next(timed);
     if (model_passes(arm)) return false;
+    plan->tier.pipelined = timed.pipelined(arm);
   }
   plan->arm = arm;
   plan->codec = &codecs.arm(arm);
@@ -205,20 +209,24 @@ void record_time(CommState* state, int slot, double seconds) {
   link_agree(slowest[kArms]);
   const int won = model.settled();
   const OpKind op = static_cast<OpKind>(slot / kSizeClasses);
-  note_settled(op, class_bytes(slot % kSizeClasses), won ? model.codecs().arm(won).name : "raw",
+  // An arm's name: its codec, and whether it cuts the call into chunks.
+  const auto arm_name = [&](int a) {
+    if (a == 0) return std::string("raw");
+    return std::string(model.codecs().arm(a).name) + (model.codecs().pipelined(a) ? " chunked" : "");
+  };
+  note_settled(op, class_bytes(slot % kSizeClasses), arm_name(won).c_str(),
                won ? layout_name(layout_of(*state, config().hierarchy)) : "pass-through");
   if (config().verbose < 2 || state->coll.rank != 0) return;
   // Rank 0's codec names: a Bcast's other ranks may have coded other kinds.
   std::string arms;
   for (int a = 0; a < model.arms(); ++a) {
     char t[64];
-    std::snprintf(t, sizeof t, "%s%s %.3g s", a ? ", " : "", a ? model.codecs().arm(a).name : "raw",
-                  slowest[a]);
+    std::snprintf(t, sizeof t, "%s%s %.3g s", a ? ", " : "", arm_name(a).c_str(), slowest[a]);
     arms += t;
   }
   std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",
                call_name(op, CallForm::blocking).c_str(), class_bytes(slot % kSizeClasses),
-               won ? model.codecs().arm(won).name : "raw", arms.c_str());
+               arm_name(won).c_str(), arms.c_str());
 }
 
 }  // namespace adacomp

@@ -60,14 +60,15 @@ struct SettingValue {
 struct Config {
   // The default pipelines from T3: measured faster than `adaptive` for Bcast
   // and Reduce on every link and layout tried (up to 3.6x), and for
-  // Allreduce but at 32 MB on 2 x 2 at 10 Gbit/s. T3 is 2 MB: from 1 MB
-  // Bcast and Reduce gained too, but MPICH's Allreduce lost (docs/benchmarks.md,
+  // Allreduce but at 32 MB on 2 x 2 at 10 Gbit/s. From T3 the model times
+  // each codec whole and in chunks (policy/tier.h Candidates), so T3 can be
+  // 1 MB, where MPICH's Allreduce is faster whole (docs/benchmarks.md,
   // "The default mode").
   Mode mode = Mode::adaptive_pipelined;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
   size_t threshold_lossless = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;
-  size_t threshold_pipeline = 2 * 1024 * 1024;
+  size_t threshold_pipeline = 1024 * 1024;
   // Pipelining: each unit that moves (a ring block, a tree's message) is cut
   // into chunks whose frames MPI sends eagerly (pipeline_eager, the
   // default: the kernel transmits one while the next is coded), else into

@@ -29,7 +29,7 @@ bool PathChoice::record(double seconds) {
   // padding gives a codec no second chance of a lucky call. (Before the
   // ranks agree: what they agree on stays identical everywhere.)
   for (int a = 2; a < arms(); ++a)
-    if (&codecs_.arm(a) == &codecs_.arm(a - 1))
+    if (&codecs_.arm(a) == &codecs_.arm(a - 1) && codecs_.pipelined(a) == codecs_.pipelined(a - 1))
       best_[a] = best_[a - 1] = std::max(best_[a], best_[a - 1]);
   return true;
 }

@@ -38,7 +38,7 @@ class PathChoice {
  public:
   // Arm 0 is plain MPI, arm a > 0 the call's candidate codec a
   // (Candidates::arm, policy/tier.h).
-  static constexpr int kMaxArms = 1 + Candidates::kMax;
+  static constexpr int kMaxArms = 1 + 2 * Candidates::kMax;
   static constexpr int kSamples = 2;       // timed calls of each arm per exploration
   static constexpr double kMargin = 0.03;  // a codec must be this much faster than raw
   static constexpr uint32_t kFirstInterval = 32;
@@ -57,8 +57,8 @@ class PathChoice {
   void agree(const double slowest[kMaxArms]);
   // The settled arm, 0 (raw) while exploring.
   int settled() const { return exploring_ ? 0 : settled_; }
-  // The arms of the last exploration: 1 + codecs().count.
-  int arms() const { return 1 + codecs_.count; }
+  // The arms of the last exploration: 1 + codecs().arms().
+  int arms() const { return 1 + codecs_.arms(); }
   const Candidates& codecs() const { return codecs_; }
 
  private:

@@ -48,13 +48,27 @@ constexpr size_t kLossyChunkFactor = 8;
 // highest ratio first. The adaptive model times each on the call itself and
 // keeps the one that takes least time on the link at hand (policy/model.h);
 // outside the model the first one codes.
+//
+// With `pipelined_forms` (the adaptive model on a call that may be cut into
+// chunks) each codec is an arm twice: arms 1..count code the call whole,
+// arms count+1..2 count the same codecs cut into chunks. Pipelining is not
+// always faster (MPICH's 1 MB Allreduce at 10 Gbit/s: 1.41x plain whole,
+// 1.23x in chunks; docs/benchmarks.md), so the model measures both.
 struct Candidates {
   static constexpr int kMax = 2;
   const Codec* codec[kMax] = {};
   int count = 0;
+  bool pipelined_forms = false;
+  // The model's codec arms.
+  int arms() const { return pipelined_forms ? 2 * count : count; }
+  // Whether arm `arm` (1..) cuts the call into chunks.
+  bool pipelined(int arm) const { return pipelined_forms && arm > count; }
   // The codec of model arm `arm` (1..): an arm past this call's candidates
   // (a slot whose exploration began with more) takes the last one.
-  const Codec& arm(int arm) const { return *codec[(arm < count ? arm : count) - 1]; }
+  const Codec& arm(int arm) const {
+    if (pipelined(arm)) arm -= count;
+    return *codec[(arm < count ? arm : count) - 1];
+  }
 };
 Candidates candidates(const Config& c, Tier tier, ElemKind kind);
 

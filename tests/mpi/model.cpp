@@ -25,6 +25,11 @@
 //                            rank 1 bytes; the sender tries zstd, then lz4,
 //                            then codes each message with whichever pays
 //                            best, or not at all. Every message arrives exact.
+//   test_model chunked       two nodes, from T3 (1 MiB): each codec an arm
+//                            whole and in chunks; a 2 MiB integer Allreduce
+//                            explores all five arms, then settles alike on
+//                            every rank.
+//   (`codecs` runs with T3 above its sizes: the codec arms alone.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -297,6 +302,50 @@ void p2p_codecs() {
           "message %zu: %llu wire bytes, neither candidate's", m, sent[m].wire);
 }
 
+// From T3 each codec is an arm twice, whole and in chunks (policy/tier.h
+// Candidates): a 2 MiB lossless Allreduce SUM of integers (candidates zstd
+// and lz4) explores raw, zstd, lz4, zstd in chunks, lz4 in chunks, twice
+// over, then settles on one arm, the same on every rank. Results exact.
+void chunked() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const size_t n = size_t{1} << 18;  // 2 MiB of uint64
+  std::vector<uint64_t> in(n), expect(n, 0), out(n);
+  for (int r = 0; r < size; ++r)
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t v = (i / 64) % 1000 + static_cast<uint64_t>(r) * 7;  // compressible
+      if (r == rank) in[i] = v;
+      expect[i] += v;
+    }
+  const int arms = 5;
+  int settled[2] = {-1, -1};  // compressed, pipelined
+  for (int c = 0; c < 20; ++c) {
+    const adacomp_op_stats before = op_stats("allreduce");
+    MPI_Allreduce(in.data(), out.data(), static_cast<int>(n), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    const adacomp_op_stats after = op_stats("allreduce");
+    CHECK(out == expect, "call %d: wrong sum", c);
+    const int compressed = after.compressed_calls > before.compressed_calls;
+    const int pipelined = after.pipelined_calls > before.pipelined_calls;
+    if (c < 2 * arms) {
+      CHECK(compressed == (c % arms != 0), "exploration call %d: compressed %d", c, compressed);
+      CHECK(pipelined == (c % arms >= 3), "exploration call %d: pipelined %d", c, pipelined);
+      continue;
+    }
+    if (settled[0] < 0) settled[0] = compressed, settled[1] = pipelined;
+    CHECK(compressed == settled[0] && pipelined == settled[1],
+          "call %d: compressed %d pipelined %d after settling on %d %d", c, compressed, pipelined,
+          settled[0], settled[1]);
+  }
+  int all[2], lowest[2];
+  PMPI_Allreduce(settled, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  PMPI_Allreduce(settled, lowest, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  CHECK(all[0] == lowest[0] && all[1] == lowest[1], "ranks settled on different arms");
+  if (rank == 0)
+    std::printf("allreduce settled on %s\n",
+                !settled[0] ? "raw" : settled[1] ? "a codec in chunks" : "a codec whole");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -310,7 +359,9 @@ int main(int argc, char** argv) {
     codecs();
   else if (what == "p2p-codecs")
     p2p_codecs();
+  else if (what == "chunked")
+    chunked();
   else
-    CHECK(false, "usage: test_model single-node|explore|codecs|p2p-codecs");
+    CHECK(false, "usage: test_model single-node|explore|codecs|p2p-codecs|chunked");
   return finish_test(("model " + what).c_str());
 }

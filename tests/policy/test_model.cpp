@@ -21,7 +21,7 @@ Candidates two() { return candidates(Config{}, Tier::lossy, ElemKind::f64); }
 // Runs one exploration over `codecs` where arm a takes times[a] (this
 // rank's are also the slowest) and returns the settled arm.
 int explore(PathChoice& c, const Candidates& codecs, std::vector<double> times) {
-  const int arms = 1 + codecs.count;
+  const int arms = 1 + codecs.arms();
   for (int i = 0; i < arms * PathChoice::kSamples; ++i) {
     const int arm = c.next(codecs);
     EXPECT(arm == i % arms);  // interleaved: raw, A, B, raw, A, B
@@ -138,6 +138,27 @@ int main() {
     Config forced;
     forced.mode = Mode::lossless;
     EXPECT(!inter_node_direct(forced, LinkModel{1.25e9, 5e-6}));  // forced modes code
+  }
+  {  // whole and chunked forms: each codec twice, chunked arms after the whole ones
+    Candidates p = two();
+    p.pipelined_forms = true;
+    EXPECT(p.arms() == 4);
+    EXPECT(&p.arm(1) == &p.arm(3) && &p.arm(2) == &p.arm(4) && &p.arm(1) != &p.arm(2));
+    EXPECT(!p.pipelined(1) && !p.pipelined(2) && p.pipelined(3) && p.pipelined(4));
+    PathChoice c;
+    // raw 1.0, whole A 0.8, whole B 0.7, chunked A 0.5, chunked B 0.6
+    EXPECT(explore(c, p, {1.0, 0.8, 0.7, 0.5, 0.6}) == 3);
+    EXPECT(c.arms() == 5);
+    // Whole faster than chunked (MPICH's 1 MB Allreduce): the whole form.
+    PathChoice w;
+    EXPECT(explore(w, p, {1.0, 0.6, 0.7, 0.8, 0.9}) == 1);
+    // One codec (lossless floats): whole and chunked are two arms, not a
+    // padded repeat, so each keeps its own best time.
+    Candidates q = one();
+    q.pipelined_forms = true;
+    PathChoice o;
+    EXPECT(explore(o, q, {1.0, 0.9, 0.5}) == 2);
+    EXPECT(q.pipelined(2) && &q.arm(2) == &q.arm(1));
   }
   {  // point-to-point break-even (cMPI): ratio 2 saves half the wire time
     LinkModel slow{125e6, 50e-6}, fast{12.5e9, 2e-6};
