@@ -156,20 +156,18 @@ void CodesRing::quantize_chunk(int b, int c) {
 // block b, the allgather its summed one.
 size_t CodesRing::encode(int b, int c, uint8_t* frame) {
   quantize_chunk(b, c);
-  if (!form_by_speed_) {
-    ScopedTimer t(call_.stats().ns_compress);
-    return write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy_, frame);
-  }
   FormChoice& forms = form_choice(call_.plan.type.kind);
-  const FormChoice::Form form = forms.choose(inter_node_link(), k_ > 1);
+  const bool entropy =
+      form_by_speed_ ? forms.choose(inter_node_link(), k_ > 1) == FormChoice::entropy : entropy_;
   uint64_t ns = 0;
   size_t size;
   {
     ScopedTimer t(call_.stats().ns_compress, &ns);
-    size = write_code_payload(codes_ + offset(b, c), count(b, c), exp_,
-                              form == FormChoice::entropy, frame);
+    size = write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy, frame);
   }
-  forms.record_encode(form, raw_bytes(b, c), size, seconds(ns));
+  if (form_by_speed_)
+    forms.record_encode(entropy ? FormChoice::entropy : FormChoice::planes, raw_bytes(b, c), size,
+                        seconds(ns));
   return size;
 }
 
