@@ -205,8 +205,9 @@ void record_time(CommState* state, int slot, double seconds) {
   std::copy(model.best(), model.best() + kArms, mine);
   mine[kArms] = link_vote();
   PMPI_Allreduce(mine, slowest, kArms + 1, MPI_DOUBLE, MPI_MAX, state->coll.comm);
-  model.agree(slowest);
+  const bool settled = model.agree(slowest);
   link_agree(slowest[kArms]);
+  if (!settled) return;  // the arms kept for the rest of the exploration were agreed
   const int won = model.settled();
   const OpKind op = static_cast<OpKind>(slot / kSizeClasses);
   // An arm's name: its codec, and whether it cuts the call into chunks.
@@ -220,8 +221,9 @@ void record_time(CommState* state, int slot, double seconds) {
   // Rank 0's codec names: a Bcast's other ranks may have coded other kinds.
   std::string arms;
   for (int a = 0; a < model.arms(); ++a) {
-    char t[64];
-    std::snprintf(t, sizeof t, "%s%s %.3g s", a ? ", " : "", arm_name(a).c_str(), slowest[a]);
+    char t[96];
+    std::snprintf(t, sizeof t, "%s%s %.3g s%s", a ? ", " : "", arm_name(a).c_str(), slowest[a],
+                  model.dropped(a) ? " (dropped)" : "");
     arms += t;
   }
   std::fprintf(stderr, "adacomp: model: %s %zu-byte class settled on %s (%s)\n",

@@ -4,13 +4,24 @@
 
 namespace adacomp {
 
+int PathChoice::arm_at(int step) const {
+  if (step < arms()) return step;
+  int k = (step - arms()) % __builtin_popcount(kept_);
+  for (int a = 0;; ++a)
+    if (kept_ >> a & 1 && k-- == 0) return a;
+}
+
+int PathChoice::calls() const { return arms() + __builtin_popcount(kept_) * (kSamples - 1); }
+
 int PathChoice::next(const Candidates& codecs) {
   if (!exploring_) return settled_;
   if (step_ == 0) {
     codecs_ = codecs;
     std::fill(best_, best_ + kMaxArms, 0.0);
+    kept_ = (1u << arms()) - 1;
+    pruned_ = false;
   }
-  return step_ % arms();
+  return arm_at(step_);
 }
 
 bool PathChoice::record(double seconds) {
@@ -21,9 +32,12 @@ bool PathChoice::record(double seconds) {
     }
     return false;
   }
-  double& b = best_[step_ % arms()];
+  double& b = best_[arm_at(step_)];
   if (step_ < arms() || seconds < b) b = seconds;
-  if (++step_ < arms() * kSamples) return false;
+  ++step_;
+  // With plain MPI and one codec there is nothing to drop.
+  if (step_ == arms() && arms() > 2) return true;
+  if (step_ < calls()) return false;
   // An arm that repeats the codec before it (padded_candidates) times the
   // same thing again: both get the slower of their best times, so that
   // padding gives a codec no second chance of a lucky call. (Before the
@@ -34,7 +48,18 @@ bool PathChoice::record(double seconds) {
   return true;
 }
 
-void PathChoice::agree(const double slowest[kMaxArms]) {
+bool PathChoice::agree(const double slowest[kMaxArms]) {
+  if (step_ == arms() && !pruned_ && arms() > 2) {
+    // Each arm's first call, agreed: a dropped arm keeps that as its time.
+    pruned_ = true;
+    const double fastest = *std::min_element(slowest, slowest + arms());
+    for (int a = 1; a < arms(); ++a)
+      if (slowest[a] > kDropFactor * fastest) {
+        kept_ &= ~(1u << a);
+        best_[a] = slowest[a];
+      }
+    return false;
+  }
   int fastest = 1;  // ties go to the earlier arm: the higher ratio
   for (int a = 2; a < arms(); ++a)
     if (slowest[a] < slowest[fastest]) fastest = a;
@@ -46,6 +71,7 @@ void PathChoice::agree(const double slowest[kMaxArms]) {
   settled_ = winner;
   exploring_ = false;
   since_ = 0;
+  return true;
 }
 
 int RuntimeModel::slot(int op, size_t bytes) {

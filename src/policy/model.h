@@ -10,7 +10,10 @@
 // on the fastest codec only if it beat plain MPI by kMargin. The call time
 // holds what decides it, wire bytes over the link's bandwidth plus coding
 // time, so a fast link picks the fast codec and a slow one the high-ratio
-// one. A settled slot explores again after `interval` calls, an interval
+// one. An arm whose first call took more than kDropFactor times the fastest
+// arm's first call is dropped from the rest of that exploration (one more
+// small MAX-allreduce agrees on which), so a clearly losing codec is timed
+// once, not kSamples times. A settled slot explores again after `interval` calls, an interval
 // that doubles while the answer stays the same, so a change in the data or
 // the network is seen and a wrong guess costs a few calls in thousands.
 // Every input to a decision is identical on all ranks, so all ranks take
@@ -41,6 +44,11 @@ class PathChoice {
   static constexpr int kMaxArms = 1 + 2 * Candidates::kMax;
   static constexpr int kSamples = 2;       // timed calls of each arm per exploration
   static constexpr double kMargin = 0.03;  // a codec must be this much faster than raw
+  // Why 2: a codec's first call in a job also pays cold costs (its buffers'
+  // first touch, the thread pool's start), up to about a fifth of a call at
+  // 10 Gbit/s; twice the fastest is clearly losing, not cold. Plain MPI is
+  // never dropped: it is what the margin is measured against.
+  static constexpr double kDropFactor = 2.0;
   static constexpr uint32_t kFirstInterval = 32;
   static constexpr uint32_t kMaxInterval = 4096;
 
@@ -48,23 +56,32 @@ class PathChoice {
   // and each of `codecs`) from the call that starts it; `codecs` must hold
   // as many candidates on every rank.
   int next(const Candidates& codecs);
-  // Records this rank's time for the call next() chose. True when this call
-  // ends an exploration: the caller then MAX-reduces best() (kMaxArms
-  // values) over the communicator and passes the result to agree(), on
-  // every rank.
+  // Records this rank's time for the call next() chose. True when the ranks
+  // must agree: after each arm's first call (where there is an arm to drop)
+  // and at the end of an exploration. The caller then MAX-reduces best()
+  // (kMaxArms values) over the communicator and passes the result to
+  // agree(), on every rank; agree() returns true when the slot has settled.
   bool record(double seconds);
   const double* best() const { return best_; }
-  void agree(const double slowest[kMaxArms]);
+  bool agree(const double slowest[kMaxArms]);
   // The settled arm, 0 (raw) while exploring.
   int settled() const { return exploring_ ? 0 : settled_; }
   // The arms of the last exploration: 1 + codecs().arms().
   int arms() const { return 1 + codecs_.arms(); }
   const Candidates& codecs() const { return codecs_; }
+  // Whether the last exploration timed arm a once only (kDropFactor).
+  bool dropped(int a) const { return !(kept_ >> a & 1); }
 
  private:
+  // The exploration's calls: each arm once, in order (step_ < arms()), then
+  // the kept arms (kept_, a bit per arm) in turn until each has kSamples.
+  int arm_at(int step) const;
+  int calls() const;  // of the whole exploration
   bool exploring_ = true;
   bool agreed_ = false;  // settled at least once
-  int step_ = 0;         // position in the exploration: arm step_ % arms()
+  bool pruned_ = false;  // this exploration's kept arms are agreed
+  int step_ = 0;         // calls of this exploration so far
+  uint32_t kept_ = 0;
   int settled_ = 0;
   Candidates codecs_;
   uint32_t since_ = 0, interval_ = kFirstInterval;

@@ -19,15 +19,26 @@ Candidates one() { return candidates(Config{}, Tier::lossless, ElemKind::f64); }
 Candidates two() { return candidates(Config{}, Tier::lossy, ElemKind::f64); }
 
 // Runs one exploration over `codecs` where arm a takes times[a] (this
-// rank's are also the slowest) and returns the settled arm.
+// rank's are also the slowest) and returns the settled arm. Each arm is
+// called once in order, then the arms kept (those not over kDropFactor
+// times the fastest first call, and raw always) each once more in order.
 int explore(PathChoice& c, const Candidates& codecs, std::vector<double> times) {
   const int arms = 1 + codecs.arms();
-  for (int i = 0; i < arms * PathChoice::kSamples; ++i) {
+  const double fastest = *std::min_element(times.begin(), times.end());
+  std::vector<int> order;
+  for (int a = 0; a < arms; ++a) order.push_back(a);
+  for (int a = 0; a < arms; ++a)
+    if (a == 0 || arms == 2 || times[static_cast<size_t>(a)] <= PathChoice::kDropFactor * fastest)
+      order.push_back(a);
+  for (size_t i = 0; i < order.size(); ++i) {
     const int arm = c.next(codecs);
-    EXPECT(arm == i % arms);  // interleaved: raw, A, B, raw, A, B
+    EXPECT(arm == order[i]);
     const bool agree = c.record(times[static_cast<size_t>(arm)]);
-    EXPECT(agree == (i == arms * PathChoice::kSamples - 1));
-    if (agree) c.agree(c.best());
+    // The ranks agree after the first round (where an arm could be dropped)
+    // and at the end.
+    const bool pruning = arms > 2 && i + 1 == static_cast<size_t>(arms);
+    EXPECT(agree == (pruning || i + 1 == order.size()));
+    if (agree) EXPECT(c.agree(c.best()) == !pruning);
   }
   EXPECT(c.arms() == arms);
   return c.next(codecs);
@@ -111,10 +122,14 @@ int main() {
     c.record(0.9);
     EXPECT(c.next(one()) == 2);  // the call codes with its last candidate
     EXPECT(one().arm(2).id == CodecId::bitplane);
-    c.record(0.4);
-    for (int i = 0; i < 2; ++i) c.record(1.0);
+    EXPECT(c.record(0.4));  // the first round: the ranks agree on what to keep
+    EXPECT(!c.agree(c.best()));
+    EXPECT(c.dropped(1));  // 0.9 > 2 x 0.4
+    EXPECT(c.next(one()) == 0);
+    c.record(1.0);
+    EXPECT(c.next(one()) == 2);
     EXPECT(c.record(0.9));
-    c.agree(c.best());
+    EXPECT(c.agree(c.best()));
     EXPECT(c.settled() == 2);
     // The next exploration, of one candidate, ignores the third arm's old
     // times whatever the agreed array holds there.
@@ -138,6 +153,37 @@ int main() {
     Config forced;
     forced.mode = Mode::lossless;
     EXPECT(!inter_node_direct(forced, LinkModel{1.25e9, 5e-6}));  // forced modes code
+  }
+  {  // a clearly losing arm is timed once: after each arm's first call the
+     // ranks agree (the slowest rank's times) on the arms kept
+    PathChoice c;
+    const Candidates codecs = two();
+    const double first[] = {1.0, 0.45, 0.5};  // this rank
+    for (int a = 0; a < 3; ++a) {
+      EXPECT(c.next(codecs) == a);
+      EXPECT(c.record(first[a]) == (a == 2));
+    }
+    const double slowest[PathChoice::kMaxArms] = {1.0, 1.2, 0.5};  // another rank's arm 1
+    EXPECT(!c.agree(slowest));
+    EXPECT(c.dropped(1) && !c.dropped(0) && !c.dropped(2));
+    EXPECT(c.best()[1] == 1.2);  // the dropped arm keeps its agreed time
+    EXPECT(c.next(codecs) == 0);
+    EXPECT(!c.record(1.0));
+    EXPECT(c.next(codecs) == 2);
+    EXPECT(c.record(0.6));  // 4 calls where 6 were taken
+    EXPECT(c.agree(c.best()) && c.settled() == 2);
+    // Raw is never dropped, however slow: the margin is measured against it.
+    PathChoice r;
+    EXPECT(explore(r, two(), {5.0, 1.0, 1.5}) == 1);
+    EXPECT(!r.dropped(0) && !r.dropped(2));
+    // Nothing clearly losing: every arm twice, as before.
+    PathChoice k;
+    EXPECT(explore(k, two(), {1.0, 1.9, 1.1}) == 0);
+    EXPECT(!k.dropped(1) && !k.dropped(2));
+    // Each exploration starts with every arm again.
+    EXPECT(rest(c, two()) == 32);
+    EXPECT(explore(c, two(), {1.0, 0.5, 0.6}) == 1);
+    EXPECT(!c.dropped(1));
   }
   {  // whole and chunked forms: each codec twice, chunked arms after the whole ones
     Candidates p = two();
