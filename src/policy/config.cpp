@@ -142,7 +142,7 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossless); }},
     {"ADACOMP_THRESHOLD_LOSSY", "1M", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossy); }},
-    {"ADACOMP_THRESHOLD_PIPELINE", "1M", "a byte count with optional K, M or G suffix, or never",
+    {"ADACOMP_THRESHOLD_PIPELINE", "256K", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_pipeline); }},
     {"ADACOMP_PIPELINE_CHUNKS", "4", "an integer from 1 to 1024",
      [](const std::string& v, Config& c) {

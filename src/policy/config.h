@@ -62,13 +62,15 @@ struct Config {
   // and Reduce on every link and layout tried (up to 3.6x), and for
   // Allreduce but at 32 MB on 2 x 2 at 10 Gbit/s. From T3 the model times
   // each codec whole and in chunks (policy/tier.h Candidates), so T3 can be
-  // 1 MB, where MPICH's Allreduce is faster whole (docs/benchmarks.md,
-  // "The default mode").
+  // low: at 10 Gbit/s chunks made Bcast and Reduce of 256-512 KB 1.3-2x
+  // faster than whole calls, while MPICH's Allreduce stays faster whole,
+  // which the model measures (docs/benchmarks.md, "The default mode"). With
+  // a bound, T3 is raised to T2 (config.cpp).
   Mode mode = Mode::adaptive_pipelined;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
   size_t threshold_lossless = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;
-  size_t threshold_pipeline = 1024 * 1024;
+  size_t threshold_pipeline = 256 * 1024;
   // Pipelining: each unit that moves (a ring block, a tree's message) is cut
   // into chunks whose frames MPI sends eagerly (pipeline_eager, the
   // default: the kernel transmits one while the next is coded), else into

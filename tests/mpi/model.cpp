@@ -25,7 +25,7 @@
 //                            rank 1 bytes; the sender tries zstd, then lz4,
 //                            then codes each message with whichever pays
 //                            best, or not at all. Every message arrives exact.
-//   test_model chunked       two nodes, from T3 (1 MiB): each codec an arm
+//   test_model chunked       two nodes, from T3 (256 KiB): each codec an arm
 //                            whole and in chunks; a 2 MiB integer Allreduce
 //                            explores all five arms, then settles alike on
 //                            every rank.

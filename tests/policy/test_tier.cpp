@@ -17,7 +17,7 @@ bool is(TierChoice t, Tier tier, bool pipelined = false) {
 }
 
 void tiers() {
-  Config c;  // T1 64K, T2 1M, T3 1M; no bound yet
+  Config c;  // T1 64K, T2 1M, T3 256K; no bound yet
   const size_t t1 = c.threshold_lossless, t2 = c.threshold_lossy, t3 = c.threshold_pipeline;
   const ElemKind f64 = ElemKind::f64, bytes = ElemKind::bytes;
   EXPECT(is(choose_tier(c, Mode::adaptive, t1 - 1, f64), Tier::raw));
@@ -30,11 +30,13 @@ void tiers() {
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
-  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossy));  // adaptive: never pipelined
-  // Just under T3 (T3 = T2 by default): unpipelined, in the tier below.
-  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3 - 1, f64),
-            t3 - 1 >= t2 ? Tier::lossy : Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, f64), Tier::lossy, true));
+  EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));  // adaptive: never pipelined
+  // Just under T3: unpipelined; from T3 (below T2 here) pipelined lossless,
+  // from T2 pipelined lossy.
+  EXPECT(t3 < t2);
+  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3 - 1, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, f64), Tier::lossless, true));
+  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t2, f64), Tier::lossy, true));
   EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, bytes), Tier::lossless, true));
   EXPECT(is(choose_tier(c, Mode::lossy, t1, f64), Tier::lossy));  // forced modes: from T1
   EXPECT(is(choose_tier(c, Mode::lossy, t1, bytes), Tier::lossless));
