@@ -6,7 +6,9 @@ namespace adacomp {
 
 int PathChoice::arm_at(int step) const {
   if (step < arms()) return step;
-  int k = (step - arms()) % __builtin_popcount(kept_);
+  const int kept = __builtin_popcount(kept_);
+  int k = (step - arms()) % kept;
+  if ((step - arms()) / kept % 2 == 0) k = kept - 1 - k;  // rounds 2, 4, ... backwards
   for (int a = 0;; ++a)
     if (kept_ >> a & 1 && k-- == 0) return a;
 }

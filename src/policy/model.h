@@ -74,7 +74,10 @@ class PathChoice {
 
  private:
   // The exploration's calls: each arm once, in order (step_ < arms()), then
-  // the kept arms (kept_, a bit per arm) in turn until each has kSamples.
+  // the kept arms (kept_, a bit per arm) until each has kSamples, every
+  // other round backwards: an arm's calls then follow different calls (on a
+  // link with memory, a token bucket or TCP's window, the call before
+  // shapes a call's time; in one order the arm after raw always paid for it).
   int arm_at(int step) const;
   int calls() const;  // of the whole exploration
   bool exploring_ = true;

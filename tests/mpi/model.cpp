@@ -2,7 +2,7 @@
 //   test_model single-node   no layout given: one node. Nothing is coded,
 //                            collectives or point-to-point, at any size.
 //   test_model explore       ADACOMP_NODE_MAP makes two nodes: a slot explores
-//                            (raw, compressed, raw, compressed), settles, and
+//                            (raw, compressed, compressed, raw), settles, and
 //                            explores again after 32 calls. On incompressible
 //                            data over shared memory with a slow codec (zstd
 //                            level 19), coding loses: exactly the exploration
@@ -147,35 +147,44 @@ int arm_of(const std::vector<Frames>& calls, int arms, const Frames& f) {
 }
 
 // How many calls the exploration took (PathChoice): each arm once in order,
-// then raw and each arm not dropped (over kDropFactor times the fastest
-// first call) once more, in order. Read on rank 0, which sends frames in
-// every operation here, and given to every rank alike.
+// then each arm not dropped (over kDropFactor times the fastest first
+// call) once more, backwards, ending with raw, which is never dropped.
 int explored(const std::vector<Frames>& calls, int arms) {
-  int n = arms + 1, rank;  // the second round starts with raw
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0)
-    while (n < static_cast<int>(calls.size()) &&
-           arm_of(calls, arms, calls[static_cast<size_t>(n)]) >
-               arm_of(calls, arms, calls[static_cast<size_t>(n - 1)]))
-      ++n;
-  PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return n;
+  size_t n = static_cast<size_t>(arms);
+  while (n < calls.size() && calls[n].compressed) ++n;
+  return static_cast<int>(n) + 1;
 }
 
-// Checks a slot's calls: they explore raw, quant_zstd, quant_fast, then raw
-// and the codecs not dropped; the rest are one settled arm, the same on
-// every rank. `sends`: whether this rank sends frames in this operation.
+// Whether the second round's coded calls (calls[arms, n - 1)) repeat the
+// first round's arms, backwards (the frames of a sender only).
+bool second_round_backwards(const std::vector<Frames>& calls, int arms, int n) {
+  int last = arms;
+  for (int i = arms; i < n - 1; ++i) {
+    const int arm = arm_of(calls, arms, calls[static_cast<size_t>(i)]);
+    if (arm <= 0 || arm >= last) return false;
+    last = arm;
+  }
+  return true;
+}
+
+// Checks a slot's calls: they explore raw, quant_zstd, quant_fast, then the
+// codecs not dropped, backwards, and raw; the rest are one settled arm, the
+// same on every rank. `sends`: whether this rank sends frames in this
+// operation.
 void check_arms(const char* op, const std::vector<Frames>& calls, bool sends) {
   const int arms = 3, n = explored(calls, arms);
-  for (int i = 0; i < n; ++i)
-    CHECK(calls[i].compressed == (i % arms != 0), "%s exploration call %d: compressed %d", op, i,
+  int ends[2] = {n, -n}, all_ends[2];
+  PMPI_Allreduce(ends, all_ends, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(all_ends[0] == -all_ends[1], "%s: ranks explored for different lengths", op);
+  for (int i = 0; i < arms; ++i)
+    CHECK(calls[i].compressed == (i != 0), "%s exploration call %d: compressed %d", op, i,
           calls[i].compressed);
   const unsigned long long high = calls[1].wire, fast = calls[2].wire;
   if (sends) {
     CHECK(high > 0 && high != fast, "%s: the codecs' frames do not differ (%llu %llu)", op, high,
           fast);
-    for (int i = arms + 1; i < n; ++i)
-      CHECK(arm_of(calls, arms, calls[i]) > 0, "%s: exploration call %d repeats no codec", op, i);
+    CHECK(second_round_backwards(calls, arms, n),
+          "%s: the second round does not repeat the codecs backwards", op);
     CHECK(high < fast, "%s: quant_zstd (%llu bytes) not smaller than quant_fast (%llu)", op, high,
           fast);
   }
@@ -257,9 +266,8 @@ void codecs() {
     MPI_Allreduce(in2.data(), out.data(), static_cast<int>(n2), MPI_DOUBLE, MPI_SUM,
                   MPI_COMM_WORLD);
     const Frames f = delta(before, op_stats("allreduce"));
-    if (c < 4)  // the first round and raw (the rest depends on what is dropped)
-      CHECK(f.compressed == (c % 3 != 0), "sum exploration call %d: compressed %d", c,
-            f.compressed);
+    if (c < 3)  // the first round (the second depends on what is dropped)
+      CHECK(f.compressed == (c != 0), "sum exploration call %d: compressed %d", c, f.compressed);
     size_t bad = 0;
     for (size_t i = 0; i < n2; ++i)
       bad += !(std::fabs(static_cast<long double>(out[i]) - sum[i]) <= kRel * (hi - lo));
@@ -334,8 +342,8 @@ void p2p_codecs() {
 
 // From T3 each codec is an arm twice, whole and in chunks (policy/tier.h
 // Candidates): a 2 MiB lossless Allreduce SUM of integers (candidates zstd
-// and lz4) explores raw, zstd, lz4, zstd in chunks, lz4 in chunks, then raw
-// and the arms not dropped, then settles on one arm, the same on every rank.
+// and lz4) explores raw, zstd, lz4, zstd in chunks, lz4 in chunks, then the
+// arms not dropped backwards and raw, then settles on one arm, the same on every rank.
 // Results exact.
 void chunked() {
   int rank, size;
@@ -358,14 +366,13 @@ void chunked() {
     CHECK(out == expect, "call %d: wrong sum", c);
   }
   const int explored_calls = explored(seen, arms);
-  for (int c = 0; c <= arms; ++c) {
+  for (int c = 0; c < arms; ++c) {
     const Frames& f = seen[static_cast<size_t>(c)];
-    CHECK(f.compressed == (c % arms != 0), "exploration call %d: compressed %d", c, f.compressed);
-    CHECK(f.pipelined == (c % arms >= 3), "exploration call %d: pipelined %d", c, f.pipelined);
+    CHECK(f.compressed == (c != 0), "exploration call %d: compressed %d", c, f.compressed);
+    CHECK(f.pipelined == (c >= 3), "exploration call %d: pipelined %d", c, f.pipelined);
   }
-  for (int c = arms + 1; c < explored_calls; ++c)
-    CHECK(arm_of(seen, arms, seen[static_cast<size_t>(c)]) > 0,
-          "exploration call %d repeats no arm", c);
+  CHECK(second_round_backwards(seen, arms, explored_calls),
+        "the second round does not repeat the arms backwards");
   int settled[2] = {seen[static_cast<size_t>(explored_calls)].compressed,
                     seen[static_cast<size_t>(explored_calls)].pipelined};
   for (size_t c = static_cast<size_t>(explored_calls); c < seen.size(); ++c)

@@ -21,13 +21,13 @@ Candidates two() { return candidates(Config{}, Tier::lossy, ElemKind::f64); }
 // Runs one exploration over `codecs` where arm a takes times[a] (this
 // rank's are also the slowest) and returns the settled arm. Each arm is
 // called once in order, then the arms kept (those not over kDropFactor
-// times the fastest first call, and raw always) each once more in order.
+// times the fastest first call, and raw always) each once more, backwards.
 int explore(PathChoice& c, const Candidates& codecs, std::vector<double> times) {
   const int arms = 1 + codecs.arms();
   const double fastest = *std::min_element(times.begin(), times.end());
   std::vector<int> order;
   for (int a = 0; a < arms; ++a) order.push_back(a);
-  for (int a = 0; a < arms; ++a)
+  for (int a = arms - 1; a >= 0; --a)
     if (a == 0 || arms == 2 || times[static_cast<size_t>(a)] <= PathChoice::kDropFactor * fastest)
       order.push_back(a);
   for (size_t i = 0; i < order.size(); ++i) {
@@ -81,8 +81,8 @@ int main() {
     EXPECT(c.next(one()) == 0);
     c.record(5.0);          // first raw call: connection set-up
     c.record(0.6);          // compressed
-    c.record(1.0);          // raw
-    EXPECT(c.record(0.7));  // compressed: exploration done
+    c.record(0.7);          // compressed (the second round backwards)
+    EXPECT(c.record(1.0));  // raw: exploration done
     c.agree(c.best());
     EXPECT(c.settled() == 1);
   }
@@ -125,10 +125,10 @@ int main() {
     EXPECT(c.record(0.4));  // the first round: the ranks agree on what to keep
     EXPECT(!c.agree(c.best()));
     EXPECT(c.dropped(1));  // 0.9 > 2 x 0.4
+    EXPECT(c.next(one()) == 2);  // the second round backwards
+    c.record(0.9);
     EXPECT(c.next(one()) == 0);
-    c.record(1.0);
-    EXPECT(c.next(one()) == 2);
-    EXPECT(c.record(0.9));
+    EXPECT(c.record(1.0));
     EXPECT(c.agree(c.best()));
     EXPECT(c.settled() == 2);
     // The next exploration, of one candidate, ignores the third arm's old
@@ -167,10 +167,10 @@ int main() {
     EXPECT(!c.agree(slowest));
     EXPECT(c.dropped(1) && !c.dropped(0) && !c.dropped(2));
     EXPECT(c.best()[1] == 1.2);  // the dropped arm keeps its agreed time
-    EXPECT(c.next(codecs) == 0);
-    EXPECT(!c.record(1.0));
     EXPECT(c.next(codecs) == 2);
-    EXPECT(c.record(0.6));  // 4 calls where 6 were taken
+    EXPECT(!c.record(0.6));
+    EXPECT(c.next(codecs) == 0);
+    EXPECT(c.record(1.0));  // 4 calls where 6 were taken
     EXPECT(c.agree(c.best()) && c.settled() == 2);
     // Raw is never dropped, however slow: the margin is measured against it.
     PathChoice r;
