@@ -64,8 +64,8 @@ struct Config {
   // each codec whole and in chunks (policy/tier.h Candidates), so T3 can be
   // low: at 10 Gbit/s chunks made Bcast and Reduce of 256-512 KB 1.3-2x
   // faster than whole calls, while MPICH's Allreduce stays faster whole,
-  // which the model measures (docs/benchmarks.md, "The default mode"). With
-  // a bound, T3 is raised to T2 (config.cpp).
+  // which the model measures (docs/benchmarks.md, "T3 at 256 KB"). With a
+  // bound, T3 is raised to T2 (config.cpp).
   Mode mode = Mode::adaptive_pipelined;
   // Tier thresholds in message bytes (T1 <= T2 <= T3).
   size_t threshold_lossless = 64 * 1024;
