@@ -2,9 +2,10 @@
 //
 // Collectives: for each communicator, operation and message size class
 // (power of two) the ranks measure what they would otherwise assume. A slot
-// starts by exploring: its calls cycle through the arms, plain MPI and each
+// starts by exploring: its calls go through the arms, plain MPI and each
 // candidate codec (policy/tier.h: quant_zstd and quant_fast for lossy
-// floats, say), kSamples of each, every rank timing its own part; then the
+// floats, say), kSamples rounds, every other one backwards, every rank
+// timing its own part; then the
 // ranks agree (one small MAX-allreduce on the private communicator, the
 // slowest rank being what the application waits for) and the slot settles
 // on the fastest codec only if it beat plain MPI by kMargin. The call time
@@ -13,9 +14,10 @@
 // one. An arm whose first call took more than kDropFactor times the fastest
 // arm's first call is dropped from the rest of that exploration (one more
 // small MAX-allreduce agrees on which), so a clearly losing codec is timed
-// once, not kSamples times. A settled slot explores again after `interval` calls, an interval
-// that doubles while the answer stays the same, so a change in the data or
-// the network is seen and a wrong guess costs a few calls in thousands.
+// once, not kSamples times. A settled slot explores again after `interval`
+// calls, an interval that doubles while the answer stays the same, so a
+// change in the data or the network is seen and a wrong guess costs a few
+// calls in thousands.
 // Every input to a decision is identical on all ranks, so all ranks take
 // the same path and codec.
 //
