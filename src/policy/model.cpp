@@ -21,7 +21,6 @@ int PathChoice::next(const Candidates& codecs) {
     codecs_ = codecs;
     std::fill(best_, best_ + kMaxArms, 0.0);
     kept_ = (1u << arms()) - 1;
-    pruned_ = false;
   }
   return arm_at(step_);
 }
@@ -37,8 +36,7 @@ bool PathChoice::record(double seconds) {
   double& b = best_[arm_at(step_)];
   if (step_ < arms() || seconds < b) b = seconds;
   ++step_;
-  // With plain MPI and one codec there is nothing to drop.
-  if (step_ == arms() && arms() > 2) return true;
+  if (dropping_agreement()) return true;
   if (step_ < calls()) return false;
   // An arm that repeats the codec before it (padded_candidates) times the
   // same thing again: both get the slower of their best times, so that
@@ -51,9 +49,8 @@ bool PathChoice::record(double seconds) {
 }
 
 bool PathChoice::agree(const double slowest[kMaxArms]) {
-  if (step_ == arms() && !pruned_ && arms() > 2) {
+  if (dropping_agreement()) {
     // Each arm's first call, agreed: a dropped arm keeps that as its time.
-    pruned_ = true;
     const double fastest = *std::min_element(slowest, slowest + arms());
     for (int a = 1; a < arms(); ++a)
       if (slowest[a] > kDropFactor * fastest) {

@@ -5,9 +5,9 @@
 // starts by exploring: its calls go through the arms, plain MPI and each
 // candidate codec (policy/tier.h: quant_zstd and quant_fast for lossy
 // floats, say), kSamples rounds, every other one backwards, every rank
-// timing its own part; then the
-// ranks agree (one small MAX-allreduce on the private communicator, the
-// slowest rank being what the application waits for) and the slot settles
+// timing its own part; then the ranks agree (one small MAX-allreduce on the
+// private communicator, the slowest rank being what the application waits
+// for) and the slot settles
 // on the fastest codec only if it beat plain MPI by kMargin. The call time
 // holds what decides it, wire bytes over the link's bandwidth plus coding
 // time, so a fast link picks the fast codec and a slow one the high-ratio
@@ -82,9 +82,12 @@ class PathChoice {
   // shapes a call's time; in one order the arm after raw always paid for it).
   int arm_at(int step) const;
   int calls() const;  // of the whole exploration
+  // Whether the agreement due now is the one on the arms to keep: after the
+  // first round (calls() > arms(), so never the last one), where there is
+  // an arm to drop (not with plain MPI and one codec alone).
+  bool dropping_agreement() const { return step_ == arms() && arms() > 2; }
   bool exploring_ = true;
   bool agreed_ = false;  // settled at least once
-  bool pruned_ = false;  // this exploration's kept arms are agreed
   int step_ = 0;         // calls of this exploration so far
   uint32_t kept_ = 0;
   int settled_ = 0;

@@ -30,7 +30,7 @@ void tiers() {
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
   EXPECT(is(choose_tier(c, Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
-  EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));  // adaptive: never pipelined
+  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossless));  // adaptive: never pipelined
   // Just under T3: unpipelined; from T3 (below T2 here) pipelined lossless,
   // from T2 pipelined lossy.
   EXPECT(t3 < t2);
