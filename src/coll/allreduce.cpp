@@ -10,11 +10,14 @@
 //           slices. Every core codes, each 1/local_size of the vector.
 //   leaders (any layout): a node-local reduce to the node's lowest rank, the
 //           compressed ring among those leaders, a node-local broadcast.
+// Pipelined, large node-aware calls flow through these stages in segments
+// (below), so the stages overlap.
 // Either way each element's value is computed once and copied to every
 // rank, so results are identical everywhere and from run to run. The ring
 // reduces on quantisation codes when the call's lossy agreement chose a
 // grid (coll/ring_codes.h), else decodes, adds and encodes at every hop
 // (coll/ring.h).
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -39,140 +42,226 @@ const Group& ring_group(const Plan& plan) {
                                           : s.coll;
 }
 
+// Node-aware calls of at least 2 segments' bytes in the pipelined form are
+// cut into segments that flow through the stages one after another: while
+// the ring codes and sends segment k, the node combines segment k+1 and
+// spreads segment k-1, so the slowest stage, not their sum, bounds the time.
+// Why at most 4: a segment adds one ring's start (its 2(P-1) steps of
+// latency) and two node collectives' starts, and 4 already hides three
+// quarters of the shorter stages. Why 512 KiB: below it those starts
+// outweigh what overlapping hides at 10 Gbit/s. Rails also gain balance:
+// local rank i codes slice i of every segment, pieces spread over the
+// vector, so ranks on a smoothly varying field code alike-compressible data.
+constexpr int kMaxSegments = 4;
+constexpr size_t kMinSegmentBytes = 512 << 10;
+
+int segments_of(const Plan& plan) {
+  if (plan.layout == Layout::flat || plan.chunks < 2) return 1;
+  const size_t fit = plan.bytes / kMinSegmentBytes;
+  return static_cast<int>(std::min<size_t>(fit < 1 ? 1 : fit, kMaxSegments));
+}
+
+// The ring of a segmented call keeps each chunk near the size the plan
+// chose for the whole vector, and at least 2 chunks (it stays pipelined).
+Plan ring_plan(Plan plan) {
+  const int segments = segments_of(plan);
+  if (segments > 1) plan.chunks = std::max(2, (plan.chunks + segments - 1) / segments);
+  return plan;
+}
+
 class AllreduceSchedule : public Schedule {
  public:
   AllreduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
                     void* recvbuf, int count, MPI_Datatype type, MPI_Op op)
-      : plan_(plan),
+      : plan_(ring_plan(plan)),
         call_(app, plan_, OpKind::allreduce, ring_group(plan_), form),
-        recvbuf_(recvbuf),
-        count_(count),
+        recvbuf_(static_cast<uint8_t*>(recvbuf)),
         type_(type),
         op_(op),
         tag_(tag) {
     CommState& s = *plan_.state;
+    const size_t elem = plan_.type.size;
     const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    node_input_ = input;
-    ring_in_ = input;
-    ring_acc_ = static_cast<uint8_t*>(recvbuf);
-    ring_count_ = count;
+    node_input_ = static_cast<const uint8_t*>(input);
+    const int parts = segments_of(plan);
+    segments_.resize(parts);
+    const Group& node = s.node;
+    size_t acc_count = 0;
+    for (int k = 0; k < parts; ++k) {
+      Segment& g = segments_[k];
+      g.offset = block_begin(count, parts, k);
+      g.count = block_count(count, parts, k);
+      g.ring_count = g.count;
+      if (plan_.layout == Layout::rails) {
+        g.counts.resize(node.size);
+        g.displs.resize(node.size);
+        for (int i = 0; i < node.size; ++i) {
+          g.counts[i] = static_cast<int>(block_count(g.count, node.size, i));
+          g.displs[i] = static_cast<int>(block_begin(g.count, node.size, i));
+        }
+        // A rail's members share a local rank, so they agree on skipping.
+        g.ring_count = g.counts[node.rank];
+        acc_count += g.ring_count;
+      } else if (plan_.layout == Layout::leaders) {
+        g.ring_count = node.rank == 0 ? g.count : 0;
+      }
+    }
     int members = s.coll.size, per_member = 1;
     if (plan_.layout == Layout::rails) {
-      const Group& node = s.node;
-      counts_.resize(node.size);
-      displs_.resize(node.size);
-      for (int i = 0; i < node.size; ++i) {
-        counts_[i] = static_cast<int>(block_count(count, node.size, i));
-        displs_[i] = static_cast<int>(block_begin(count, node.size, i));
-      }
-      ring_acc_ = call_.memory(ScratchSlot::accumulator, counts_[node.rank] * plan_.type.size + 1);
-      ring_in_ = ring_acc_;
-      // A rail's members share a local rank, so they agree on skipping.
-      ring_count_ = counts_[node.rank];
+      // This rank's slices of every segment, one after another.
+      uint8_t* acc = call_.memory(ScratchSlot::accumulator, acc_count * elem + 1);
+      for (Segment& g : segments_) g.ring_in = g.acc = acc, acc += g.ring_count * elem;
       members = s.rail.size;
       per_member = node.size;
-    } else if (plan_.layout == Layout::leaders) {
-      // The leader reduces into recvbuf (its own input copied aside when in place).
-      const bool leader = s.node.rank == 0;
-      if (leader && input == recvbuf) {
+    } else {
+      if (plan_.layout == Layout::leaders && node.rank == 0 && input == recvbuf) {
+        // The leader reduces into recvbuf: its own input copied aside.
         uint8_t* copy = call_.memory(ScratchSlot::accumulator, plan_.bytes);
         std::memcpy(copy, input, plan_.bytes);
         node_input_ = copy;
       }
-      ring_in_ = recvbuf;
-      ring_count_ = leader ? count : 0;
-      members = s.loc.nodes;
-      per_member = s.loc.max_local;
+      for (Segment& g : segments_) {
+        g.acc = recvbuf_ + g.offset * elem;
+        // Flat: the ring reads the input; leaders: what the node reduce left.
+        g.ring_in = plan_.layout == Layout::flat ? node_input_ + g.offset * elem : g.acc;
+      }
+      if (plan_.layout == Layout::leaders) members = s.loc.nodes, per_member = s.loc.max_local;
     }
     // Lossy: the range of every rank's input; every element passes
     // `compressions` codings among `members`, each bringing the sum of up to
-    // `per_member` ranks' inputs.
+    // `per_member` ranks' inputs. One agreement, one grid, for every segment.
     agree_.start(call_, input, count, allreduce_compressions(members), s.coll.size - 1,
                  codes_candidate(plan_, op, count, members) ? members : 0, per_member);
-    if (plan_.layout != Layout::flat) gather_.emplace(s), spread_.emplace(s);
+    // Tickets in this order on every rank of the node: the gathers, then the
+    // spreads (node_stage.h).
+    if (plan_.layout != Layout::flat) {
+      for (Segment& g : segments_) g.gather.emplace(s);
+      for (Segment& g : segments_) g.spread.emplace(s);
+    }
   }
 
   bool advance(bool wait) override {
-    const Group& node = plan_.state->node;
-    if (gather_ && !gather_->run(
-                       wait, false, [&] { return gather(nullptr); },
-                       [&](MPI_Request* r) { return gather(r); }))
-      return false;
-    if (!agree_.ready(call_, wait) || !ring(wait)) return false;
-    const bool failed = gather_ && gather_->failed();
-    if (plan_.layout == Layout::rails)
-      return spread_->run(
-          wait, failed,
-          [&] {
-            return PMPI_Allgatherv(ring_acc_, ring_count_, type_, recvbuf_, counts_.data(),
-                                   displs_.data(), type_, node.comm);
-          },
-          [&](MPI_Request* r) {
-            return PMPI_Iallgatherv(ring_acc_, ring_count_, type_, recvbuf_, counts_.data(),
-                                    displs_.data(), type_, node.comm, r);
-          });
-    if (plan_.layout == Layout::leaders)
-      return spread_->run(
-          wait, failed, [&] { return PMPI_Bcast(recvbuf_, count_, type_, 0, node.comm); },
-          [&](MPI_Request* r) { return PMPI_Ibcast(recvbuf_, count_, type_, 0, node.comm, r); });
+    if (segments_.size() == 1) return advance_segment(0, wait);
+    // Segments run their node stages nonblocking even in a blocking call,
+    // so that they overlap the ring; the blocking call polls.
+    while (!advance_segments())
+      if (!wait) return false;
     return true;
   }
 
   int finish() override {
-    if (gather_) call_.check_mpi(gather_->rc()), call_.check_mpi(spread_->rc());
+    for (const Segment& g : segments_)
+      if (g.gather) call_.check_mpi(g.gather->rc()), call_.check_mpi(g.spread->rc());
     return call_.finish();
   }
 
  private:
-  // The node's inputs combined before the ring: blocking (r null) or started.
-  int gather(MPI_Request* r) {
-    const Group& node = plan_.state->node;
-    if (plan_.layout == Layout::rails)
-      return r ? PMPI_Ireduce_scatter(node_input_, ring_acc_, counts_.data(), type_, op_, node.comm,
-                                      r)
-               : PMPI_Reduce_scatter(node_input_, ring_acc_, counts_.data(), type_, op_, node.comm);
-    void* out = node.rank == 0 ? recvbuf_ : nullptr;
-    return r ? PMPI_Ireduce(node_input_, out, count_, type_, op_, 0, node.comm, r)
-             : PMPI_Reduce(node_input_, out, count_, type_, op_, 0, node.comm);
+  struct Segment {
+    size_t offset = 0, count = 0;        // of the vector, elements
+    std::vector<int> counts, displs;     // rails: its slices
+    const uint8_t* ring_in = nullptr;    // the ring's input
+    uint8_t* acc = nullptr;              // and result
+    size_t ring_count = 0;
+    std::optional<NodeStage> gather, spread;  // node-aware: before and after the ring
+    std::unique_ptr<HopRing> hops;
+    std::unique_ptr<CodesRing> codes;
+    bool ring_done = false;
+  };
+
+  // One pass over the segments; true once all are done. Segment k's gather
+  // starts once k-1's is done (so the first ring starts as early as it
+  // can), its ring once k-1's ring is (one ring's memory and tag at a
+  // time), its spread once its ring is.
+  bool advance_segments() {
+    bool done = true, gathered = true, ringed = true;
+    for (size_t k = 0; k < segments_.size(); ++k) {
+      Segment& g = segments_[k];
+      if (!gathered || !gather(g, false)) gathered = false;
+      if (!gathered || !ringed || !agree_.ready(call_, false) || !ring(g, false)) ringed = false;
+      if (!ringed || !spread(g, false)) done = false;
+    }
+    return done;
   }
 
-  // The compressed ring on this rank's part, its path chosen once the
-  // agreement is in (so its buffers are taken only then).
-  bool ring(bool wait) {
-    if (ring_done_) return true;
-    if (!hops_ && !codes_) {
-      if (ring_count_ == 0 || (gather_ && gather_->failed())) return ring_done_ = true;
+  bool advance_segment(size_t k, bool wait) {
+    Segment& g = segments_[k];
+    return gather(g, wait) && agree_.ready(call_, wait) && ring(g, wait) && spread(g, wait);
+  }
+
+  // The node's inputs of segment g combined before its ring: blocking or started.
+  bool gather(Segment& g, bool wait) {
+    if (!g.gather) return true;
+    const Group& node = plan_.state->node;
+    const uint8_t* in = node_input_ + g.offset * plan_.type.size;
+    const int n = static_cast<int>(g.count);
+    if (plan_.layout == Layout::rails)
+      return g.gather->run(
+          wait, false,
+          [&] { return PMPI_Reduce_scatter(in, g.acc, g.counts.data(), type_, op_, node.comm); },
+          [&](MPI_Request* r) {
+            return PMPI_Ireduce_scatter(in, g.acc, g.counts.data(), type_, op_, node.comm, r);
+          });
+    void* out = node.rank == 0 ? g.acc : nullptr;
+    return g.gather->run(
+        wait, false, [&] { return PMPI_Reduce(in, out, n, type_, op_, 0, node.comm); },
+        [&](MPI_Request* r) { return PMPI_Ireduce(in, out, n, type_, op_, 0, node.comm, r); });
+  }
+
+  // Segment g's result from its ring's members to every rank of the node.
+  bool spread(Segment& g, bool wait) {
+    if (!g.spread) return true;
+    const Group& node = plan_.state->node;
+    const bool failed = g.gather->failed();
+    uint8_t* out = recvbuf_ + g.offset * plan_.type.size;
+    const int n = static_cast<int>(g.count), mine = static_cast<int>(g.ring_count);
+    if (plan_.layout == Layout::rails)
+      return g.spread->run(
+          wait, failed,
+          [&] {
+            return PMPI_Allgatherv(g.acc, mine, type_, out, g.counts.data(), g.displs.data(), type_,
+                                   node.comm);
+          },
+          [&](MPI_Request* r) {
+            return PMPI_Iallgatherv(g.acc, mine, type_, out, g.counts.data(), g.displs.data(),
+                                    type_, node.comm, r);
+          });
+    return g.spread->run(
+        wait, failed, [&] { return PMPI_Bcast(out, n, type_, 0, node.comm); },
+        [&](MPI_Request* r) { return PMPI_Ibcast(out, n, type_, 0, node.comm, r); });
+  }
+
+  // The compressed ring on this rank's part of segment g, its path chosen
+  // once the agreement is in (so its buffers are taken only then, and
+  // released when it is done, for the next segment's ring).
+  bool ring(Segment& g, bool wait) {
+    if (g.ring_done) return true;
+    if (!g.hops && !g.codes) {
+      if (g.ring_count == 0 || (g.gather && g.gather->failed())) return g.ring_done = true;
       if (agree_.grid().on) {
-        codes_ = std::make_unique<CodesRing>(call_, ring_in_, ring_acc_, ring_count_, agree_.grid(),
-                                             tag_);
+        g.codes = std::make_unique<CodesRing>(call_, g.ring_in, g.acc, g.ring_count, agree_.grid(),
+                                              tag_);
       } else {
-        if (ring_in_ != ring_acc_) std::memcpy(ring_acc_, ring_in_, ring_count_ * plan_.type.size);
-        hops_ = std::make_unique<HopRing>(call_,
-                                          ReduceArgs{ring_acc_, plan_.type.size, type_, op_,
-                                                     even_blocks(ring_count_, call_.group.size)},
-                                          true, tag_);
+        if (g.ring_in != g.acc) std::memcpy(g.acc, g.ring_in, g.ring_count * plan_.type.size);
+        g.hops = std::make_unique<HopRing>(call_,
+                                           ReduceArgs{g.acc, plan_.type.size, type_, op_,
+                                                      even_blocks(g.ring_count, call_.group.size)},
+                                           true, tag_);
       }
     }
-    return ring_done_ = codes_ ? codes_->advance(wait) : hops_->advance(wait);
+    if (!(g.codes ? g.codes->advance(wait) : g.hops->advance(wait))) return false;
+    g.codes.reset(), g.hops.reset();
+    return g.ring_done = true;
   }
 
-  const Plan plan_;
+  const Plan plan_;  // its chunks are each segment ring's
   CompressedCall call_;
-  void* const recvbuf_;
-  const int count_;
+  uint8_t* const recvbuf_;
   const MPI_Datatype type_;
   const MPI_Op op_;
   const int tag_;
-  const void* node_input_ = nullptr;  // what the node's first stage reads
-  const void* ring_in_ = nullptr;     // the ring's input and result
-  uint8_t* ring_acc_ = nullptr;
-  size_t ring_count_ = 0;
-  std::vector<int> counts_, displs_;  // rails: the node's slices
+  const uint8_t* node_input_ = nullptr;  // what the node's first stage (flat: the ring) reads
   LossyAgreement agree_;
-  std::optional<NodeStage> gather_, spread_;  // node-aware: before and after the ring
-  std::unique_ptr<HopRing> hops_;
-  std::unique_ptr<CodesRing> codes_;
-  bool ring_done_ = false;
+  std::vector<Segment> segments_;
 };
 
 CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

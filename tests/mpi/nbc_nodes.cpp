@@ -182,6 +182,9 @@ int main(int argc, char** argv) {
   int rank, size;
   start_test(&argc, &argv, &rank, &size);
   const bool lossy = argc > 1 && std::strcmp(argv[1], "--lossy") == 0;
+  // --segmented (pipelined mode): a vector the Allreduce cuts into segments
+  // too, alone and outstanding with other calls.
+  const bool segmented = argc > 1 && std::strcmp(argv[1], "--segmented") == 0;
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   for (int n : {1, 7, 1001, 40001}) {
@@ -197,6 +200,12 @@ int main(int argc, char** argv) {
     }
     bcast_case<int>(comm, n, size - 1);
   }
+  if (segmented) {
+    allreduce_case<double>(comm, 300001, MPI_SUM, false);
+    allreduce_case<double>(comm, 300001, MPI_SUM, true);
+    allreduce_case<float>(comm, 600001, MPI_SUM, true);
+    outstanding(comm, 300001);
+  }
   if (!lossy) {
     for (int block : {1, 333}) reduce_scatter_case<double>(comm, block);
     outstanding(comm, 20001);
@@ -206,5 +215,7 @@ int main(int argc, char** argv) {
 #endif
   }
   MPI_Comm_free(&comm);
-  return finish_test(lossy ? "nbc_nodes --lossy" : "nbc_nodes");
+  return finish_test(lossy       ? "nbc_nodes --lossy"
+                     : segmented ? "nbc_nodes --segmented"
+                                 : "nbc_nodes");
 }

@@ -90,6 +90,48 @@ void allreduce_codes_only_between_nodes() {
         coded, expect, g_nodes);
 }
 
+// Pipelined mode, a vector of 4 segments (coll/allreduce.cpp: 512 KiB
+// each at least, 4 at most) of m, m+1, m, m+1 elements, m odd. With rails
+// (as many ranks on every node) local rank 0 codes the first half of each
+// segment: (m-1)/2 + (m+1)/2 + (m-1)/2 + (m+1)/2 = 2m elements, one fewer
+// than the first half of the whole vector the unsegmented rails code; so
+// the rail's coded bytes tell whether the call was cut into segments. In
+// place and not, equal to PMPI's result to rounding, alike on every rank.
+void allreduce_segmented(bool rails) {
+  const int m = 65537, n = 4 * m + 2;
+  std::vector<double> in(n), out(n), ref(n);
+  for (int i = 0; i < n; ++i) in[i] = field(g_rank, i);
+  PMPI_Allreduce(in.data(), ref.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int local = 0;
+  for (int r = 0; r < g_rank; ++r) local += g_node[r] == g_node[g_rank];
+  for (bool in_place : {false, true}) {
+    const auto before = op_stats("allreduce");
+    if (in_place) {
+      out = in;
+      MPI_Allreduce(MPI_IN_PLACE, out.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else {
+      MPI_Allreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    const auto after = op_stats("allreduce");
+    double worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]) / ref[i]);
+    CHECK(worst < 1e-12, "segmented allreduce (in place %d) differs from PMPI by %g", in_place,
+          worst);
+    CHECK(after.pipelined_calls == before.pipelined_calls + 1, "allreduce not pipelined");
+    const unsigned long long mine = after.bytes_in - before.bytes_in;
+    const unsigned long long all = total(mine), rail0 = total(local == 0 ? mine : 0);
+    const unsigned long long width = sizeof(double), hops = 2ull * (g_nodes - 1);
+    CHECK(all == hops * n * width, "segmented allreduce coded %llu bytes, expected %llu", all,
+          hops * n * width);
+    if (rails)
+      CHECK(rail0 == hops * 2 * m * width, "rail 0 coded %llu bytes, expected %llu (segmented)",
+            rail0, hops * 2 * m * width);
+    std::vector<double> first(out);
+    MPI_Bcast(first.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    CHECK(first == out, "segmented allreduce (in place %d): ranks differ", in_place);
+  }
+}
+
 void alltoall_codes_only_between_nodes() {
   const int block = 1 << 13;  // doubles per peer
   std::vector<double> in(block * g_size), out(block * g_size), ref(block * g_size);
@@ -208,6 +250,9 @@ int main(int argc, char** argv) {
   learn_layout();
   CHECK(g_nodes > 1, "the layout has one node: run on several");
   allreduce_codes_only_between_nodes();
+  // test_node_aware --segmented [rails]: pipelined mode, segments checked.
+  if (argc > 1 && std::string(argv[1]) == "--segmented")
+    allreduce_segmented(argc > 2 && std::string(argv[2]) == "rails");
   alltoall_codes_only_between_nodes();
   sends_code_only_between_nodes();
   any_source_from_everyone();
