@@ -2,6 +2,7 @@
 # Runs one simulated job: bench/scale/simulate.sh NODES RANKS_PER_NODE GBITS PROGRAM [ARGS...]
 # on the fat tree of make_platform.py (written to $SMPI_PLATFORM_DIR, default
 # /tmp/adacomp-smpi-platforms), one rank per core, NODES*RANKS_PER_NODE ranks.
+# SMPI_WRAPPER runs each rank under a wrapper (e.g. "gdb -batch -ex run -ex bt --args").
 # The simulation settings live here only:
 #  - host-speed equals the hosts' 1 Gflop/s: SMPI times each stretch of
 #    computation between MPI calls with the thread's CPU clock and charges it
@@ -25,7 +26,7 @@ nodes=$1 per_node=$2 gbits=$3
 shift 3
 dir=${SMPI_PLATFORM_DIR:-/tmp/adacomp-smpi-platforms}
 read -r platform hosts < <(python3 "$(dirname "$0")/make_platform.py" "$nodes" "$per_node" "$gbits" "$dir")
-exec smpirun -np $((nodes * per_node)) -platform "$platform" -hostfile "$hosts" \
+exec smpirun ${SMPI_WRAPPER:+-wrapper "$SMPI_WRAPPER"} -np $((nodes * per_node)) -platform "$platform" -hostfile "$hosts" \
   --cfg=smpi/host-speed:1Gf --cfg=smpi/bw-factor:0:0.97 --cfg=smpi/lat-factor:0:1 \
   --cfg=network/crosstraffic:0 --cfg=smpi/test:1e-7 --cfg=smpi/iprobe:1e-7 \
   --cfg=smpi/grow-injected-times:no --cfg=smpi/coll-selector:"${SMPI_COLL_SELECTOR:-mpich}" --log=xbt_cfg.thresh:warning --log=smpi_mpi.thresh:error \

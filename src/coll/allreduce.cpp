@@ -42,30 +42,34 @@ const Group& ring_group(const Plan& plan) {
                                           : s.coll;
 }
 
-// Node-aware calls of at least 2 segments' bytes in the pipelined form are
-// cut into segments that flow through the stages one after another: while
-// the ring codes and sends segment k, the node combines segment k+1 and
-// spreads segment k-1, so the slowest stage, not their sum, bounds the time.
-// Why at most 4: a segment adds one ring's start (its 2(P-1) steps of
+// Pipelined node-aware calls are cut into segments that flow through the
+// stages one after another: while the ring codes and sends segment k, the
+// node combines segment k+1 and spreads segment k-1, so the slowest stage,
+// not their sum, bounds the time. Rails also gain balance: local rank i
+// codes slice i of every segment, pieces spread over the vector, so ranks
+// on a smoothly varying field code alike-compressible data.
+// Why at most 4: each segment adds one ring's start (2(P-1) steps of
 // latency) and two node collectives' starts, and 4 already hides three
-// quarters of the shorter stages. Why 512 KiB: below it those starts
-// outweigh what overlapping hides at 10 Gbit/s. Rails also gain balance:
-// local rank i codes slice i of every segment, pieces spread over the
-// vector, so ranks on a smoothly varying field code alike-compressible data.
+// quarters of the shorter stages. Why blocks of 64 KiB at least: below,
+// each ring step's fixed costs (a message, a codec frame) outweigh what the
+// overlap hides. Measured under SMPI (docs/scale.md), 8 MB, 25 Gbit/s: 4 x 4
+// ranks lossless 3.4 ms whole, 2.5 in segments (the busiest rank's bytes 9%
+// over the mean, then 1%); 4 x 16 lossy, 32 KiB blocks 1.8x slower than 64.
 constexpr int kMaxSegments = 4;
-constexpr size_t kMinSegmentBytes = 512 << 10;
+constexpr size_t kMinSegmentBlock = 64 << 10;
 
-int segments_of(const Plan& plan) {
-  if (plan.layout == Layout::flat || plan.chunks < 2) return 1;
-  const size_t fit = plan.bytes / kMinSegmentBytes;
-  return static_cast<int>(std::min<size_t>(fit < 1 ? 1 : fit, kMaxSegments));
-}
-
-// The ring of a segmented call keeps each chunk near the size the plan
-// chose for the whole vector, and at least 2 chunks (it stays pipelined).
-Plan ring_plan(Plan plan) {
-  const int segments = segments_of(plan);
-  if (segments > 1) plan.chunks = std::max(2, (plan.chunks + segments - 1) / segments);
+// The plan of the call's rings: its segments (alike on every rank: the
+// layout is), and each segment's ring cut into about the chunks the plan
+// chose for the whole vector.
+Plan segmented(Plan plan) {
+  if (plan.layout == Layout::flat || !plan.tier.pipelined) return plan;
+  const CommState& s = *plan.state;
+  const bool rails = plan.layout == Layout::rails;
+  // Each ring member's block of one segment is share / members / segments.
+  const size_t share = rails ? plan.bytes / s.node.size : plan.bytes;
+  const size_t fit = share / (rails ? s.rail.size : s.loc.nodes) / kMinSegmentBlock;
+  plan.segments = static_cast<int>(std::min<size_t>(fit < 1 ? 1 : fit, kMaxSegments));
+  plan.chunks = (plan.chunks + plan.segments - 1) / plan.segments;
   return plan;
 }
 
@@ -73,7 +77,7 @@ class AllreduceSchedule : public Schedule {
  public:
   AllreduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
                     void* recvbuf, int count, MPI_Datatype type, MPI_Op op)
-      : plan_(ring_plan(plan)),
+      : plan_(segmented(plan)),
         call_(app, plan_, OpKind::allreduce, ring_group(plan_), form),
         recvbuf_(static_cast<uint8_t*>(recvbuf)),
         type_(type),
@@ -83,7 +87,7 @@ class AllreduceSchedule : public Schedule {
     const size_t elem = plan_.type.size;
     const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     node_input_ = static_cast<const uint8_t*>(input);
-    const int parts = segments_of(plan);
+    const int parts = plan_.segments;
     segments_.resize(parts);
     const Group& node = s.node;
     size_t acc_count = 0;
@@ -253,7 +257,7 @@ class AllreduceSchedule : public Schedule {
     return g.ring_done = true;
   }
 
-  const Plan plan_;  // its chunks are each segment ring's
+  const Plan plan_;  // its chunks are each segment's ring's
   CompressedCall call_;
   uint8_t* const recvbuf_;
   const MPI_Datatype type_;

@@ -24,7 +24,8 @@ CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Gro
   }
   stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   if (p.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(1, std::memory_order_relaxed);
-  if (p.chunks > 1) stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);
+  if (p.chunks > 1 || p.segments > 1)
+    stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 void CompressedCall::set_hop_bound(double abs_bound) {
@@ -112,20 +113,24 @@ void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
   }
 }
 
-// One Testall over the whole array: a partly done array reports nothing, so
-// the byte counts come from the statuses of the call that completes it.
+// Testsome, not Testall: each receive's byte count is taken from the call
+// that completes it. (SMPI 3.32's Testall completes and frees the requests
+// that are done even when it reports the array not done, so their statuses
+// would be lost there.)
 bool CompressedCall::test_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
+  std::vector<int> done(n);
   std::vector<MPI_Status> st(recv_bytes ? n : 0);
-  int done = 0;
-  const int rc = PMPI_Testall(n, reqs, &done, recv_bytes ? st.data() : MPI_STATUSES_IGNORE);
+  int count = 0;
+  const int rc =
+      PMPI_Testsome(n, reqs, &count, done.data(), recv_bytes ? st.data() : MPI_STATUSES_IGNORE);
   errors_.mpi(rc);
   if (rc == MPI_ERR_IN_STATUS) return all_null(n, reqs);
   if (rc != MPI_SUCCESS) return true;  // remembered; the requests' state is unknown
-  if (!done) return false;
-  note_engine_move();
+  if (count == MPI_UNDEFINED) return true;  // none was active
+  if (count > 0) note_engine_move();
   if (recv_bytes)
-    for (int j = 0; j < n; ++j) recv_bytes[j] = received_bytes(st[j]);
-  return true;
+    for (int j = 0; j < count; ++j) recv_bytes[done[j]] = received_bytes(st[j]);
+  return all_null(n, reqs);
 }
 
 bool CompressedCall::test(MPI_Request* req, size_t* recv_bytes) {

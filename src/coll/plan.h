@@ -34,6 +34,7 @@ struct Plan {
   const Codec* codec = nullptr;
   EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
   int chunks = 1;       // pipeline chunks (1: not pipelined)
+  int segments = 1;     // node-aware Allreduce: stages overlapped in segments (allreduce.cpp)
   Layout layout = Layout::flat;
   int model = -1;  // adaptive policy: the call is timed for this slot of state->model
 };

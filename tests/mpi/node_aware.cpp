@@ -90,20 +90,27 @@ void allreduce_codes_only_between_nodes() {
         coded, expect, g_nodes);
 }
 
-// Pipelined mode, a vector of 4 segments (coll/allreduce.cpp: 512 KiB
-// each at least, 4 at most) of m, m+1, m, m+1 elements, m odd. With rails
-// (as many ranks on every node) local rank 0 codes the first half of each
-// segment: (m-1)/2 + (m+1)/2 + (m-1)/2 + (m+1)/2 = 2m elements, one fewer
-// than the first half of the whole vector the unsegmented rails code; so
-// the rail's coded bytes tell whether the call was cut into segments. In
-// place and not, equal to PMPI's result to rounding, alike on every rank.
+// Pipelined mode, a 2 MiB vector: 4 segments (coll/allreduce.cpp: at most
+// 4, ring blocks of 64 KiB at least) of m, m+1, m, m+1 elements, m odd.
+// With rails (L ranks on every node) local rank 0 codes the first L-th of
+// each segment, which in all is fewer elements than the first L-th of the
+// whole vector the unsegmented rails code; so the rail's coded bytes tell
+// whether the call was cut into segments. In place and not, equal to PMPI's
+// result to rounding, alike on every rank.
 void allreduce_segmented(bool rails) {
-  const int m = 65537, n = 4 * m + 2;
+  const int m = 65537, n = 4 * m + 2;  // 2 MiB of doubles
   std::vector<double> in(n), out(n), ref(n);
   for (int i = 0; i < n; ++i) in[i] = field(g_rank, i);
   PMPI_Allreduce(in.data(), ref.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  int local = 0;
-  for (int r = 0; r < g_rank; ++r) local += g_node[r] == g_node[g_rank];
+  int local = 0, on_node = 0;
+  for (int r = 0; r < g_size; ++r) {
+    on_node += g_node[r] == g_node[g_rank];
+    local += r < g_rank && g_node[r] == g_node[g_rank];
+  }
+  unsigned long long first = 0;  // elements of rail 0, segmented
+  for (int k = 0; k < 4; ++k) first += (n * (k + 1ull) / 4 - n * k / 4ull) / on_node;
+  CHECK(!rails || first != static_cast<unsigned long long>(n / on_node),
+        "the test cannot tell segments");
   for (bool in_place : {false, true}) {
     const auto before = op_stats("allreduce");
     if (in_place) {
@@ -124,8 +131,8 @@ void allreduce_segmented(bool rails) {
     CHECK(all == hops * n * width, "segmented allreduce coded %llu bytes, expected %llu", all,
           hops * n * width);
     if (rails)
-      CHECK(rail0 == hops * 2 * m * width, "rail 0 coded %llu bytes, expected %llu (segmented)",
-            rail0, hops * 2 * m * width);
+      CHECK(rail0 == hops * first * width, "rail 0 coded %llu bytes, expected %llu (segmented)",
+            rail0, hops * first * width);
     std::vector<double> first(out);
     MPI_Bcast(first.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     CHECK(first == out, "segmented allreduce (in place %d): ranks differ", in_place);
