@@ -12,9 +12,11 @@
 #   SCALE_OPS      collectives              (default "allreduce bcast reduce_scatter alltoall")
 #   SCALE_SIZES    bytes per rank           (default "1M 8M")
 #   SCALE_CONFIGS  plain | plain-ompi | flat-lossless | hier-lossless | flat-lossy |
-#                  hier-lossy (default: all six). plain is PMPI under SMPI's
-#                  MPICH selector (as every AdaComp run), plain-ompi under its
-#                  Open MPI selector (ring Allreduce: often faster).
+#                  hier-lossy (default: these six) | hier-pipelined |
+#                  hier-pipelined-lossy (node-aware, pipelined: the Allreduce
+#                  in segments). plain is PMPI under SMPI's MPICH selector (as
+#                  every AdaComp run), plain-ompi under its Open MPI selector
+#                  (ring Allreduce: often faster).
 #   SCALE_ITERS    timed calls per point    (default 3)
 #   SCALE_TIMEOUT  seconds per simulation   (default 900)
 # Points whose buffers would not fit SCALE_MEM_GB (default 20) of this
@@ -69,6 +71,8 @@ for l in $layouts; do
       hier-lossless) tier=lossless hier=auto env=() ;;
       flat-lossy) tier=lossy hier=flat env=(ADACOMP_REL_ERROR_BOUND=1e-4) ;;
       hier-lossy) tier=lossy hier=auto env=(ADACOMP_REL_ERROR_BOUND=1e-4) ;;
+      hier-pipelined) tier=pipelined hier=auto env=() ;;
+      hier-pipelined-lossy) tier=pipelined hier=auto env=(ADACOMP_REL_ERROR_BOUND=1e-4) ;;
       *) echo "unknown config $c" >&2; exit 2 ;;
     esac
     start=$(date +%s)
