@@ -147,9 +147,13 @@ class AllreduceSchedule : public Schedule {
   bool advance(bool wait) override {
     if (segments_.size() == 1) return advance_segment(0, wait);
     // Segments run their node stages nonblocking even in a blocking call,
-    // so that they overlap the ring; the blocking call polls.
-    while (!advance_segments())
+    // so that they overlap the ring; the blocking call polls, advancing the
+    // nonblocking calls outstanding elsewhere as its blocking waits do
+    // (a peer may need one of them before it can take part in this call).
+    while (!advance_segments()) {
       if (!wait) return false;
+      progress_collectives();
+    }
     return true;
   }
 

@@ -132,6 +132,30 @@ void outstanding(MPI_Comm comm, int n) {
   CHECK(same(ra, ea) && same(rc, ec) && same(b, bb), "outstanding calls differ (n=%d)", n);
 }
 
+// A blocking Allreduce in segments on `comm` while an Iallreduce is
+// outstanding on another communicator, which the other ranks wait for
+// first (legal: MPI progresses it while rank 0 is inside its call). The
+// segments' polling must advance it, or the ranks deadlock.
+void progress_while_segmented(MPI_Comm comm, int n) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm other;
+  MPI_Comm_dup(comm, &other);
+  std::vector<double> a = input<double>(rank, n), b = input<double>(rank + 3, n);
+  std::vector<double> ra(n), rb(n), ea(n), eb(n);
+  MPI_Allreduce(a.data(), ea.data(), n, MPI_DOUBLE, MPI_SUM, other);  // makes its node groups
+  MPI_Allreduce(b.data(), eb.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+  const unsigned long long before = compressed("allreduce");
+  MPI_Request req;
+  MPI_Iallreduce(a.data(), ra.data(), n, MPI_DOUBLE, MPI_SUM, other, &req);
+  if (rank == 0) MPI_Allreduce(b.data(), rb.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  if (rank != 0) MPI_Allreduce(b.data(), rb.data(), n, MPI_DOUBLE, MPI_SUM, comm);
+  CHECK(compressed("allreduce") == before + 2, "Iallreduce and Allreduce not both compressed");
+  CHECK(same(ra, ea) && same(rb, eb), "calls across communicators differ (n=%d)", n);
+  MPI_Comm_free(&other);
+}
+
 // A fresh communicator: no node groups yet, so its first Iallreduce passes
 // through (creating them would block); after a blocking one it compresses.
 void fresh_comm(int n) {
@@ -205,6 +229,7 @@ int main(int argc, char** argv) {
     allreduce_case<double>(comm, 300001, MPI_SUM, true);
     allreduce_case<float>(comm, 600001, MPI_SUM, true);
     outstanding(comm, 300001);
+    progress_while_segmented(comm, 300001);
   }
   if (!lossy) {
     for (int block : {1, 333}) reduce_scatter_case<double>(comm, block);
