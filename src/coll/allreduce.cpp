@@ -48,26 +48,25 @@ const Group& ring_group(const Plan& plan) {
 // not their sum, bounds the time. Rails also gain balance: local rank i
 // codes slice i of every segment, pieces spread over the vector, so ranks
 // on a smoothly varying field code alike-compressible data.
-// Why at most 4: each segment adds one ring's start (2(P-1) steps of
-// latency) and two node collectives' starts, and 4 already hides three
-// quarters of the shorter stages. Why blocks of 64 KiB at least: below,
-// each ring step's fixed costs (a message, a codec frame) outweigh what the
-// overlap hides. Measured under SMPI (docs/scale.md), 8 MB, 25 Gbit/s: 4 x 4
-// ranks lossless 3.4 ms whole, 2.5 in segments (the busiest rank's bytes 9%
-// over the mean, then 1%); 4 x 16 lossy, 32 KiB blocks 1.8x slower than 64.
+// How many: at most 4, which already hides three quarters of the shorter
+// stages, and each rank's share of a segment at least 256 KiB, so that its
+// node-stage and coding work outweighs a segment's fixed costs (a ring's
+// 2(G-1) steps, two node collectives). Measured under SMPI, 8 MB, 25
+// Gbit/s (docs/scale.md, "Segments"): 4 x 16 lossy, 4 segments of 128 KiB
+// per rank took 1.8x the time of 2 of 256 KiB; 16 x 16, 2 segments of
+// 256 KiB took 0.74x (lossless) and 0.75x (lossy) the time of one.
 constexpr int kMaxSegments = 4;
-constexpr size_t kMinSegmentBlock = 64 << 10;
+constexpr size_t kMinSegmentShare = 256 << 10;
 
 // The plan of the call's rings: its segments (alike on every rank: the
 // layout is), and each segment's ring cut into about the chunks the plan
 // chose for the whole vector.
 Plan segmented(Plan plan) {
   if (plan.layout == Layout::flat || !plan.tier.pipelined) return plan;
-  const CommState& s = *plan.state;
-  const bool rails = plan.layout == Layout::rails;
-  // Each ring member's block of one segment is share / members / segments.
-  const size_t share = rails ? plan.bytes / s.node.size : plan.bytes;
-  const size_t fit = share / (rails ? s.rail.size : s.loc.nodes) / kMinSegmentBlock;
+  // What this rank combines and codes: rails, its node's 1/L; a leader, all.
+  const size_t share =
+      plan.layout == Layout::rails ? plan.bytes / plan.state->node.size : plan.bytes;
+  const size_t fit = share / kMinSegmentShare;
   plan.segments = static_cast<int>(std::min<size_t>(fit < 1 ? 1 : fit, kMaxSegments));
   plan.chunks = (plan.chunks + plan.segments - 1) / plan.segments;
   return plan;

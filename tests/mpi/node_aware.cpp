@@ -90,13 +90,14 @@ void allreduce_codes_only_between_nodes() {
         coded, expect, g_nodes);
 }
 
-// Pipelined mode, a 2 MiB vector: 4 segments (coll/allreduce.cpp: at most
-// 4, ring blocks of 64 KiB at least) of m, m+1, m, m+1 elements, m odd.
-// With rails (L ranks on every node) local rank 0 codes the first L-th of
-// each segment, which in all is fewer elements than the first L-th of the
-// whole vector the unsegmented rails code; so the rail's coded bytes tell
-// whether the call was cut into segments. In place and not, equal to PMPI's
-// result to rounding, alike on every rank.
+// Pipelined mode, a 2 MiB vector (4m + 2 elements, m odd) in S segments
+// (coll/allreduce.cpp: at most 4, each rank's share of one at least
+// 256 KiB; with rails of L ranks per node a rank's share is 1/L). With
+// rails local rank 0 codes the first L-th of each segment, which in all is
+// fewer elements than the first L-th of the whole vector the unsegmented
+// rails code; so the rail's coded bytes tell whether the call was cut into
+// segments. In place and not, equal to PMPI's result to rounding, alike on
+// every rank.
 void allreduce_segmented(bool rails) {
   const int m = 65537, n = 4 * m + 2;  // 2 MiB of doubles
   std::vector<double> in(n), out(n), ref(n);
@@ -107,8 +108,11 @@ void allreduce_segmented(bool rails) {
     on_node += g_node[r] == g_node[g_rank];
     local += r < g_rank && g_node[r] == g_node[g_rank];
   }
+  const unsigned long long share = n * sizeof(double) / on_node;
+  const unsigned long long parts = std::min(4ull, share / (256 << 10));
   unsigned long long first = 0;  // elements of rail 0, segmented
-  for (int k = 0; k < 4; ++k) first += (n * (k + 1ull) / 4 - n * k / 4ull) / on_node;
+  for (unsigned long long k = 0; k < parts; ++k)
+    first += (n * (k + 1) / parts - n * k / parts) / on_node;
   CHECK(!rails || first != static_cast<unsigned long long>(n / on_node),
         "the test cannot tell segments");
   for (bool in_place : {false, true}) {
