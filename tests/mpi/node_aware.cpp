@@ -137,9 +137,9 @@ void allreduce_segmented(bool rails) {
     if (rails)
       CHECK(rail0 == hops * first * width, "rail 0 coded %llu bytes, expected %llu (segmented)",
             rail0, hops * first * width);
-    std::vector<double> first(out);
-    MPI_Bcast(first.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    CHECK(first == out, "segmented allreduce (in place %d): ranks differ", in_place);
+    std::vector<double> rank0(out);
+    MPI_Bcast(rank0.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    CHECK(rank0 == out, "segmented allreduce (in place %d): ranks differ", in_place);
   }
 }
 
