@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <chrono>
+
 #include "coll/schedule.h"
 #include "interpose/start.h"
 #include "observe/op_stats.h"
@@ -11,23 +13,37 @@
 
 namespace adacomp {
 
+namespace {
+
+// The library's part of MPI_Init, after PMPI_Init* took `pmpi_s` seconds
+// (timed with the C++ clock: PMPI_Wtime needs MPI initialised).
+void start_library(double pmpi_s) {
+  const double start = PMPI_Wtime();
+  runtime_start();
+  const double p2p_start = PMPI_Wtime();
+  p2p_init();
+  const double p2p_s = PMPI_Wtime() - p2p_start;
+  progress_thread_start();
+  print_startup_times(pmpi_s, p2p_s, PMPI_Wtime() - start);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 int init(int* argc, char*** argv) {
+  const auto t0 = std::chrono::steady_clock::now();
   int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) {
-    runtime_start();
-    p2p_init();
-    progress_thread_start();
-  }
+  if (rc == MPI_SUCCESS) start_library(seconds_since(t0));
   return rc;
 }
 
 int init_thread(int* argc, char*** argv, int required, int* provided) {
+  const auto t0 = std::chrono::steady_clock::now();
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) {
-    runtime_start();
-    p2p_init();
-    progress_thread_start();
-  }
+  if (rc == MPI_SUCCESS) start_library(seconds_since(t0));
   return rc;
 }
 

@@ -4,12 +4,10 @@
 // private communicators at MPI_Finalize.
 #include "interpose/start.h"
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "codec/bytes.h"
@@ -20,6 +18,7 @@
 #include "services/comm_state.h"
 #include "services/datatype.h"
 #include "services/eager_limit.h"
+#include "services/idle_wait.h"
 #include "services/link_check.h"
 #include "services/link_probe.h"
 #include "services/locality.h"
@@ -31,13 +30,14 @@ namespace {
 
 std::string g_report_path;     // ADACOMP_REPORT expanded (rank 0, which writes it)
 bool g_report_wanted = false;  // by any rank: then MPI_Finalize gathers the statistics
+double g_agreement_s = 0, g_probe_s = 0;  // MPI_Init's steps on this rank
 
 // Stops every rank the same way: after a collective agreement, each rank
 // finalizes MPI and exits non-zero, so that the messages are flushed (an
 // abort can lose them) and no rank is left waiting in a collective.
 [[noreturn]] void stop_job(MPI_Comm world) {
   std::fflush(stderr);
-  PMPI_Barrier(world);
+  barrier_yielding(world);
   PMPI_Finalize();
   std::exit(1);
 }
@@ -63,23 +63,17 @@ std::vector<uint64_t> gather_rows(const uint64_t (&mine)[kFields], int size, dou
   MPI_Request req;
   PMPI_Iallgather(mine, kFields, MPI_UINT64_T, rows.data(), kFields, MPI_UINT64_T, MPI_COMM_WORLD,
                   &req);
-  const double start = PMPI_Wtime();
-  for (int done = 0, polls = 0; !done; ++polls) {
-    PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    if (PMPI_Wtime() - start > timeout) {
-      int rank = -1;
-      PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      std::fprintf(stderr,
-                   "adacomp: rank %d: not every rank started AdaComp within %g s of MPI_Init "
-                   "(ADACOMP_INIT_TIMEOUT): a rank runs without the library, or has not "
-                   "reached MPI_Init; every rank must load it (e.g. through the adacomp "
-                   "launcher)\n",
-                   rank, timeout);
-      std::fflush(stderr);
-      PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (polls > 1000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!wait_asleep(&req, timeout)) {
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr,
+                 "adacomp: rank %d: not every rank started AdaComp within %g s of MPI_Init "
+                 "(ADACOMP_INIT_TIMEOUT): a rank runs without the library, or has not "
+                 "reached MPI_Init; every rank must load it (e.g. through the adacomp "
+                 "launcher)\n",
+                 rank, timeout);
+    std::fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
   }
 #endif
   return rows;
@@ -194,7 +188,9 @@ void runtime_start() {
   if (valid && !cfg.report_path.empty() && rank == 0)
     valid = expand_report_path(cfg.report_path, &g_report_path, &error);
   JobFacts job;
+  const double agreement_start = PMPI_Wtime();
   agree(valid, error, &job);
+  g_agreement_s = PMPI_Wtime() - agreement_start;
   const Locality layout = learn_locality(MPI_COMM_WORLD);  // from the table agree filled
   job.nodes = layout.nodes;
   int provided = MPI_THREAD_SINGLE;
@@ -203,7 +199,11 @@ void runtime_start() {
   LinkModel link = cfg.link;
   // Only the adaptive policy's point-to-point decisions use it.
   const bool measured = !link.known() && cfg.model && cfg.adaptive() && layout.nodes > 1;
-  if (measured) link = probe_inter_node_link(layout, cfg);
+  if (measured) {
+    const double probe_start = PMPI_Wtime();
+    link = probe_inter_node_link(layout, cfg);
+    g_probe_s = PMPI_Wtime() - probe_start;
+  }
   link_start(link, measured);
   job.p2p_direct = inter_node_direct(cfg, link);
   set_job(job);
@@ -224,6 +224,18 @@ void runtime_start() {
   }
 }
 
+void print_startup_times(double pmpi_s, double p2p_s, double library_s) {
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (config().verbose < 2 || rank != 0) return;
+  const double ms = 1e3;
+  std::fprintf(stderr,
+               "adacomp: rank 0's MPI_Init: %.1f ms in MPI's own, %.1f ms in AdaComp's "
+               "(agreement %.1f, link probe %.1f, point-to-point set-up %.1f, other %.1f)\n",
+               pmpi_s * ms, library_s * ms, g_agreement_s * ms, g_probe_s * ms, p2p_s * ms,
+               (library_s - g_agreement_s - g_probe_s - p2p_s) * ms);
+}
+
 void runtime_stop() {
   if (!runtime_active()) return;
   // Both agreed on every rank (agree, link_start), so every rank gathers
@@ -233,7 +245,9 @@ void runtime_stop() {
   // collective of its own (35-60 ms between two emulated nodes, Open MPI).
   if (link_measured()) {  // the report shows one figure: every rank's check, agreed
     double mine = link_vote(), largest = 0;
-    PMPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Request vote;
+    PMPI_Iallreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &vote);
+    wait_yielding(&vote);
     link_agree(largest);
   }
   if (g_report_wanted) {
@@ -246,7 +260,7 @@ void runtime_stop() {
     // transport can hang there: a rank's disconnect flush needs its peer to
     // answer, and a peer that already finished its own disconnect waits in
     // the PMI barrier without progress (docs/report.md, "MPI_Finalize").
-    PMPI_Barrier(world->coll.comm);
+    barrier_yielding(world->coll.comm);
   }
   set_active(false);
   args_finalize();

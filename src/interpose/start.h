@@ -8,6 +8,10 @@ namespace adacomp {
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.
 void runtime_start();
+// ADACOMP_VERBOSE >= 2: rank 0 prints where its MPI_Init went (seconds):
+// PMPI_Init*, the library's part in all, and in it the agreement, the
+// link probe and point-to-point's set-up.
+void print_startup_times(double pmpi_s, double p2p_s, double library_s);
 // Called right before PMPI_Finalize: statistics, then private communicators.
 void runtime_stop();
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "p2p/internal.h"
+#include "services/idle_wait.h"
 #include "services/link_check.h"
 #include "services/locality.h"
 
@@ -42,7 +43,7 @@ void bodies_open() {
   const Locality world = learn_locality(MPI_COMM_WORLD);  // the world table, no communication
   g_node_of = world.node_of;
   g_my_node = world.node;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &g_world) == MPI_SUCCESS)
+  if (comm_dup_asleep(MPI_COMM_WORLD, &g_world) == MPI_SUCCESS)
     PMPI_Comm_set_errhandler(g_world, MPI_ERRORS_RETURN);
 }
 
@@ -53,7 +54,7 @@ void bodies_open() {
 void bodies_close() {
   if (g_world == MPI_COMM_NULL) return;
   lost_reports_close();
-  PMPI_Barrier(g_world);
+  barrier_yielding(g_world);
   for (;;) {
     int flag = 0;
     MPI_Message msg;
@@ -73,8 +74,8 @@ void bodies_close() {
   // enters PMPI_Finalize with bodies still in its MPI's send queue: MPICH
   // 4.0 over UCX's TCP transport can hang there (docs/report.md,
   // "MPI_Finalize"; the report's barrier did this before MPI_Finalize
-  // gathered statistics only when asked).
-  PMPI_Barrier(g_world);
+  // gathered statistics only when asked). Its tests make that progress.
+  barrier_yielding(g_world);
   PMPI_Comm_free(&g_world);
   g_next.reset();
 }

@@ -1,9 +1,9 @@
 #include "services/link_probe.h"
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <vector>
+
+#include "services/idle_wait.h"
 
 namespace adacomp {
 namespace {
@@ -136,11 +136,7 @@ LinkModel probe_inter_node_link(const Locality& loc, const Config& c) {
   // 125 MB/s link, 2 nodes x 2 ranks on 2 cores).
   MPI_Request gathered;
   PMPI_Iallgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD, &gathered);
-  for (int done = 0;;) {
-    PMPI_Test(&gathered, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+  wait_asleep(&gathered);
   // Per pair, the lower positive reading (an end may measure none) and
   // that end's latency.
   std::vector<double> pair_bandwidth(static_cast<size_t>(loc.nodes / 2), 0);
