@@ -37,7 +37,7 @@ double g_agreement_s = 0, g_probe_s = 0;  // MPI_Init's steps on this rank
 // abort can lose them) and no rank is left waiting in a collective.
 [[noreturn]] void stop_job(MPI_Comm world) {
   std::fflush(stderr);
-  barrier_yielding(world);
+  PMPI_Barrier(world);
   PMPI_Finalize();
   std::exit(1);
 }
@@ -238,18 +238,13 @@ void print_startup_times(double pmpi_s, double p2p_s, double library_s) {
 
 void runtime_stop() {
   if (!runtime_active()) return;
-  // Both agreed on every rank (agree, link_start), so every rank gathers
-  // alike. The vote runs on MPI_COMM_WORLD itself, as the probe at MPI_Init
-  // did: nothing of the application's may be pending at MPI_Finalize, and
-  // the world's private communicator, made here only for it, would cost a
-  // collective of its own (35-60 ms between two emulated nodes, Open MPI).
-  if (link_measured()) {  // the report shows one figure: every rank's check, agreed
-    double mine = link_vote(), largest = 0;
-    MPI_Request vote;
-    PMPI_Iallreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &vote);
-    wait_yielding(&vote);
-    link_agree(largest);
-  }
+  // Measured alike on every rank (link_start), so every rank votes alike;
+  // on MPI_COMM_WORLD itself, as the probe at MPI_Init was: nothing of the
+  // application's may be pending at MPI_Finalize, and the world's private
+  // communicator, made here only for it, would cost a collective of its own
+  // (35-60 ms between two emulated nodes, Open MPI). Point-to-point's
+  // closing may have taken the vote already (p2p/bodies.cpp).
+  link_agree_at_finalize();
   if (g_report_wanted) {
     const CommState* world = comm_state(MPI_COMM_WORLD);  // made here if nothing made it
     report_stats(world->coll.comm, config().verbose, g_report_path);
@@ -260,7 +255,7 @@ void runtime_stop() {
     // transport can hang there: a rank's disconnect flush needs its peer to
     // answer, and a peer that already finished its own disconnect waits in
     // the PMI barrier without progress (docs/report.md, "MPI_Finalize").
-    barrier_yielding(world->coll.comm);
+    PMPI_Barrier(world->coll.comm);
   }
   set_active(false);
   args_finalize();

@@ -11,15 +11,16 @@ namespace {
 constexpr double kYieldingSeconds = 2e-3;
 constexpr auto kNap = std::chrono::microseconds(200);
 
+}  // namespace
+
 // Yielding: with a core of its own a rank gets it straight back, so a
 // collective of several rounds (a Comm_idup's context-id agreement, an
 // allgather's recursive doubling) runs at polling speed; on a shared core
 // the ranks that still have to reach the call run. Napping once the wait
 // is long (a rank that starts late, a leader probing the link) frees the
 // core for good, but delays the next round by the nap.
-bool wait_idle(MPI_Request* request, bool naps, double timeout_s) {
+bool wait_asleep(MPI_Request* request, double timeout_s) {
 #ifdef ADACOMP_STATIC_IN_EVERY_RANK  // SMPI
-  (void)naps;
   (void)timeout_s;
   PMPI_Wait(request, MPI_STATUS_IGNORE);
   return true;
@@ -31,21 +32,13 @@ bool wait_idle(MPI_Request* request, bool naps, double timeout_s) {
     if (done) return true;
     const double waited = PMPI_Wtime() - start;
     if (timeout_s > 0 && waited > timeout_s) return false;
-    if (naps && waited >= kYieldingSeconds)
-      std::this_thread::sleep_for(kNap);
-    else
+    if (waited < kYieldingSeconds)
       sched_yield();
+    else
+      std::this_thread::sleep_for(kNap);
   }
 #endif
 }
-
-}  // namespace
-
-bool wait_asleep(MPI_Request* request, double timeout_s) {
-  return wait_idle(request, true, timeout_s);
-}
-
-void wait_yielding(MPI_Request* request) { wait_idle(request, false, 0); }
 
 int comm_dup_asleep(MPI_Comm comm, MPI_Comm* newcomm) {
 #ifdef ADACOMP_STATIC_IN_EVERY_RANK  // SMPI 3.32 has no MPI_Comm_idup
@@ -56,13 +49,6 @@ int comm_dup_asleep(MPI_Comm comm, MPI_Comm* newcomm) {
   if (rc == MPI_SUCCESS) wait_asleep(&request);
   return rc;
 #endif
-}
-
-int barrier_yielding(MPI_Comm comm) {
-  MPI_Request request;
-  const int rc = PMPI_Ibarrier(comm, &request);
-  if (rc == MPI_SUCCESS) wait_yielding(&request);
-  return rc;
 }
 
 }  // namespace adacomp

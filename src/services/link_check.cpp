@@ -66,6 +66,16 @@ void link_agree(double largest_vote) {
   if (largest_vote > old) g_raises.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool link_agree_at_finalize() {
+  static bool agreed = false;
+  if (!g_measured || agreed) return false;
+  agreed = true;
+  double mine = link_vote(), largest = 0;
+  PMPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  link_agree(largest);
+  return true;
+}
+
 unsigned link_raises() { return g_raises.load(std::memory_order_relaxed); }
 
 }  // namespace adacomp

@@ -52,6 +52,12 @@ double link_vote();
 // After a MAX over a communicator of link_vote(): every rank of it passes
 // the same result, and takes it as its figure if it is larger.
 void link_agree(double largest_vote);
+// MPI_Finalize, every rank alike (nothing of the application's can be
+// pending): the figure the report shows, every rank's check agreed by one
+// blocking MAX over MPI_COMM_WORLD, once. Returns whether it ran: the
+// allreduce then also serves as a barrier (p2p/bodies.cpp, whose last
+// barrier it replaces, saving MPI_Finalize a collective).
+bool link_agree_at_finalize();
 // Times the figure was raised on this rank.
 unsigned link_raises();
 
