@@ -5,10 +5,18 @@
 // every rank ends with its own reduced block and nothing travels after the
 // reduce-scatter.
 //
-// Node-aware, a node-local PMPI_Reduce gives each node's leader its node's
-// sum; the leaders run the ring with one block per node (the slices of the
-// node's ranks, copied next to each other); a node-local PMPI_Scatterv
-// hands every rank its slice.
+// Node-aware, only the inter-node stage is coded:
+//   rails   (every node holds the same number of ranks L): each rank lays
+//           its input out rail by rail, rail i's part the slices of the
+//           ranks with local rank i in rail order; a node-local
+//           PMPI_Reduce_scatter leaves local rank i with its node's sum of
+//           rail i's part; every rail runs the ring on its part, one block
+//           per member, so each rank ends with its own slice and nothing
+//           travels after the ring. Every core codes, each 1/L of the vector.
+//   leaders (any layout): a node-local PMPI_Reduce gives each node's leader
+//           its node's sum; the leaders run the ring with one block per node
+//           (the slices of the node's ranks, copied next to each other); a
+//           node-local PMPI_Scatterv hands every rank its slice.
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -34,8 +42,7 @@ class ReduceScatterSchedule : public Schedule {
                         const void* sendbuf, void* recvbuf, std::vector<size_t> counts,
                         MPI_Datatype type, MPI_Op op)
       : plan_(plan),
-        call_(app, plan_, operation,
-              plan.layout == Layout::flat ? plan.state->coll : plan.state->leaders, form),
+        call_(app, plan_, operation, ring_group(plan), form),
         recvbuf_(recvbuf),
         type_(type),
         op_(op),
@@ -61,6 +68,10 @@ class ReduceScatterSchedule : public Schedule {
     }
     const Locality& loc = s.loc;
     agree_.start(call_, input_, total, reduce_scatter_compressions(loc.nodes), p - 1);
+    if (plan_.layout == Layout::rails) {
+      lay_out_rails(counts);
+      return;
+    }
     // Slices in node order: node n's ranks' slices side by side.
     std::vector<size_t> offset(p + 1, 0);
     for (int i = 0; i < p; ++i) offset[i + 1] = offset[i] + counts[i];
@@ -91,19 +102,12 @@ class ReduceScatterSchedule : public Schedule {
 
   bool advance(bool wait) override {
     const Group& node = plan_.state->node;
-    const int total = static_cast<int>(plan_.bytes / plan_.type.size);
-    if (gather_ &&
-        !gather_->run(
-            wait, false, [&] { return PMPI_Reduce(input_, sum_, total, type_, op_, 0, node.comm); },
-            [&](MPI_Request* r) {
-              return PMPI_Ireduce(input_, sum_, total, type_, op_, 0, node.comm, r);
-            }))
-      return false;
+    if (gather_ && !gather(wait)) return false;
     if (!agree_.ready(call_, wait) || !ring(wait)) return false;
     const size_t elem = plan_.type.size;
-    if (!gather_) {
-      const RingBlock& mine = blocks_[owned_block(plan_.state->coll.rank, plan_.state->coll.size)];
-      if (mine.count > 0)  // recvbuf may be null then
+    if (!spread_) {  // flat and rails: the ring left this rank's slice in acc_
+      const RingBlock& mine = blocks_[owned_block(call_.group.rank, call_.group.size)];
+      if (mine.count > 0 && !(gather_ && gather_->failed()))  // recvbuf may be null at 0
         std::memcpy(recvbuf_, acc_ + mine.offset * elem, mine.count * elem);
       return true;
     }
@@ -124,17 +128,83 @@ class ReduceScatterSchedule : public Schedule {
   }
 
   int finish() override {
-    if (gather_) call_.check_mpi(gather_->rc()), call_.check_mpi(spread_->rc());
+    if (gather_) call_.check_mpi(gather_->rc());
+    if (spread_) call_.check_mpi(spread_->rc());
     return call_.finish();
   }
 
  private:
-  // The ring among the leaders (node-aware: on their node sums, permuted to
-  // node order) or every rank.
+  static const Group& ring_group(const Plan& plan) {
+    const CommState& s = *plan.state;
+    return plan.layout == Layout::rails     ? s.rail
+           : plan.layout == Layout::leaders ? s.leaders
+                                            : s.coll;
+  }
+
+  // Rails: the input laid out rail by rail (rail i's part: the slices of
+  // its members in rail rank order, the order of their ranks), the node
+  // stage's counts (each local rank's rail part) and this rail's blocks.
+  void lay_out_rails(const std::vector<size_t>& counts) {
+    CommState& s = *plan_.state;
+    const Locality& loc = s.loc;
+    const int p = s.coll.size, rails = s.node.size;
+    const size_t elem = plan_.type.size;
+    std::vector<size_t> offset(p + 1, 0);
+    for (int r = 0; r < p; ++r) offset[r + 1] = offset[r] + counts[r];
+    std::vector<std::vector<int>> members(rails);  // per rail, its ranks in rank order
+    std::vector<int> seen(loc.nodes, 0);
+    for (int r = 0; r < p; ++r) members[seen[loc.node_of[r]]++].push_back(r);
+    perm_ = call_.memory(ScratchSlot::accumulator, plan_.bytes);
+    size_t at = 0;
+    for (int i = 0; i < rails; ++i) {
+      const size_t start = at;
+      for (int r : members[i]) {
+        std::memcpy(perm_ + at * elem, static_cast<const uint8_t*>(input_) + offset[r] * elem,
+                    counts[r] * elem);
+        at += counts[r];
+      }
+      rail_counts_.push_back(static_cast<int>(at - start));
+    }
+    const std::vector<int>& mine = members[loc.local_rank];
+    blocks_.assign(mine.size(), RingBlock{});
+    size_t within = 0;
+    for (size_t j = 0; j < mine.size(); ++j) {
+      blocks_[owned_block(static_cast<int>(j), static_cast<int>(mine.size()))] = {
+          within, counts[mine[j]]};
+      within += counts[mine[j]];
+    }
+    if (within > 0) acc_ = call_.memory(ScratchSlot::frames, within * elem);
+    gather_.emplace(s);
+  }
+
+  // The node's inputs combined before the ring: rails, each local rank
+  // its rail's part; leaders, the node's sum at the leader.
+  bool gather(bool wait) {
+    const Group& node = plan_.state->node;
+    if (plan_.layout == Layout::rails)
+      return gather_->run(
+          wait, false,
+          [&] {
+            return PMPI_Reduce_scatter(perm_, acc_, rail_counts_.data(), type_, op_, node.comm);
+          },
+          [&](MPI_Request* r) {
+            return PMPI_Ireduce_scatter(perm_, acc_, rail_counts_.data(), type_, op_, node.comm, r);
+          });
+    const int total = static_cast<int>(plan_.bytes / plan_.type.size);
+    return gather_->run(
+        wait, false, [&] { return PMPI_Reduce(input_, sum_, total, type_, op_, 0, node.comm); },
+        [&](MPI_Request* r) {
+          return PMPI_Ireduce(input_, sum_, total, type_, op_, 0, node.comm, r);
+        });
+  }
+
+  // The ring among every rank, the rails (on their node sums of their
+  // parts) or the leaders (on their node sums, permuted to node order).
   bool ring(bool wait) {
     if (!ring_) {
-      if (!acc_ || (gather_ && gather_->failed())) return true;  // not a leader, or failed
-      if (gather_) permute();
+      // Not a leader, an empty rail part (alike on the whole rail), or failed.
+      if (!acc_ || (gather_ && gather_->failed())) return true;
+      if (sum_) permute();
       ring_ = std::make_unique<HopRing>(
           call_, ReduceArgs{acc_, plan_.type.size, type_, op_, blocks_}, false, tag_);
     }
@@ -160,7 +230,9 @@ class ReduceScatterSchedule : public Schedule {
   size_t mycount_ = 0;
   std::vector<RingBlock> blocks_;
   uint8_t* acc_ = nullptr;              // the ring's vector (null: no part in it)
-  uint8_t* sum_ = nullptr;              // node-aware leader: the node's sum, in rank order
+  uint8_t* sum_ = nullptr;              // leaders, at the leader: the node's sum, in rank order
+  uint8_t* perm_ = nullptr;             // rails: the input laid out rail by rail
+  std::vector<int> rail_counts_;        // rails: each local rank's rail part
   std::vector<RingBlock> sources_;      // node-aware: rank slices of sum_, in node order
   std::vector<int> scounts_, sdispls_;  // node-aware: this node's ranks' slices
   LossyAgreement agree_;

@@ -90,6 +90,46 @@ void allreduce_codes_only_between_nodes() {
         coded, expect, g_nodes);
 }
 
+// Reduce_scatter with uneven slices (with `empty`, rank 1's empty): a ring
+// reduce-scatter of M members over V bytes sends each block through M-1
+// hops, (M-1) V in all; node-aware the rings have G members and cover the
+// vector once (leaders: one ring; rails: one per local rank on its rail's
+// slices): (G-1) V. With rails every rank codes (the other members' slices
+// of its rail), with leaders only the leaders; where every slice has
+// elements. Equal to PMPI's result to rounding.
+void reduce_scatter_codes_only_between_nodes(bool empty) {
+  std::vector<int> counts(g_size);
+  for (int r = 0; r < g_size; ++r) counts[r] = empty && r == 1 ? 0 : 4099 + 613 * r;
+  int n = 0, mine = counts[g_rank];
+  for (int r = 0; r < g_size; ++r) n += counts[r];
+  std::vector<double> in(n), out(std::max(mine, 1)), ref(std::max(mine, 1));
+  for (int i = 0; i < n; ++i) in[i] = field(g_rank, i);
+  PMPI_Reduce_scatter(in.data(), ref.data(), counts.data(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  const auto before = op_stats("reduce_scatter");
+  MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  const auto after = op_stats("reduce_scatter");
+  double worst = 0;
+  for (int i = 0; i < mine; ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]) / ref[i]);
+  CHECK(worst < 1e-12, "reduce_scatter (empty %d) differs from PMPI by %g", empty, worst);
+  CHECK(after.compressed_calls == before.compressed_calls + 1, "reduce_scatter not compressed");
+  const unsigned long long coded = after.bytes_in - before.bytes_in;
+  const unsigned long long expect = 1ull * (g_nodes - 1) * n * sizeof(double);
+  const unsigned long long all = total(coded);
+  CHECK(all == expect, "reduce_scatter (empty %d) coded %llu bytes over all ranks, expected %llu",
+        empty, all, expect);
+  if (empty) return;
+  std::vector<int> on_node(g_nodes, 0);
+  for (int r = 0; r < g_size; ++r) ++on_node[g_node[r]];
+  const bool uniform = std::all_of(on_node.begin(), on_node.end(),
+                                   [&](int k) { return k == on_node[0]; });
+  const char* hierarchy = std::getenv("ADACOMP_HIERARCHY");
+  const bool rails = uniform && on_node[0] > 1 && !(hierarchy && std::string(hierarchy) == "leaders");
+  bool leader = true;
+  for (int r = 0; r < g_rank; ++r) leader = leader && g_node[r] != g_node[g_rank];
+  CHECK((coded > 0) == (rails || leader), "reduce_scatter: rank %d (%s) coded %llu bytes", g_rank,
+        rails ? "rails" : "leaders", coded);
+}
+
 // Pipelined mode, a 2 MiB vector (4m + 2 elements, m odd) in S segments
 // (coll/allreduce.cpp: at most 4, each rank's share of one at least
 // 256 KiB; with rails of L ranks per node a rank's share is 1/L). With
@@ -261,6 +301,7 @@ int main(int argc, char** argv) {
   learn_layout();
   CHECK(g_nodes > 1, "the layout has one node: run on several");
   allreduce_codes_only_between_nodes();
+  for (bool empty : {false, true}) reduce_scatter_codes_only_between_nodes(empty);
   // test_node_aware --segmented [rails]: pipelined mode, segments checked.
   if (argc > 1 && std::string(argv[1]) == "--segmented")
     allreduce_segmented(argc > 2 && std::string(argv[2]) == "rails");
