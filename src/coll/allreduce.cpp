@@ -35,13 +35,6 @@
 namespace adacomp {
 namespace {
 
-const Group& ring_group(const Plan& plan) {
-  const CommState& s = *plan.state;
-  return plan.layout == Layout::rails     ? s.rail
-         : plan.layout == Layout::leaders ? s.leaders
-                                          : s.coll;
-}
-
 // Pipelined node-aware calls are cut into segments that flow through the
 // stages one after another: while the ring codes and sends segment k, the
 // node combines segment k+1 and spreads segment k-1, so the slowest stage,

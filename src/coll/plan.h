@@ -39,6 +39,15 @@ struct Plan {
   int model = -1;  // adaptive policy: the call is timed for this slot of state->model
 };
 
+// The group a ring call's compressed ring runs on: every rank (flat), this
+// rank's rail, or the node leaders.
+inline const Group& ring_group(const Plan& plan) {
+  const CommState& s = *plan.state;
+  return plan.layout == Layout::rails     ? s.rail
+         : plan.layout == Layout::leaders ? s.leaders
+                                          : s.coll;
+}
+
 // The gates of the collectives (the message's verdict is policy/gate.h's):
 // each returns true when the call takes a compressed path and fills `plan`;
 // false declines the call (decline(plan)). Only cheap checks run before the

@@ -134,13 +134,6 @@ class ReduceScatterSchedule : public Schedule {
   }
 
  private:
-  static const Group& ring_group(const Plan& plan) {
-    const CommState& s = *plan.state;
-    return plan.layout == Layout::rails     ? s.rail
-           : plan.layout == Layout::leaders ? s.leaders
-                                            : s.coll;
-  }
-
   // Rails: the input laid out rail by rail (rail i's part: the slices of
   // its members in rail rank order, the order of their ranks), the node
   // stage's counts (each local rank's rail part) and this rail's blocks.
