@@ -238,8 +238,9 @@ class AllreduceSchedule : public Schedule {
     if (!g.hops && !g.codes) {
       if (g.ring_count == 0 || (g.gather && g.gather->failed())) return g.ring_done = true;
       if (agree_.grid().on) {
-        g.codes = std::make_unique<CodesRing>(call_, g.ring_in, g.acc, g.ring_count, agree_.grid(),
-                                              tag_);
+        g.codes = std::make_unique<CodesRing>(call_, g.ring_in, g.acc,
+                                              even_blocks(g.ring_count, call_.group.size), true,
+                                              agree_.grid(), tag_);
       } else {
         if (g.ring_in != g.acc) std::memcpy(g.acc, g.ring_in, g.ring_count * plan_.type.size);
         g.hops = std::make_unique<HopRing>(call_,

@@ -1,6 +1,7 @@
 // Reduce_scatter(_block), in every form (blocking; MPI_Ireduce_scatter_block):
 // one schedule (coll/schedule.h), the Allreduce's ring reduce-scatter alone
-// (coll/ring.h). The ring leaves block owned_block(r) complete at rank r, so
+// (coll/ring.h), on quantisation codes for a lossy SUM on float/double
+// (coll/ring_codes.h) as the Allreduce. The ring leaves block owned_block(r) complete at rank r, so
 // rank i's slice of the vector is laid out as ring block owned_block(i):
 // every rank ends with its own reduced block and nothing travels after the
 // reduce-scatter.
@@ -30,6 +31,7 @@
 #include "coll/node_stage.h"
 #include "coll/plan.h"
 #include "coll/ring.h"
+#include "coll/ring_codes.h"
 #include "coll/schedule.h"
 
 namespace adacomp {
@@ -63,11 +65,15 @@ class ReduceScatterSchedule : public Schedule {
       // but its first block as it was.
       acc_ = call_.memory(ScratchSlot::accumulator, plan_.bytes);
       std::memcpy(acc_, input_, plan_.bytes);
-      agree_.start(call_, acc_, total, reduce_scatter_compressions(p), p - 1);
+      agree_.start(call_, acc_, total, reduce_scatter_compressions(p), p - 1,
+                   codes_candidate(plan_, op, total, p) ? p : 0);
       return;
     }
+    // Node-aware: the ring's members (a rail's or the leaders, one per
+    // node) each bring the sum of up to max_local ranks' inputs.
     const Locality& loc = s.loc;
-    agree_.start(call_, input_, total, reduce_scatter_compressions(loc.nodes), p - 1);
+    agree_.start(call_, input_, total, reduce_scatter_compressions(loc.nodes), p - 1,
+                 codes_candidate(plan_, op, total, loc.nodes) ? loc.nodes : 0, loc.max_local);
     if (plan_.layout == Layout::rails) {
       lay_out_rails(counts);
       return;
@@ -192,16 +198,21 @@ class ReduceScatterSchedule : public Schedule {
   }
 
   // The ring among every rank, the rails (on their node sums of their
-  // parts) or the leaders (on their node sums, permuted to node order).
+  // parts) or the leaders (on their node sums, permuted to node order):
+  // on codes when the agreement set a grid, else decode-add-encode.
   bool ring(bool wait) {
-    if (!ring_) {
+    if (!hops_ && !codes_) {
       // Not a leader, an empty rail part (alike on the whole rail), or failed.
       if (!acc_ || (gather_ && gather_->failed())) return true;
       if (sum_) permute();
-      ring_ = std::make_unique<HopRing>(
-          call_, ReduceArgs{acc_, plan_.type.size, type_, op_, blocks_}, false, tag_);
+      if (agree_.grid().on)
+        codes_ =
+            std::make_unique<CodesRing>(call_, acc_, acc_, blocks_, false, agree_.grid(), tag_);
+      else
+        hops_ = std::make_unique<HopRing>(
+            call_, ReduceArgs{acc_, plan_.type.size, type_, op_, blocks_}, false, tag_);
     }
-    return ring_->advance(wait);
+    return codes_ ? codes_->advance(wait) : hops_->advance(wait);
   }
 
   void permute() {
@@ -230,7 +241,8 @@ class ReduceScatterSchedule : public Schedule {
   std::vector<int> scounts_, sdispls_;  // node-aware: this node's ranks' slices
   LossyAgreement agree_;
   std::optional<NodeStage> gather_, spread_;
-  std::unique_ptr<HopRing> ring_;
+  std::unique_ptr<HopRing> hops_;
+  std::unique_ptr<CodesRing> codes_;
 };
 
 // Rank i's slice: counts[i] elements, or `block` for every rank when counts

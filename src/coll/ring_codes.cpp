@@ -1,9 +1,10 @@
-// Lossy ring Allreduce for MPI_SUM on float/double that reduces on the
-// quantisation codes (hZCCL-style; codec/quant_grid.h): every rank
-// quantises its input once on a grid all ranks agree on, the
+// Lossy ring Allreduce and Reduce_scatter for MPI_SUM on float/double that
+// reduce on the quantisation codes (hZCCL-style; codec/quant_grid.h): every
+// rank quantises its input once on a grid all ranks agree on, the
 // reduce-scatter adds code payloads as integers without decoding them to
-// floats, the allgather forwards each owner's encoded block unchanged, and
-// every rank decodes the same codes once. Error on the final result:
+// floats, and each owner decodes its block's summed codes once; an
+// Allreduce's allgather then forwards each owner's encoded block unchanged,
+// and every rank decodes the same codes once. Error on the final result:
 // P inputs quantised once each, |sum error| <= P s / 2 (+ one rounding to
 // float), budgeted by qgrid::choose_grid within the user's bound.
 //
@@ -32,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "codec/quant_grid.h"
 #include "policy/form_choice.h"
@@ -81,8 +83,16 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
 // ---- the ring ---------------------------------------------------------------
 
 namespace {
-size_t payload_capacity(size_t count, int p, int k) {
-  return code_payload_capacity(max_block_count(max_block_count(count, p), k));
+size_t payload_capacity(const std::vector<RingBlock>& blocks, int k) {
+  size_t widest = 0;
+  for (const RingBlock& b : blocks) widest = std::max(widest, b.count);
+  return code_payload_capacity(max_block_count(widest, k));
+}
+
+size_t vector_count(const std::vector<RingBlock>& blocks) {
+  size_t end = 0;
+  for (const RingBlock& b : blocks) end = std::max(end, b.offset + b.count);
+  return end;
 }
 
 // Per thread (a nonblocking ring may advance on the progress thread) and per
@@ -96,12 +106,12 @@ double seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 }  // namespace
 
 // (Slot work: the accumulator may hold the node-aware paths' slice.)
-CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-                     const CodesGrid& grid, int tag)
+CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc,
+                     std::vector<RingBlock> blocks, bool allgather, const CodesGrid& grid, int tag)
     : call_(call),
       input_(input),
       acc_(acc),
-      n_(count),
+      n_(vector_count(blocks)),
       exp_(grid.exp),
       entropy_(grid.entropy),
       // Outside the adaptive model (whose arms are the codecs themselves),
@@ -110,13 +120,15 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size
       form_by_speed_(grid.entropy && call.plan.model < 0 && config().lossy_auto),
       p_(call.group.size),
       k_(call.plan.chunks),
-      blocks_(even_blocks(count, p_)),
-      cap_(payload_capacity(count, p_, k_)),
-      codes_(reinterpret_cast<uint32_t*>(
-          call.memory(ScratchSlot::work, count * 4 + cap_ * k_ * (2 + static_cast<size_t>(p_))))),
-      walk_(call, *this, tag, cap_, reinterpret_cast<uint8_t*>(codes_) + count * 4,
-            reinterpret_cast<uint8_t*>(codes_) + count * 4 + cap_ * k_,
-            reinterpret_cast<uint8_t*>(codes_) + count * 4 + 2 * cap_ * k_),
+      allgather_(allgather),
+      blocks_(std::move(blocks)),
+      cap_(payload_capacity(blocks_, k_)),
+      codes_(reinterpret_cast<uint32_t*>(call.memory(
+          ScratchSlot::work,
+          n_ * 4 + cap_ * k_ * (2 + (allgather ? static_cast<size_t>(p_) : 0))))),
+      walk_(call, *this, tag, cap_, reinterpret_cast<uint8_t*>(codes_) + n_ * 4,
+            reinterpret_cast<uint8_t*>(codes_) + n_ * 4 + cap_ * k_,
+            allgather ? reinterpret_cast<uint8_t*>(codes_) + n_ * 4 + 2 * cap_ * k_ : nullptr),
       quantized_(static_cast<size_t>(p_) * k_) {}
 
 size_t CodesRing::offset(int b, int c) const {
@@ -129,7 +141,10 @@ bool CodesRing::advance(bool wait) {
     std::memcpy(acc_, input_, n_ * call_.plan.type.size);
     copied_ = true;
   }
-  return walk_.advance(wait);
+  if (!walk_.advance(wait)) return false;
+  // The reduce-scatter's last fold completed this rank's block's codes.
+  if (!allgather_ && p_ > 1 && !owned_) adopt_own(owned_block(call_.group.rank, p_)), owned_ = true;
+  return true;
 }
 
 // A chunk's codes are made where the walk first touches it: the block a
@@ -203,7 +218,8 @@ void CodesRing::decode(int b, int c, const uint8_t* frame, size_t size) {
   record_decode(b, c, frame, size, ns);
 }
 
-// This rank's own block, from its codes, while the first payloads travel.
+// This rank's own block, from its codes: an Allreduce's while the first
+// payloads travel, a Reduce_scatter's once its reduce-scatter is done.
 void CodesRing::adopt_own(int b) {
   ScopedTimer t(call_.stats().ns_decompress);
   qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[b].offset, blocks_[b].count, exp_,

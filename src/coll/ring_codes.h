@@ -1,6 +1,7 @@
-// The codes ring: lossy ring Allreduce (SUM on float/double) by reduction on
-// the integer quantisation codes. See ring_codes.cpp. One state machine for
-// every form of the Allreduce (coll/allreduce.cpp, coll/schedule.h).
+// The codes ring: lossy ring Allreduce and Reduce_scatter (SUM on
+// float/double) by reduction on the integer quantisation codes. See
+// ring_codes.cpp. One state machine for every form of both
+// (coll/allreduce.cpp, coll/reduce_scatter.cpp, coll/schedule.h).
 #pragma once
 
 #include <cstddef>
@@ -24,7 +25,7 @@ struct CodesGrid {
   bool entropy = false;
 };
 
-// Whether this Allreduce reduces on codes, and on which grid, in three
+// Whether this Allreduce or Reduce_scatter reduces on codes, and on which grid, in three
 // parts (the agreement between them: LossyAgreement, coll/bound.h). The ring
 // has `ring_members` members, each bringing the exact-op sum (through PMPI)
 // of at most `per_member` ranks' inputs (1 flat; node-aware: the node's
@@ -41,16 +42,19 @@ void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]);
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
-// Allreduces this member's `count` elements at `input` among call.group on
-// the grid into acc (which may be input): quantise once, add codes around
-// the ring, decode once. The messages of one call carry `tag`. Only the
-// quantisation reads input, so a separate output saves the copy a
-// decode-add-encode ring needs.
+// Reduces this member's vector at `input`, cut into `blocks` (one per
+// member of call.group, disjoint, covering it), among call.group on the
+// grid into acc (which may be input): quantise once, add codes around the
+// ring, decode once. With `allgather` (an Allreduce) acc holds the whole
+// result at the end; without (a Reduce_scatter) only this rank's block
+// owned_block(rank, size), and nothing travels after the reduce-scatter.
+// The messages of one call carry `tag`. Only the quantisation reads input,
+// so a separate output saves the copy a decode-add-encode ring needs.
 class CodesRing : RingCoding {
  public:
   // Its memory comes from call.memory() when it is built.
-  CodesRing(CompressedCall& call, const void* input, uint8_t* acc, size_t count,
-            const CodesGrid& grid, int tag);
+  CodesRing(CompressedCall& call, const void* input, uint8_t* acc, std::vector<RingBlock> blocks,
+            bool allgather, const CodesGrid& grid, int tag);
   // Does what is ready; true once acc holds the result. With `wait` it
   // blocks instead and always returns true (the blocking call).
   bool advance(bool wait);
@@ -69,17 +73,19 @@ class CodesRing : RingCoding {
   CompressedCall& call_;
   const void* const input_;
   uint8_t* const acc_;
-  const size_t n_;
+  const size_t n_;  // the vector's elements
   const int exp_;
   const bool entropy_;
   const bool form_by_speed_;  // entropy_ chosen per chunk (policy/form_choice.h)
   const int p_, k_;
+  const bool allgather_;
   const std::vector<RingBlock> blocks_;
   const size_t cap_;
   uint32_t* const codes_;  // then the walk's frames, in one allocation
   RingWalk walk_;
   std::vector<uint8_t> quantized_;  // per chunk of each block
   bool copied_ = false;               // a ring of one: input to acc
+  bool owned_ = false;                // reduce-scatter: the owned block decoded
 };
 
 }  // namespace adacomp
