@@ -34,7 +34,7 @@ struct Plan {
   const Codec* codec = nullptr;
   EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
   int chunks = 1;       // pipeline chunks (1: not pipelined)
-  int segments = 1;     // node-aware Allreduce: stages overlapped in segments (allreduce.cpp)
+  int segments = 1;     // node-aware ring calls: stages overlapped in segments (segmented)
   Layout layout = Layout::flat;
   int model = -1;  // adaptive policy: the call is timed for this slot of state->model
 };
@@ -47,6 +47,15 @@ inline const Group& ring_group(const Plan& plan) {
          : plan.layout == Layout::leaders ? s.leaders
                                           : s.coll;
 }
+
+// A pipelined node-aware ring call cut into segments that flow through the
+// stages one after another: while the ring codes and sends segment k, the
+// node combines segment k+1 (and an Allreduce spreads segment k-1), so the
+// slowest stage, not their sum, bounds the time. The plan of its rings: the
+// segments (alike on every rank: the layout is), and each segment's ring
+// cut into about the chunks the plan chose for the whole vector. Unchanged
+// when flat or not pipelined.
+Plan segmented(Plan plan);
 
 // The gates of the collectives (the message's verdict is policy/gate.h's):
 // each returns true when the call takes a compressed path and fills `plan`;

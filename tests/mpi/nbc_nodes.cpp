@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
     allreduce_case<float>(comm, 600001, MPI_SUM, true);
     outstanding(comm, 300001);
     progress_while_segmented(comm, 300001);
+    reduce_scatter_case<double>(comm, 100003);  // rails: in segments
   }
   if (!lossy) {
     for (int block : {1, 333}) reduce_scatter_case<double>(comm, block);

@@ -96,22 +96,34 @@ void allreduce_codes_only_between_nodes() {
 // vector once (leaders: one ring; rails: one per local rank on its rail's
 // slices): (G-1) V. With rails every rank codes (the other members' slices
 // of its rail), with leaders only the leaders; where every slice has
-// elements. Equal to PMPI's result to rounding.
-void reduce_scatter_codes_only_between_nodes(bool empty) {
+// elements. Equal to PMPI's result to rounding. Slices of about `base`
+// elements; pipelined (`segmented`), rails run large calls in segments
+// (coll/plan.h segmented), each a part of every slice, in place and not.
+void reduce_scatter_codes_only_between_nodes(bool empty, int base = 4099, bool segmented = false,
+                                             bool in_place = false) {
   std::vector<int> counts(g_size);
-  for (int r = 0; r < g_size; ++r) counts[r] = empty && r == 1 ? 0 : 4099 + 613 * r;
+  for (int r = 0; r < g_size; ++r) counts[r] = empty && r == 1 ? 0 : base + 613 * r;
   int n = 0, mine = counts[g_rank];
   for (int r = 0; r < g_size; ++r) n += counts[r];
   std::vector<double> in(n), out(std::max(mine, 1)), ref(std::max(mine, 1));
   for (int i = 0; i < n; ++i) in[i] = field(g_rank, i);
   PMPI_Reduce_scatter(in.data(), ref.data(), counts.data(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const auto before = op_stats("reduce_scatter");
-  MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (in_place) {
+    MPI_Reduce_scatter(MPI_IN_PLACE, in.data(), counts.data(), MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD);
+    std::copy(in.begin(), in.begin() + mine, out.begin());
+  } else {
+    MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
   const auto after = op_stats("reduce_scatter");
   double worst = 0;
   for (int i = 0; i < mine; ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]) / ref[i]);
-  CHECK(worst < 1e-12, "reduce_scatter (empty %d) differs from PMPI by %g", empty, worst);
+  CHECK(worst < 1e-12, "reduce_scatter (empty %d in place %d) differs from PMPI by %g", empty,
+        in_place, worst);
   CHECK(after.compressed_calls == before.compressed_calls + 1, "reduce_scatter not compressed");
+  CHECK(!segmented || after.pipelined_calls == before.pipelined_calls + 1,
+        "reduce_scatter not pipelined");
   const unsigned long long coded = after.bytes_in - before.bytes_in;
   const unsigned long long expect = 1ull * (g_nodes - 1) * n * sizeof(double);
   const unsigned long long all = total(coded);
@@ -303,8 +315,11 @@ int main(int argc, char** argv) {
   allreduce_codes_only_between_nodes();
   for (bool empty : {false, true}) reduce_scatter_codes_only_between_nodes(empty);
   // test_node_aware --segmented [rails]: pipelined mode, segments checked.
-  if (argc > 1 && std::string(argv[1]) == "--segmented")
+  if (argc > 1 && std::string(argv[1]) == "--segmented") {
     allreduce_segmented(argc > 2 && std::string(argv[2]) == "rails");
+    for (bool empty : {false, true})
+      reduce_scatter_codes_only_between_nodes(empty, 150001, true, empty);
+  }
   alltoall_codes_only_between_nodes();
   sends_code_only_between_nodes();
   any_source_from_everyone();
