@@ -8,7 +8,8 @@
 // Node-aware, the tree spans one member per node (the root for its own
 // node, the lowest rank elsewhere) and a node-local PMPI_Bcast from that
 // member finishes the call. Lossy, the root's node then holds the root's
-// exact values and every other rank the same decoded ones.
+// exact values and every other rank the same decoded ones. Pipelined, that
+// node stage runs in segments (below), overlapping the tree.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -29,11 +30,16 @@ namespace {
 
 // The compressed tree over `members` (this rank member `me`) on packed
 // (contiguous) data: the root codes each chunk once, every other member
-// forwards the frame unchanged, then decodes it.
+// forwards the frame unchanged, then decodes it. Chunks start on multiples
+// of kChunkUnit bytes, whatever each rank's datatype (MPI lets them differ
+// with one signature): 16, a multiple of the floats and doubles the typed
+// codecs read, so the root's codec never sees a split value.
+constexpr size_t kChunkUnit = 16;
+
 class TreeBcast : TreeWalk {
  public:
   TreeBcast(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* data, int tag)
-      : TreeWalk(call, members, me, tag, call.plan.bytes / call.plan.type.size),
+      : TreeWalk(call, members, me, tag, call.plan.bytes, kChunkUnit),
         data_(data),
         frames_(call.memory(ScratchSlot::frames, cap_ * k_)),
         sizes_(k_),
@@ -45,6 +51,7 @@ class TreeBcast : TreeWalk {
 
   bool advance(bool wait) {
     const bool is_root = tree_.parent < 0;
+    // (next_ counts the chunks this rank holds: encoded, or decoded.)
     for (; next_ < k_; ++next_) {
       const int c = next_;
       uint8_t* frame = frames_ + cap_ * c;
@@ -80,6 +87,13 @@ class TreeBcast : TreeWalk {
   // rank's where a receive was cut): another count than this rank's when
   // the ranks' counts differ, an erroneous call.
   size_t root_bytes() const { return root_bytes_; }
+  // The chunks in place so far, first to last; which chunk holds `byte`.
+  int chunks_done() const { return next_; }
+  int chunk_of(size_t byte) const {
+    int c = 0;
+    while (c + 1 < k_ && chunk_offset(c + 1) <= byte) ++c;
+    return c;
+  }
 
  private:
   // A chunk that failed: the root's size of it, from its frame's header
@@ -94,10 +108,18 @@ class TreeBcast : TreeWalk {
   uint8_t* const frames_;
   std::vector<size_t> sizes_;
   std::vector<MPI_Request> recvs_;
-  size_t root_bytes_ = elems_ * call_.plan.type.size;
+  size_t root_bytes_ = bytes_;
   int next_ = 0;
 };
 
+// Pipelined node-aware calls spread in segments (coll/plan.h
+// node_segments; the member handles the whole message, so its share is all
+// of it): segment s's node-local Ibcast starts as soon as the node's member
+// holds the chunks it spans (the root at once), so the node stage overlaps
+// the tree. Every rank of the node cuts alike, by byte ranges of the
+// message, and each segment travels as MPI_BYTE, so datatypes of one
+// signature match; a rank whose datatype is not contiguous receives into
+// its packed staging area and unpacks at the end.
 class BcastSchedule : public Schedule {
  public:
   BcastSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, void* buffer, int count,
@@ -120,17 +142,42 @@ class BcastSchedule : public Schedule {
         call_.set_hop_bound(hop_bound(plan_, data_, plan_.bytes / plan_.type.size, 1, 0));
       tree_bcast_.emplace(call_, tree_.members, tree_.me, data_, tag);
     }
-    if (tree_.per_node) spread_.emplace(st);
+    if (!tree_.per_node) return;
+    const int parts = plan_.tier.pipelined && plan_.bytes <= INT_MAX
+                          ? std::min(node_segments(plan_.bytes), plan_.chunks)
+                          : 1;
+    if (parts == 1) {
+      spread_.emplace(st);
+      return;
+    }
+    if (!data_) {
+      uint8_t* room =
+          plan_.type.contiguous ? nullptr : call_.memory(ScratchSlot::work, plan_.bytes);
+      data_ = stage_in(room, buffer, count, type, plan_.type, plan_.bytes, false, st.coll.comm);
+    }
+    pieces_.resize(parts);
+    for (int s = 0; s < parts; ++s) {
+      Piece& piece = pieces_[s];
+      piece.begin = block_begin(plan_.bytes, parts, s);
+      piece.bytes = block_count(plan_.bytes, parts, s);
+      if (tree_bcast_ && piece.bytes > 0)
+        piece.last_chunk = tree_bcast_->chunk_of(piece.begin + piece.bytes - 1);
+      piece.spread.emplace(st);  // tickets in piece order
+    }
   }
 
   bool advance(bool wait) override {
+    if (!pieces_.empty()) {
+      // As the node-aware Allreduce's segments: nonblocking steps, polled.
+      while (!advance_pieces()) {
+        if (!wait) return false;
+        progress_collectives();
+      }
+      return true;
+    }
     if (tree_bcast_ && !unpacked_) {
       if (!tree_bcast_->advance(wait)) return false;
-      if (!is_root_)
-        unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
-      if (tree_bcast_->root_bytes() != plan_.bytes)
-        root_sized_ = call_.memory(ScratchSlot::frames, tree_bcast_->root_bytes());
-      unpacked_ = true;
+      tree_done();
     }
     if (!spread_) return true;
     const Group& node = plan_.state->node;
@@ -155,21 +202,86 @@ class BcastSchedule : public Schedule {
 
   int finish() override {
     if (spread_) call_.check_mpi(spread_->rc());
+    for (const Piece& piece : pieces_) call_.check_mpi(piece.spread->rc());
     return call_.finish();
   }
 
  private:
+  struct Piece {
+    size_t begin = 0, bytes = 0;  // of the packed message
+    int last_chunk = -1;          // the member's last tree chunk it spans
+    std::optional<NodeStage> spread;
+    bool done = false;
+  };
+
+  // The end of the tree at a member: a non-root one unpacks, and learns
+  // whether the root's message had this rank's size.
+  void tree_done() {
+    if (!is_root_) unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
+    if (tree_bcast_->root_bytes() != plan_.bytes)
+      root_sized_ = call_.memory(ScratchSlot::frames, tree_bcast_->root_bytes());
+    unpacked_ = true;
+  }
+
+  // One pass: the pieces whose data the member holds (in ticket order),
+  // then the tree as far as it goes. True once all are done.
+  bool advance_pieces() {
+    bool done = true;
+    for (size_t s = 0; s < pieces_.size(); ++s) {
+      Piece& piece = pieces_[s];
+      if (piece.done) continue;
+      // The last piece waits for the whole tree: a root of another size
+      // shows only then (the whole call's root_sized_ case).
+      const bool last = s + 1 == pieces_.size();
+      const bool held = !tree_bcast_ || is_root_ ||
+                        (last ? unpacked_ : tree_bcast_->chunks_done() > piece.last_chunk);
+      if (!held || !spread_piece(piece, last)) done = false;
+    }
+    if (tree_bcast_ && !unpacked_) {
+      if (tree_bcast_->advance(false))
+        tree_done();
+      else
+        done = false;
+    }
+    if (!done) return false;
+    // Every piece has arrived: a rank that did not take part in the tree
+    // unpacks its staging area.
+    if (!tree_bcast_ && !unstaged_) {
+      unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
+      unstaged_ = true;
+    }
+    return true;
+  }
+
+  bool spread_piece(Piece& piece, bool last) {
+    const Group& node = plan_.state->node;
+    const int local_root = tree_.local_root;
+    uint8_t* from = data_ + piece.begin;
+    int n = static_cast<int>(piece.bytes);
+    if (last && root_sized_) {  // MPI then fails the node's ranks, as without the library
+      const size_t root = tree_bcast_->root_bytes();
+      from = root_sized_ + std::min(piece.begin, root);
+      n = static_cast<int>(std::min<size_t>(root > piece.begin ? root - piece.begin : 0, INT_MAX));
+    }
+    return piece.done = piece.spread->run(
+               false, false, [&] { return PMPI_Bcast(from, n, MPI_BYTE, local_root, node.comm); },
+               [&](MPI_Request* r) {
+                 return PMPI_Ibcast(from, n, MPI_BYTE, local_root, node.comm, r);
+               });
+  }
+
   const Plan plan_;
   CompressedCall call_;
   void* const buffer_;
   const int count_;
   const MPI_Datatype type_;
   RootedTree tree_;
-  bool is_root_ = false, unpacked_ = false;
+  bool is_root_ = false, unpacked_ = false, unstaged_ = false;
   uint8_t* data_ = nullptr;
   uint8_t* root_sized_ = nullptr;  // the root's size, where it differs
   std::optional<TreeBcast> tree_bcast_;
-  std::optional<NodeStage> spread_;  // node-aware: from each node's member
+  std::optional<NodeStage> spread_;  // node-aware, whole: from each node's member
+  std::vector<Piece> pieces_;        // node-aware, in segments
 };
 
 CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,

@@ -148,13 +148,17 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
 constexpr int kMaxSegments = 4;
 constexpr size_t kMinSegmentShare = 256 << 10;
 
+int node_segments(size_t share) {
+  const size_t fit = share / kMinSegmentShare;
+  return static_cast<int>(std::min<size_t>(fit < 1 ? 1 : fit, kMaxSegments));
+}
+
 Plan segmented(Plan plan) {
   if (plan.layout == Layout::flat || !plan.tier.pipelined) return plan;
   // What this rank combines and codes: rails, its node's 1/L; a leader, all.
   const size_t share =
       plan.layout == Layout::rails ? plan.bytes / plan.state->node.size : plan.bytes;
-  const size_t fit = share / kMinSegmentShare;
-  plan.segments = static_cast<int>(std::min<size_t>(fit < 1 ? 1 : fit, kMaxSegments));
+  plan.segments = node_segments(share);
   plan.chunks = (plan.chunks + plan.segments - 1) / plan.segments;
   return plan;
 }

@@ -56,6 +56,10 @@ inline const Group& ring_group(const Plan& plan) {
 // cut into about the chunks the plan chose for the whole vector. Unchanged
 // when flat or not pipelined.
 Plan segmented(Plan plan);
+// How many segments a rank's share of `share` bytes of a pipelined
+// node-aware call makes (1: whole), the one rule of segmented() and of the
+// Bcast's node stage (coll/bcast.cpp).
+int node_segments(size_t share);
 
 // The gates of the collectives (the message's verdict is policy/gate.h's):
 // each returns true when the call takes a compressed path and fills `plan`;

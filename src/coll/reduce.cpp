@@ -31,7 +31,7 @@ class TreeReduce : TreeWalk {
  public:
   TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc, int count,
              MPI_Datatype type, MPI_Op op, int tag)
-      : TreeWalk(call, members, me, tag, count),
+      : TreeWalk(call, members, me, tag, count * call.plan.type.size, call.plan.type.size),
         acc_(acc),
         type_(type),
         op_(op),

@@ -77,20 +77,28 @@ inline bool rooted_tree(const Plan& plan, int root, RootedTree* t) {
 
 // What the compressed trees of Reduce and Bcast share: the call, the tree
 // over `members` from this rank's place `me`, the messages of one call under
-// `tag`, the `elems` elements cut into plan.chunks chunks of at most `cap_`
-// frame bytes, and the frames sent (complete at the end).
+// `tag`, the `bytes` cut into plan.chunks chunks of at most `cap_` frame
+// bytes, and the frames sent (complete at the end). Chunks start on
+// multiples of `unit` bytes (the last takes the rest): a Reduce's element,
+// which no chunk may split; a Bcast's fixed unit, since its ranks' datatypes
+// may differ and every rank must cut alike.
 class TreeWalk {
  protected:
-  TreeWalk(CompressedCall& call, const std::vector<int>& members, int me, int tag, size_t elems)
+  TreeWalk(CompressedCall& call, const std::vector<int>& members, int me, int tag, size_t bytes,
+           size_t unit)
       : call_(call),
         members_(members),
         tree_(binomial_tree(me, static_cast<int>(members.size()))),
         tag_(tag),
         k_(call.plan.chunks),
-        elems_(elems),
-        cap_(frame_capacity(max_block_count(elems, k_) * call.plan.type.size)) {}
-  size_t chunk_offset(int c) const { return block_begin(elems_, k_, c) * call_.plan.type.size; }
-  size_t chunk_bytes(int c) const { return block_count(elems_, k_, c) * call_.plan.type.size; }
+        bytes_(bytes),
+        unit_(unit),
+        units_(bytes / unit),
+        cap_(frame_capacity(max_block_count(units_, k_) * unit + bytes % unit)) {}
+  size_t chunk_offset(int c) const {
+    return c == k_ ? bytes_ : block_begin(units_, k_, c) * unit_;
+  }
+  size_t chunk_bytes(int c) const { return chunk_offset(c + 1) - chunk_offset(c); }
   bool sent(bool wait) {
     return call_.complete(static_cast<int>(sends_.size()), sends_.data(), nullptr, wait);
   }
@@ -99,7 +107,7 @@ class TreeWalk {
   const std::vector<int>& members_;
   const Tree tree_;
   const int tag_, k_;
-  const size_t elems_, cap_;
+  const size_t bytes_, unit_, units_, cap_;
   std::vector<MPI_Request> sends_;
 };
 
