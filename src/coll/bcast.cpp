@@ -133,10 +133,7 @@ class BcastSchedule : public Schedule {
     rooted_tree(plan_, root, &tree_);  // the caller checked the root
     is_root_ = st.coll.rank == root;
     if (tree_.me >= 0 && tree_.members.size() > 1) {
-      // Non-contiguous data is packed into a contiguous staging area first.
-      uint8_t* room =
-          plan_.type.contiguous ? nullptr : call_.memory(ScratchSlot::work, plan_.bytes);
-      data_ = stage_in(room, buffer, count, type, plan_.type, plan_.bytes, is_root_, st.coll.comm);
+      stage();
       // One compression between the root's data and any receiver.
       if (is_root_ && plan_.tier.tier == Tier::lossy)
         call_.set_hop_bound(hop_bound(plan_, data_, plan_.bytes / plan_.type.size, 1, 0));
@@ -150,20 +147,12 @@ class BcastSchedule : public Schedule {
       spread_.emplace(st);
       return;
     }
-    if (!data_) {
-      uint8_t* room =
-          plan_.type.contiguous ? nullptr : call_.memory(ScratchSlot::work, plan_.bytes);
-      data_ = stage_in(room, buffer, count, type, plan_.type, plan_.bytes, false, st.coll.comm);
-    }
-    pieces_.resize(parts);
-    for (int s = 0; s < parts; ++s) {
-      Piece& piece = pieces_[s];
-      piece.begin = block_begin(plan_.bytes, parts, s);
-      piece.bytes = block_count(plan_.bytes, parts, s);
-      if (tree_bcast_ && piece.bytes > 0)
-        piece.last_chunk = tree_bcast_->chunk_of(piece.begin + piece.bytes - 1);
-      piece.spread.emplace(st);  // tickets in piece order
-    }
+    if (!data_) stage();
+    pieces_ = cut_node_stage(st, plan_.bytes, parts);
+    for (const NodeSegment& piece : pieces_)
+      last_chunk_.push_back(tree_bcast_ && piece.size > 0
+                                ? tree_bcast_->chunk_of(piece.begin + piece.size - 1)
+                                : -1);
   }
 
   bool advance(bool wait) override {
@@ -202,17 +191,18 @@ class BcastSchedule : public Schedule {
 
   int finish() override {
     if (spread_) call_.check_mpi(spread_->rc());
-    for (const Piece& piece : pieces_) call_.check_mpi(piece.spread->rc());
+    for (const NodeSegment& piece : pieces_) call_.check_mpi(piece.stage->rc());
     return call_.finish();
   }
 
  private:
-  struct Piece {
-    size_t begin = 0, bytes = 0;  // of the packed message
-    int last_chunk = -1;          // the member's last tree chunk it spans
-    std::optional<NodeStage> spread;
-    bool done = false;
-  };
+  // The data in packed form: the buffer itself when contiguous, else a
+  // staging area (the root's data packed into it).
+  void stage() {
+    uint8_t* room = plan_.type.contiguous ? nullptr : call_.memory(ScratchSlot::work, plan_.bytes);
+    data_ = stage_in(room, buffer_, count_, type_, plan_.type, plan_.bytes, is_root_,
+                     plan_.state->coll.comm);
+  }
 
   // The end of the tree at a member: a non-root one unpacks, and learns
   // whether the root's message had this rank's size.
@@ -228,13 +218,13 @@ class BcastSchedule : public Schedule {
   bool advance_pieces() {
     bool done = true;
     for (size_t s = 0; s < pieces_.size(); ++s) {
-      Piece& piece = pieces_[s];
+      NodeSegment& piece = pieces_[s];
       if (piece.done) continue;
       // The last piece waits for the whole tree: a root of another size
       // shows only then (the whole call's root_sized_ case).
       const bool last = s + 1 == pieces_.size();
       const bool held = !tree_bcast_ || is_root_ ||
-                        (last ? unpacked_ : tree_bcast_->chunks_done() > piece.last_chunk);
+                        (last ? unpacked_ : tree_bcast_->chunks_done() > last_chunk_[s]);
       if (!held || !spread_piece(piece, last)) done = false;
     }
     if (tree_bcast_ && !unpacked_) {
@@ -253,17 +243,17 @@ class BcastSchedule : public Schedule {
     return true;
   }
 
-  bool spread_piece(Piece& piece, bool last) {
+  bool spread_piece(NodeSegment& piece, bool last) {
     const Group& node = plan_.state->node;
     const int local_root = tree_.local_root;
     uint8_t* from = data_ + piece.begin;
-    int n = static_cast<int>(piece.bytes);
+    int n = static_cast<int>(piece.size);
     if (last && root_sized_) {  // MPI then fails the node's ranks, as without the library
       const size_t root = tree_bcast_->root_bytes();
       from = root_sized_ + std::min(piece.begin, root);
       n = static_cast<int>(std::min<size_t>(root > piece.begin ? root - piece.begin : 0, INT_MAX));
     }
-    return piece.done = piece.spread->run(
+    return piece.done = piece.stage->run(
                false, false, [&] { return PMPI_Bcast(from, n, MPI_BYTE, local_root, node.comm); },
                [&](MPI_Request* r) {
                  return PMPI_Ibcast(from, n, MPI_BYTE, local_root, node.comm, r);
@@ -281,7 +271,8 @@ class BcastSchedule : public Schedule {
   uint8_t* root_sized_ = nullptr;  // the root's size, where it differs
   std::optional<TreeBcast> tree_bcast_;
   std::optional<NodeStage> spread_;  // node-aware, whole: from each node's member
-  std::vector<Piece> pieces_;        // node-aware, in segments
+  std::vector<NodeSegment> pieces_;  // node-aware, in segments (bytes)
+  std::vector<int> last_chunk_;      // of each piece, the member's last tree chunk it spans
 };
 
 CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,

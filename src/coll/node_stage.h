@@ -15,6 +15,10 @@
 
 #include <mpi.h>
 
+#include <optional>
+#include <vector>
+
+#include "coll/call.h"
 #include "coll/schedule.h"
 #include "services/comm_state.h"
 
@@ -55,5 +59,26 @@ class NodeStage {
   int rc_ = MPI_SUCCESS;
   bool started_ = false, done_ = false;
 };
+
+// A node stage cut in segments (coll/plan.h node_segments): segment s is
+// its own stage on a range of the message, in the unit its collective
+// counts (bytes for Bcast, elements for Reduce), so that the tree can work
+// on one while MPI moves the next.
+struct NodeSegment {
+  size_t begin = 0, size = 0;
+  std::optional<NodeStage> stage;
+  bool done = false;
+};
+
+// `total` units cut in `parts` segments, their tickets taken in order.
+inline std::vector<NodeSegment> cut_node_stage(CommState& s, size_t total, int parts) {
+  std::vector<NodeSegment> segments(parts);
+  for (int i = 0; i < parts; ++i) {
+    segments[i].begin = block_begin(total, parts, i);
+    segments[i].size = block_count(total, parts, i);
+    segments[i].stage.emplace(s);
+  }
+  return segments;
+}
 
 }  // namespace adacomp

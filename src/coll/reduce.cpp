@@ -7,10 +7,11 @@
 //
 // Node-aware, a node-local PMPI_Reduce first gathers each node's sum at its
 // member (the root on its own node, the lowest rank elsewhere), and the
-// compressed tree spans those members only.
+// compressed tree spans those members only. Pipelined, that node stage runs
+// in segments (below), overlapping the tree.
+#include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "coll/bound.h"
@@ -26,7 +27,9 @@ namespace {
 
 // The compressed tree over `members` (this rank member `me`), reducing
 // `count` elements in acc, chunk by chunk: the children's frames folded in
-// child order, then the chunk coded on to the parent.
+// child order, then the chunk coded on to the parent. Only the first `ready`
+// bytes of acc hold this rank's input so far (the node's sum arrives in
+// segments); the chunks past them wait.
 class TreeReduce : TreeWalk {
  public:
   TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc, int count,
@@ -47,9 +50,10 @@ class TreeReduce : TreeWalk {
                    &recvs_[i * k_ + c]);
   }
 
-  bool advance(bool wait) {
+  bool advance(bool wait, size_t ready) {
     const size_t elem = call_.plan.type.size;
     for (; c_ < k_; ++c_, i_ = 0) {
+      if (chunk_offset(c_ + 1) > ready) return false;
       uint8_t* chunk = acc_ + chunk_offset(c_);
       const size_t bytes = chunk_bytes(c_);
       for (size_t got = 0; i_ < nc_; ++i_) {
@@ -77,6 +81,12 @@ class TreeReduce : TreeWalk {
   int c_ = 0, i_ = 0;  // next chunk, and next child of that chunk
 };
 
+// Pipelined node-aware calls cut the node stage in segments (coll/plan.h
+// node_segments; the member reduces the whole vector, so its share is all
+// of it): segment s is a node-local PMPI_Ireduce of an element range,
+// started once s-1 is summed (so the first is summed as early as it can),
+// and the tree codes a chunk as soon as the segments it spans are summed,
+// so the node stage overlaps the tree.
 class ReduceSchedule : public Schedule {
  public:
   ReduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
@@ -98,45 +108,89 @@ class ReduceSchedule : public Schedule {
     acc_ = is_root         ? static_cast<uint8_t*>(recvbuf)
            : tree_.me >= 0 ? call_.memory(ScratchSlot::accumulator, plan_.bytes)
                            : nullptr;
-    if (tree_.per_node) {
-      // No MPI_IN_PLACE here: some MPIs mishandle it at a non-zero root.
-      if (is_root && sendbuf == MPI_IN_PLACE) {
-        uint8_t* copy = call_.memory(ScratchSlot::work, plan_.bytes);
-        std::memcpy(copy, recvbuf, plan_.bytes);
-        input_ = copy;
-      }
-      gather_.emplace(st);
-    } else if (input_ != acc_) {
-      std::memcpy(acc_, input_, plan_.bytes);
+    if (!tree_.per_node) {
+      if (input_ != acc_) std::memcpy(acc_, input_, plan_.bytes);
+      return;
     }
+    // No MPI_IN_PLACE here: some MPIs mishandle it at a non-zero root.
+    // (Not a slot of the tree's: in segments, the two run at once.)
+    if (is_root && sendbuf == MPI_IN_PLACE) {
+      uint8_t* copy = call_.memory(ScratchSlot::recv_frame, plan_.bytes);
+      std::memcpy(copy, recvbuf, plan_.bytes);
+      input_ = copy;
+    }
+    const int parts =
+        plan_.tier.pipelined ? std::min(node_segments(plan_.bytes), plan_.chunks) : 1;
+    segments_ = cut_node_stage(st, static_cast<size_t>(count), parts);
   }
 
   bool advance(bool wait) override {
-    const Group& node = plan_.state->node;
-    const int local_root = tree_.local_root;
-    if (gather_ &&
-        !gather_->run(
-            wait, false,
-            [&] { return PMPI_Reduce(input_, acc_, count_, type_, op_, local_root, node.comm); },
-            [&](MPI_Request* r) {
-              return PMPI_Ireduce(input_, acc_, count_, type_, op_, local_root, node.comm, r);
-            }))
-      return false;
+    if (segments_.size() > 1) {
+      // As the node-aware Allreduce's segments: nonblocking steps, polled.
+      while (!advance_segments()) {
+        if (!wait) return false;
+        progress_collectives();
+      }
+      return true;
+    }
+    if (!segments_.empty() && !reduce_segment(segments_[0], wait)) return false;
     if (!agree_.ready(call_, wait)) return false;
-    if (tree_.me < 0 || (gather_ && gather_->failed())) return true;
-    // Built once the node stage is done: its buffers may reuse the stage's.
-    if (!reduce_)
-      reduce_ = std::make_unique<TreeReduce>(call_, tree_.members, tree_.me, acc_, count_, type_,
-                                             op_, tag_);
-    return reduce_->advance(wait);
+    if (tree_.me < 0 || failed()) return true;
+    return tree(true, plan_.bytes);
   }
 
   int finish() override {
-    if (gather_) call_.check_mpi(gather_->rc());
+    for (const NodeSegment& s : segments_) call_.check_mpi(s.stage->rc());
     return call_.finish();
   }
 
  private:
+  // One pass: the segments' stages, then the tree over the leading
+  // segments summed so far. True once all are done.
+  bool advance_segments() {
+    bool done = true;
+    size_t ready = 0;  // elements summed, from the first on
+    for (NodeSegment& s : segments_) {
+      if (!done || !reduce_segment(s, false)) done = false;
+      if (done) ready = s.begin + s.size;
+    }
+    if (!agree_.ready(call_, false)) return false;
+    // A failed stage fails alike on every rank of the node (one set of
+    // arguments): the member then stops before its tree, as the whole
+    // call's does.
+    if (tree_.me < 0 || failed()) return done;
+    return tree(false, ready * plan_.type.size) && done;
+  }
+
+  bool reduce_segment(NodeSegment& s, bool wait) {
+    const Group& node = plan_.state->node;
+    const size_t at = s.begin * plan_.type.size;
+    const void* in = static_cast<const uint8_t*>(input_) + at;
+    void* out = acc_ ? acc_ + at : nullptr;  // significant at the member only
+    const int n = static_cast<int>(s.size);
+    const int local_root = tree_.local_root;
+    return s.done = s.stage->run(
+               wait, false,
+               [&] { return PMPI_Reduce(in, out, n, type_, op_, local_root, node.comm); },
+               [&](MPI_Request* r) {
+                 return PMPI_Ireduce(in, out, n, type_, op_, local_root, node.comm, r);
+               });
+  }
+
+  bool failed() const {
+    for (const NodeSegment& s : segments_)
+      if (s.stage->failed()) return true;
+    return false;
+  }
+
+  // The compressed tree, built once the agreement has set the bound.
+  bool tree(bool wait, size_t ready) {
+    if (!reduce_)
+      reduce_ = std::make_unique<TreeReduce>(call_, tree_.members, tree_.me, acc_, count_, type_,
+                                             op_, tag_);
+    return reduce_->advance(wait, ready);
+  }
+
   const Plan plan_;
   CompressedCall call_;
   const int count_;
@@ -147,7 +201,7 @@ class ReduceSchedule : public Schedule {
   const void* input_ = nullptr;
   uint8_t* acc_ = nullptr;
   LossyAgreement agree_;
-  std::optional<NodeStage> gather_;  // node-aware: the node's sum at its member
+  std::vector<NodeSegment> segments_;  // node-aware: the node's sum at its member
   std::unique_ptr<TreeReduce> reduce_;
 };
 

@@ -206,8 +206,8 @@ int main(int argc, char** argv) {
   int rank, size;
   start_test(&argc, &argv, &rank, &size);
   const bool lossy = argc > 1 && std::strcmp(argv[1], "--lossy") == 0;
-  // --segmented (pipelined mode): a vector the Allreduce cuts into segments
-  // too, alone and outstanding with other calls.
+  // --segmented (pipelined mode): vectors the Allreduce, Reduce_scatter and
+  // Reduce cut into segments too, alone and outstanding with other calls.
   const bool segmented = argc > 1 && std::strcmp(argv[1], "--segmented") == 0;
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -231,6 +231,8 @@ int main(int argc, char** argv) {
     outstanding(comm, 300001);
     progress_while_segmented(comm, 300001);
     reduce_scatter_case<double>(comm, 100003);  // rails: in segments
+    for (int root = 0; root < size; ++root)  // node stage in segments
+      reduce_case<double>(comm, 300001, root, root % 2 == 0);
   }
   if (!lossy) {
     for (int block : {1, 333}) reduce_scatter_case<double>(comm, block);
