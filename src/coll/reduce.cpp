@@ -1,6 +1,6 @@
 // Reduce, in every form (blocking, MPI_Ireduce, MPI_Reduce_init): one
 // schedule (coll/schedule.h). A binomial tree towards the root with every
-// hop compressed; the tree shape, and so the order of operations, depends
+// hop compressed (lossy SUM on float/double: on quantisation codes, below); the tree shape, and so the order of operations, depends
 // only on rank count and root. With several chunks the tree pipelines: a
 // member forwards chunk c to its parent as soon as its children's chunk c
 // is folded in.
@@ -19,8 +19,11 @@
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
+#include "coll/ring_codes.h"
 #include "coll/schedule.h"
 #include "coll/tree.h"
+#include "codec/quant_grid.h"
+#include "wire/code_payload.h"
 
 namespace adacomp {
 namespace {
@@ -30,63 +33,111 @@ namespace {
 // child order, then the chunk coded on to the parent. Only the first `ready`
 // bytes of acc hold this rank's input so far (the node's sum arrives in
 // segments); the chunks past them wait.
+//
+// On a codes grid (a lossy SUM on float/double, coll/ring_codes.h) each
+// member quantises its chunk once, adds its children's code payloads as
+// integers and sends the sum on as one; the root reconstructs the values
+// once. Every member's input is quantised once and nothing is decoded
+// between hops, where the frames' path decodes, adds and re-encodes at each
+// member. The payload's form is the grid's (not chosen by measured speed,
+// as the ring's is: a tree member sends each chunk once).
 class TreeReduce : TreeWalk {
  public:
   TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc, int count,
-             MPI_Datatype type, MPI_Op op, int tag)
+             MPI_Datatype type, MPI_Op op, const CodesGrid& grid, int tag)
       : TreeWalk(call, members, me, tag, count * call.plan.type.size, call.plan.type.size),
         acc_(acc),
         type_(type),
         op_(op),
+        grid_(grid),
         nc_(static_cast<int>(tree_.children.size())),
-        in_(call.memory(ScratchSlot::frames, cap_ * k_ * (nc_ ? nc_ : 1))),
-        out_(call.memory(ScratchSlot::send_frame, cap_ * k_)),
-        incoming_(call.memory(ScratchSlot::work, cap_)),
+        slot_(grid.on ? std::max(cap_, code_payload_capacity(max_block_count(units_, k_))) : cap_),
+        in_(call.memory(ScratchSlot::frames, slot_ * k_ * (nc_ ? nc_ : 1))),
+        out_(call.memory(ScratchSlot::send_frame, slot_ * k_)),
+        // The values a child's frame decodes to, or this member's codes.
+        work_(call.memory(ScratchSlot::work, grid.on ? units_ * 4 : cap_)),
         recvs_(static_cast<size_t>(nc_) * k_) {
     sends_.resize(tree_.parent >= 0 ? k_ : 0);
     for (int i = 0; i < nc_; ++i)
       for (int c = 0; c < k_; ++c)
-        call.irecv(in_ + cap_ * (i * k_ + c), cap_, members_[tree_.children[i]], tag_,
+        call.irecv(in_ + slot_ * (i * k_ + c), slot_, members_[tree_.children[i]], tag_,
                    &recvs_[i * k_ + c]);
   }
 
   bool advance(bool wait, size_t ready) {
-    const size_t elem = call_.plan.type.size;
     for (; c_ < k_; ++c_, i_ = 0) {
       if (chunk_offset(c_ + 1) > ready) return false;
-      uint8_t* chunk = acc_ + chunk_offset(c_);
-      const size_t bytes = chunk_bytes(c_);
+      if (grid_.on && quantized_ == c_) quantize(c_), ++quantized_;
       for (size_t got = 0; i_ < nc_; ++i_) {
         if (!call_.complete(1, &recvs_[i_ * k_ + c_], &got, wait)) return false;
-        if (call_.decode(in_ + cap_ * (i_ * k_ + c_), got, incoming_, bytes))
-          call_.check_mpi(  // MPI's check of the (type, op) pair (ring.cpp)
-              PMPI_Reduce_local(incoming_, chunk, static_cast<int>(bytes / elem), type_, op_));
+        fold(c_, in_ + slot_ * (i_ * k_ + c_), got);
       }
       if (tree_.parent >= 0) {
-        const size_t n = call_.encode(chunk, bytes, out_ + cap_ * c_);
-        call_.isend(out_ + cap_ * c_, n, bytes, members_[tree_.parent], tag_, &sends_[c_]);
+        const size_t n = encode(c_, out_ + slot_ * c_);
+        call_.isend(out_ + slot_ * c_, n, chunk_bytes(c_), members_[tree_.parent], tag_,
+                    &sends_[c_]);
         call_.progress();
+      } else if (grid_.on) {
+        ScopedTimer t(call_.stats().ns_decompress);
+        qgrid::reconstruct(call_.plan.type.kind, codes(c_), elems(c_), grid_.exp,
+                           acc_ + chunk_offset(c_));
       }
     }
     return sent(wait);
   }
 
  private:
+  size_t elems(int c) const { return chunk_bytes(c) / call_.plan.type.size; }
+  uint32_t* codes(int c) const {
+    return reinterpret_cast<uint32_t*>(work_) + chunk_offset(c) / call_.plan.type.size;
+  }
+
+  void quantize(int c) {
+    ScopedTimer t(call_.stats().ns_compress);  // codec time, as on the other paths
+    qgrid::quantize(call_.plan.type.kind, acc_ + chunk_offset(c), elems(c), grid_.exp, codes(c));
+  }
+
+  // A child's frame of chunk c into this member's sum.
+  void fold(int c, const uint8_t* frame, size_t size) {
+    if (grid_.on) {
+      ScopedTimer t(call_.stats().ns_decompress);
+      call_.check_decoded(add_code_payload(frame, size, grid_.exp, codes(c), elems(c)));
+      return;
+    }
+    if (call_.decode(frame, size, work_, chunk_bytes(c)))
+      call_.check_mpi(  // MPI's check of the (type, op) pair (ring.cpp)
+          PMPI_Reduce_local(work_, acc_ + chunk_offset(c), static_cast<int>(elems(c)), type_, op_));
+  }
+
+  size_t encode(int c, uint8_t* frame) {
+    if (!grid_.on) return call_.encode(acc_ + chunk_offset(c), chunk_bytes(c), frame);
+    ScopedTimer t(call_.stats().ns_compress);
+    return write_code_payload(codes(c), elems(c), grid_.exp, grid_.entropy, frame);
+  }
+
   uint8_t* const acc_;
   const MPI_Datatype type_;
   const MPI_Op op_;
+  const CodesGrid grid_;
   const int nc_;
-  uint8_t *const in_, *const out_, *const incoming_;
+  const size_t slot_;  // bytes per frame: a frame's, or a code payload's
+  uint8_t *const in_, *const out_, *const work_;
   std::vector<MPI_Request> recvs_;
-  int c_ = 0, i_ = 0;  // next chunk, and next child of that chunk
+  int c_ = 0, i_ = 0;   // next chunk, and next child of that chunk
+  int quantized_ = 0;  // chunks quantised (codes grid)
 };
 
 // Pipelined node-aware calls cut the node stage in segments (coll/plan.h
 // node_segments; the member reduces the whole vector, so its share is all
-// of it): segment s is a node-local PMPI_Ireduce of an element range,
-// started once s-1 is summed (so the first is summed as early as it can),
-// and the tree codes a chunk as soon as the segments it spans are summed,
-// so the node stage overlaps the tree.
+// of it): segment s is a node-local reduction of an element range, started
+// once s-1 is summed (so the first is summed as early as it can), and the
+// tree codes a chunk as soon as the segments it spans are summed, so the
+// node stage overlaps the tree. A blocking call reduces each segment with
+// MPI's blocking PMPI_Reduce, the tree's transfers progressing inside it:
+// MPI's blocking algorithm is its best (SMPI's nonblocking Ireduce is flat,
+// its root receiving and combining every rank's segment), and a nonblocking
+// one would progress only between the chunks the member codes anyway. The
+// nonblocking forms use PMPI_Ireduce.
 class ReduceSchedule : public Schedule {
  public:
   ReduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
@@ -102,9 +153,13 @@ class ReduceSchedule : public Schedule {
     const bool is_root = st.coll.rank == root;
     input_ = is_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     // Every member but the root sends each element once: members-1
-    // compressions; P-1 combining operations in all.
-    agree_.start(call_, input_, count, static_cast<int>(tree_.members.size()) - 1,
-                 st.coll.size - 1);
+    // compressions; P-1 combining operations in all. On codes, each
+    // member's input (a node's sum of up to max_local ranks' inputs) is
+    // quantised once.
+    const int members = static_cast<int>(tree_.members.size());
+    const bool codes = codes_candidate(plan_, op, count, members);
+    agree_.start(call_, input_, count, members - 1, st.coll.size - 1, codes ? members : 0,
+                 tree_.per_node ? st.loc.max_local : 1);
     acc_ = is_root         ? static_cast<uint8_t*>(recvbuf)
            : tree_.me >= 0 ? call_.memory(ScratchSlot::accumulator, plan_.bytes)
                            : nullptr;
@@ -145,20 +200,20 @@ class ReduceSchedule : public Schedule {
   }
 
  private:
-  // One pass: the segments' stages, then the tree over the leading
-  // segments summed so far. True once all are done.
+  // One pass: the next segment's stage, then the tree over the segments
+  // summed so far. True once all are done.
   bool advance_segments() {
-    bool done = true;
-    size_t ready = 0;  // elements summed, from the first on
-    for (NodeSegment& s : segments_) {
-      if (!done || !reduce_segment(s, false)) done = false;
-      if (done) ready = s.begin + s.size;
-    }
+    const size_t n = segments_.size();
+    size_t k = 0;  // the first segment not summed yet
+    while (k < n && segments_[k].done) ++k;
+    if (k < n && reduce_segment(segments_[k], call_.blocking())) ++k;
     if (!agree_.ready(call_, false)) return false;
+    const bool done = k == n;
     // A failed stage fails alike on every rank of the node (one set of
     // arguments): the member then stops before its tree, as the whole
     // call's does.
     if (tree_.me < 0 || failed()) return done;
+    const size_t ready = done ? count_ : segments_[k].begin;
     return tree(false, ready * plan_.type.size) && done;
   }
 
@@ -187,7 +242,7 @@ class ReduceSchedule : public Schedule {
   bool tree(bool wait, size_t ready) {
     if (!reduce_)
       reduce_ = std::make_unique<TreeReduce>(call_, tree_.members, tree_.me, acc_, count_, type_,
-                                             op_, tag_);
+                                             op_, agree_.grid(), tag_);
     return reduce_->advance(wait, ready);
   }
 

@@ -1,10 +1,12 @@
-// Lossy Allreduce and Reduce_scatter SUM on float/double reduced on
-// quantisation codes (src/coll/ring_codes.cpp). The test recomputes the path's result from
+// Lossy Allreduce, Reduce_scatter and Reduce SUM on float/double reduced on
+// quantisation codes (src/coll/ring_codes.cpp; Reduce's tree,
+// src/coll/reduce.cpp). The test recomputes the path's result from
 // the codec functions (grid from the agreed range, codes summed as
 // integers, decoded once) and requires it bit for bit, so it fails if the
 // path did not run or computed anything else; the bound must hold against
 // a long-double exact sum; every rank holds the same bytes (the
-// Reduce_scatter: its own slice, slices uneven and some empty). Inputs the path
+// Reduce_scatter: its own slice, slices uneven and some empty; the Reduce: the
+// last rank, the root). Inputs the path
 // declines (NaN/Inf, a grid that would overflow the codes) and other ops
 // must still meet the bound on today's path.
 // With `off` (ADACOMP_REDUCE_ON_CODES=off) the large sums must differ from
@@ -44,7 +46,7 @@ constexpr adacomp::ElemKind kind_of() {
 }
 
 // The nonblocking form runs the same schedule, advanced by MPI_Wait.
-enum class Call { allreduce, reduce_scatter, ireduce_scatter_block };
+enum class Call { allreduce, reduce_scatter, ireduce_scatter_block, reduce, ireduce };
 
 // The slices of n: the Reduce_scatter's rank 0 takes the remainder too, so
 // they are uneven, and empty where n < size; Reduce_scatter_block's are
@@ -79,12 +81,18 @@ void check_sum(Call call, const char* what, MPI_Comm comm, MPI_Datatype type, Ge
   const double bound = g_relative ? g_user * (hi - lo) : g_user;
 
   // This rank's result: elements [first, first + len) of the sum.
+  const bool rooted = call == Call::reduce || call == Call::ireduce;
+  const int root = size - 1;
   const char* stats = call == Call::allreduce        ? "allreduce"
                       : call == Call::reduce_scatter ? "reduce_scatter"
+                      : rooted                       ? "reduce"
                                                      : "reduce_scatter_block";
   const std::vector<int> counts = slices(call, n, size);
   size_t first = 0, len = n;
-  if (call != Call::allreduce) {
+  if (rooted) {
+    len = rank == root ? n : 0;
+    in_place &= rank == root;
+  } else if (call != Call::allreduce) {
     for (int r = 0; r < rank; ++r) first += counts[r];
     len = counts[rank];
   }
@@ -96,6 +104,12 @@ void check_sum(Call call, const char* what, MPI_Comm comm, MPI_Datatype type, Ge
     rc = MPI_Allreduce(send, out.data(), static_cast<int>(n), type, MPI_SUM, comm);
   } else if (call == Call::reduce_scatter) {
     rc = MPI_Reduce_scatter(send, out.data(), counts.data(), type, MPI_SUM, comm);
+  } else if (call == Call::reduce) {
+    rc = MPI_Reduce(send, out.data(), static_cast<int>(n), type, MPI_SUM, root, comm);
+  } else if (call == Call::ireduce) {
+    MPI_Request req;
+    rc = MPI_Ireduce(send, out.data(), static_cast<int>(n), type, MPI_SUM, root, comm, &req);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
   } else {
     MPI_Request req;
     rc = MPI_Ireduce_scatter_block(send, out.data(), counts[0], type, MPI_SUM, comm, &req);
@@ -149,10 +163,10 @@ void check_sum(Call call, const char* what, MPI_Comm comm, MPI_Datatype type, Ge
             exp);
   }
   if (call != Call::allreduce) return;
-  std::vector<T> root(out);
-  if (n) MPI_Bcast(root.data(), static_cast<int>(n * sizeof(T)), MPI_BYTE, 0, comm);
+  std::vector<T> rank0(out);
+  if (n) MPI_Bcast(rank0.data(), static_cast<int>(n * sizeof(T)), MPI_BYTE, 0, comm);
   // memcmp with no bytes still wants valid pointers; empty vectors have none.
-  CHECK(n == 0 || std::memcmp(root.data(), out.data(), n * sizeof(T)) == 0,
+  CHECK(n == 0 || std::memcmp(rank0.data(), out.data(), n * sizeof(T)) == 0,
         "%s: ranks hold different results", what);
 }
 
@@ -161,6 +175,8 @@ void run(Call call, MPI_Datatype type, const char* tname, MPI_Comm comm, const c
   auto label = [&](const char* c) {
     const char* name = call == Call::allreduce        ? "Allreduce "
                        : call == Call::reduce_scatter ? "Reduce_scatter "
+                       : call == Call::reduce         ? "Reduce "
+                       : call == Call::ireduce        ? "Ireduce "
                                                       : "Ireduce_scatter_block ";
     return std::string(name) + tname + " " + cname + " " + c;
   };
@@ -245,7 +261,8 @@ int main(int argc, char** argv) {
   // A split communicator: even and odd ranks.
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-  for (Call call : {Call::allreduce, Call::reduce_scatter, Call::ireduce_scatter_block}) {
+  for (Call call : {Call::allreduce, Call::reduce_scatter, Call::ireduce_scatter_block,
+                    Call::reduce, Call::ireduce}) {
     run<double>(call, MPI_DOUBLE, "double", MPI_COMM_WORLD, "world");
     run<float>(call, MPI_FLOAT, "float", MPI_COMM_WORLD, "world");
     run<double>(call, MPI_DOUBLE, "double", half, "half");

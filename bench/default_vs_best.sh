@@ -1,0 +1,41 @@
+#!/bin/bash
+# Issue #26's target: default settings (no adacomp.conf, no bound) against
+# the best forced mode, measured side by side in one run. On the emulated
+# cluster (tools/cluster.sh), for each layout and link: RUNS runs of
+# adacomp-bench with the modes plain, default, lossless and pipelined, every
+# result checked; then bench/default_vs_best.py prints, per operation and
+# size, the default's time as a fraction of the best of plain, lossless and
+# pipelined (the medians over runs of each mode's median), and every cell
+# under 0.97.
+#   bench/default_vs_best.sh [openmpi|mpich] [OUT_DIR, default docs/bench/default-vs-best]
+# LAYOUTS (default "2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit"), OPS
+# (default allreduce,bcast,reduce,sendrecv), MIN and MAX (4K, 16M), RUNS (3)
+# and BUDGET (seconds per mode and size, 0.3) change the matrix.
+set -euo pipefail
+flavor=${1:-openmpi}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${2:-$root/docs/bench/default-vs-best}
+bench=$root/build/$flavor/bench/adacomp-bench
+[ -x "$bench" ] || "$root/tools/build.sh" "$flavor" >/dev/null
+mkdir -p "$out"
+export CLUSTER_PREFIX=adacomp-dvb-$$
+trap '"$root/tools/cluster.sh" down' EXIT
+unset ADACOMP_REL_ERROR_BOUND ADACOMP_ERROR_BOUND ADACOMP_CONFIG ADACOMP_MODE
+# Open MPI's ranks otherwise spin on 4 ranks per 2 cores, and its timings
+# come out in steps of the scheduler's slice (docs/cluster.md).
+envs=()
+[ "$flavor" = openmpi ] && envs+=(--env OMPI_MCA_mpi_yield_when_idle=1)
+for run in ${LAYOUTS:-2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit}; do
+  layout=${run%%:*} rate=${run#*:}
+  "$root/tools/cluster.sh" up "${layout%x*}" "$rate" >/dev/null
+  for i in $(seq "${RUNS:-3}"); do
+    name=$flavor-$layout-$rate-$i
+    echo "=== $name"
+    "$root/tools/cluster.sh" run "$flavor" "$layout" ${envs[@]+"${envs[@]}"} --timeout 3600 -- \
+      "$bench" --ops "${OPS:-allreduce,bcast,reduce,sendrecv}" \
+      --modes plain,default,lossless,pipelined --min "${MIN:-4K}" --max "${MAX:-16M}" \
+      --budget "${BUDGET:-0.3}" --label "$flavor-$layout-$rate" --csv "$out/$name.csv" >/dev/null
+  done
+  "$root/tools/cluster.sh" down
+done
+python3 "$root/bench/default_vs_best.py" "$out"/"$flavor"-*.csv
