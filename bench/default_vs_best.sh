@@ -10,7 +10,8 @@
 #   bench/default_vs_best.sh [openmpi|mpich] [OUT_DIR, default docs/bench/default-vs-best]
 # LAYOUTS (default "2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit"), OPS
 # (default allreduce,bcast,reduce,sendrecv), MIN and MAX (4K, 16M), RUNS (3)
-# and BUDGET (seconds per mode and size, 0.3) change the matrix.
+# and BUDGET (seconds per mode and size, 0.3) change the matrix; LABEL
+# (default the MPI) starts the CSVs' names and labels.
 set -euo pipefail
 flavor=${1:-openmpi}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,17 +26,20 @@ unset ADACOMP_REL_ERROR_BOUND ADACOMP_ERROR_BOUND ADACOMP_CONFIG ADACOMP_MODE
 # come out in steps of the scheduler's slice (docs/cluster.md).
 envs=()
 [ "$flavor" = openmpi ] && envs+=(--env OMPI_MCA_mpi_yield_when_idle=1)
+# Other ADACOMP_* settings in the environment reach the ranks (a candidate
+# default, e.g. ADACOMP_THRESHOLD_LOSSLESS=16K, measured as "default").
+for v in $(compgen -e | grep '^ADACOMP_' || true); do envs+=(--env "$v=${!v}"); done
 for run in ${LAYOUTS:-2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit}; do
   layout=${run%%:*} rate=${run#*:}
   "$root/tools/cluster.sh" up "${layout%x*}" "$rate" >/dev/null
   for i in $(seq "${RUNS:-3}"); do
-    name=$flavor-$layout-$rate-$i
+    name=${LABEL:-$flavor}-$layout-$rate-$i
     echo "=== $name"
     "$root/tools/cluster.sh" run "$flavor" "$layout" ${envs[@]+"${envs[@]}"} --timeout 3600 -- \
       "$bench" --ops "${OPS:-allreduce,bcast,reduce,sendrecv}" \
       --modes plain,default,lossless,pipelined --min "${MIN:-4K}" --max "${MAX:-16M}" \
-      --budget "${BUDGET:-0.3}" --label "$flavor-$layout-$rate" --csv "$out/$name.csv" >/dev/null
+      --budget "${BUDGET:-0.3}" --label "${LABEL:-$flavor}-$layout-$rate" --csv "$out/$name.csv" >/dev/null
   done
   "$root/tools/cluster.sh" down
 done
-python3 "$root/bench/default_vs_best.py" "$out"/"$flavor"-*.csv
+python3 "$root/bench/default_vs_best.py" "$out/${LABEL:-$flavor}"-*.csv

@@ -22,7 +22,6 @@
 #include "coll/ring_codes.h"
 #include "coll/schedule.h"
 #include "coll/tree.h"
-#include "codec/quant_grid.h"
 #include "wire/code_payload.h"
 
 namespace adacomp {
@@ -39,8 +38,7 @@ namespace {
 // integers and sends the sum on as one; the root reconstructs the values
 // once. Every member's input is quantised once and nothing is decoded
 // between hops, where the frames' path decodes, adds and re-encodes at each
-// member. The payload's form is the grid's (not chosen by measured speed,
-// as the ring's is: a tree member sends each chunk once).
+// member. The payload's form is chosen as the ring's (CodesCoder).
 class TreeReduce : TreeWalk {
  public:
   TreeReduce(CompressedCall& call, const std::vector<int>& members, int me, uint8_t* acc, int count,
@@ -50,6 +48,7 @@ class TreeReduce : TreeWalk {
         type_(type),
         op_(op),
         grid_(grid),
+        coder_(call, grid),
         nc_(static_cast<int>(tree_.children.size())),
         slot_(grid.on ? std::max(cap_, code_payload_capacity(max_block_count(units_, k_))) : cap_),
         in_(call.memory(ScratchSlot::frames, slot_ * k_ * (nc_ ? nc_ : 1))),
@@ -78,9 +77,7 @@ class TreeReduce : TreeWalk {
                     &sends_[c_]);
         call_.progress();
       } else if (grid_.on) {
-        ScopedTimer t(call_.stats().ns_decompress);
-        qgrid::reconstruct(call_.plan.type.kind, codes(c_), elems(c_), grid_.exp,
-                           acc_ + chunk_offset(c_));
+        coder_.reconstruct(codes(c_), elems(c_), acc_ + chunk_offset(c_));
       }
     }
     return sent(wait);
@@ -92,18 +89,11 @@ class TreeReduce : TreeWalk {
     return reinterpret_cast<uint32_t*>(work_) + chunk_offset(c) / call_.plan.type.size;
   }
 
-  void quantize(int c) {
-    ScopedTimer t(call_.stats().ns_compress);  // codec time, as on the other paths
-    qgrid::quantize(call_.plan.type.kind, acc_ + chunk_offset(c), elems(c), grid_.exp, codes(c));
-  }
+  void quantize(int c) { coder_.quantize(acc_ + chunk_offset(c), elems(c), codes(c)); }
 
   // A child's frame of chunk c into this member's sum.
   void fold(int c, const uint8_t* frame, size_t size) {
-    if (grid_.on) {
-      ScopedTimer t(call_.stats().ns_decompress);
-      call_.check_decoded(add_code_payload(frame, size, grid_.exp, codes(c), elems(c)));
-      return;
-    }
+    if (grid_.on) return coder_.add(frame, size, codes(c), elems(c));
     if (call_.decode(frame, size, work_, chunk_bytes(c)))
       call_.check_mpi(  // MPI's check of the (type, op) pair (ring.cpp)
           PMPI_Reduce_local(work_, acc_ + chunk_offset(c), static_cast<int>(elems(c)), type_, op_));
@@ -111,14 +101,14 @@ class TreeReduce : TreeWalk {
 
   size_t encode(int c, uint8_t* frame) {
     if (!grid_.on) return call_.encode(acc_ + chunk_offset(c), chunk_bytes(c), frame);
-    ScopedTimer t(call_.stats().ns_compress);
-    return write_code_payload(codes(c), elems(c), grid_.exp, grid_.entropy, frame);
+    return coder_.write(codes(c), elems(c), frame);
   }
 
   uint8_t* const acc_;
   const MPI_Datatype type_;
   const MPI_Op op_;
   const CodesGrid grid_;
+  CodesCoder coder_;
   const int nc_;
   const size_t slot_;  // bytes per frame: a frame's, or a code payload's
   uint8_t *const in_, *const out_, *const work_;

@@ -80,7 +80,7 @@ CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ri
   return g;
 }
 
-// ---- the ring ---------------------------------------------------------------
+// ---- the coder and the ring --------------------------------------------------
 
 namespace {
 size_t payload_capacity(const std::vector<RingBlock>& blocks, int k) {
@@ -95,7 +95,7 @@ size_t vector_count(const std::vector<RingBlock>& blocks) {
   return end;
 }
 
-// Per thread (a nonblocking ring may advance on the progress thread) and per
+// Per thread (a nonblocking call may advance on the progress thread) and per
 // element kind, whose ratios and speeds differ.
 FormChoice& form_choice(ElemKind kind) {
   thread_local FormChoice choices[2];
@@ -105,6 +105,75 @@ FormChoice& form_choice(ElemKind kind) {
 double seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 }  // namespace
 
+// Outside the adaptive model (whose arms are the codecs themselves), a
+// high-ratio codec the user did not name gets the form that is faster on
+// this link.
+CodesCoder::CodesCoder(CompressedCall& call, const CodesGrid& grid)
+    : call_(call),
+      exp_(grid.exp),
+      entropy_(grid.entropy),
+      by_speed_(grid.entropy && call.plan.model < 0 && config().lossy_auto) {}
+
+void CodesCoder::quantize(const void* values, size_t n, uint32_t* codes) {
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(call_.stats().ns_compress, &ns);  // codec time, as on the other paths
+    qgrid::quantize(call_.plan.type.kind, values, n, exp_, codes);
+  }
+  if (by_speed_) form_choice(call_.plan.type.kind).record_quantise(n * call_.plan.type.size, seconds(ns));
+}
+
+size_t CodesCoder::write(const uint32_t* codes, size_t n, uint8_t* payload) {
+  FormChoice& forms = form_choice(call_.plan.type.kind);
+  const bool entropy =
+      by_speed_ ? forms.choose(inter_node_link(), call_.plan.chunks > 1) == FormChoice::entropy
+                : entropy_;
+  uint64_t ns = 0;
+  size_t size;
+  {
+    ScopedTimer t(call_.stats().ns_compress, &ns);
+    size = write_code_payload(codes, n, exp_, entropy, payload);
+  }
+  if (by_speed_)
+    forms.record_encode(entropy ? FormChoice::entropy : FormChoice::planes,
+                        n * call_.plan.type.size, size, seconds(ns));
+  return size;
+}
+
+// What decoding a received payload cost, under the form it came in.
+void CodesCoder::record_decode(const uint8_t* payload, size_t bytes, size_t n, uint64_t ns) {
+  if (!by_speed_ || bytes == 0) return;
+  const FormChoice::Form form =
+      payload[0] == qgrid::kFormZstd ? FormChoice::entropy : FormChoice::planes;
+  form_choice(call_.plan.type.kind).record_decode(form, n * call_.plan.type.size, seconds(ns));
+}
+
+void CodesCoder::add(const uint8_t* payload, size_t bytes, uint32_t* codes, size_t n) {
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(call_.stats().ns_decompress, &ns);
+    call_.check_decoded(add_code_payload(payload, bytes, exp_, codes, n));
+  }
+  record_decode(payload, bytes, n, ns);
+}
+
+void CodesCoder::decode(const uint8_t* payload, size_t bytes, void* values, size_t n) {
+  uint64_t ns = 0;
+  {
+    ScopedTimer t(call_.stats().ns_decompress, &ns);
+    call_.check_decoded(
+        decode_code_payload(payload, bytes, exp_, call_.plan.type.kind, values, n));
+  }
+  record_decode(payload, bytes, n, ns);
+}
+
+void CodesCoder::reconstruct(const uint32_t* codes, size_t n, void* values) {
+  ScopedTimer t(call_.stats().ns_decompress);
+  qgrid::reconstruct(call_.plan.type.kind, codes, n, exp_, values);
+}
+
+// ---- the ring ---------------------------------------------------------------
+
 // (Slot work: the accumulator may hold the node-aware paths' slice.)
 CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc,
                      std::vector<RingBlock> blocks, bool allgather, const CodesGrid& grid, int tag)
@@ -112,12 +181,7 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc,
       input_(input),
       acc_(acc),
       n_(vector_count(blocks)),
-      exp_(grid.exp),
-      entropy_(grid.entropy),
-      // Outside the adaptive model (whose arms are the codecs themselves),
-      // a high-ratio codec the user did not name gets the form that is
-      // faster on this link (policy/form_choice.h).
-      form_by_speed_(grid.entropy && call.plan.model < 0 && config().lossy_auto),
+      coder_(call, grid),
       p_(call.group.size),
       k_(call.plan.chunks),
       allgather_(allgather),
@@ -156,14 +220,8 @@ bool CodesRing::advance(bool wait) {
 void CodesRing::quantize_chunk(int b, int c) {
   uint8_t& done = quantized_[static_cast<size_t>(b) * k_ + c];
   if (done) return;
-  uint64_t ns = 0;
-  {
-    ScopedTimer t(call_.stats().ns_compress, &ns);  // codec time, as on the other paths
-    qgrid::quantize(call_.plan.type.kind,
-                    static_cast<const uint8_t*>(input_) + offset(b, c) * call_.plan.type.size,
-                    count(b, c), exp_, codes_ + offset(b, c));
-  }
-  if (form_by_speed_) form_choice(call_.plan.type.kind).record_quantise(raw_bytes(b, c), seconds(ns));
+  coder_.quantize(static_cast<const uint8_t*>(input_) + offset(b, c) * call_.plan.type.size,
+                  count(b, c), codes_ + offset(b, c));
   done = 1;
 }
 
@@ -171,58 +229,25 @@ void CodesRing::quantize_chunk(int b, int c) {
 // block b, the allgather its summed one.
 size_t CodesRing::encode(int b, int c, uint8_t* frame) {
   quantize_chunk(b, c);
-  FormChoice& forms = form_choice(call_.plan.type.kind);
-  const bool entropy =
-      form_by_speed_ ? forms.choose(inter_node_link(), k_ > 1) == FormChoice::entropy : entropy_;
-  uint64_t ns = 0;
-  size_t size;
-  {
-    ScopedTimer t(call_.stats().ns_compress, &ns);
-    size = write_code_payload(codes_ + offset(b, c), count(b, c), exp_, entropy, frame);
-  }
-  if (form_by_speed_)
-    forms.record_encode(entropy ? FormChoice::entropy : FormChoice::planes, raw_bytes(b, c), size,
-                        seconds(ns));
-  return size;
-}
-
-// What decoding a received payload cost, under the form it came in.
-void CodesRing::record_decode(int b, int c, const uint8_t* frame, size_t size, uint64_t ns) {
-  if (!form_by_speed_ || size == 0) return;
-  const FormChoice::Form form =
-      frame[0] == qgrid::kFormZstd ? FormChoice::entropy : FormChoice::planes;
-  form_choice(call_.plan.type.kind).record_decode(form, raw_bytes(b, c), seconds(ns));
+  return coder_.write(codes_ + offset(b, c), count(b, c), frame);
 }
 
 // Block b gathers the codes of every rank in ring order; integer addition
 // makes the order irrelevant anyway.
 void CodesRing::fold(int b, int c, const uint8_t* frame, size_t size) {
   quantize_chunk(b, c);
-  uint64_t ns = 0;
-  {
-    ScopedTimer t(call_.stats().ns_decompress, &ns);
-    call_.check_decoded(add_code_payload(frame, size, exp_, codes_ + offset(b, c), count(b, c)));
-  }
-  record_decode(b, c, frame, size, ns);
+  coder_.add(frame, size, codes_ + offset(b, c), count(b, c));
 }
 
 // Straight to values: the codes of a forwarded block are needed nowhere else.
 void CodesRing::decode(int b, int c, const uint8_t* frame, size_t size) {
-  uint64_t ns = 0;
-  {
-    ScopedTimer t(call_.stats().ns_decompress, &ns);
-    call_.check_decoded(decode_code_payload(frame, size, exp_, call_.plan.type.kind,
-                                            acc_ + offset(b, c) * call_.plan.type.size,
-                                            count(b, c)));
-  }
-  record_decode(b, c, frame, size, ns);
+  coder_.decode(frame, size, acc_ + offset(b, c) * call_.plan.type.size, count(b, c));
 }
 
 // This rank's own block, from its codes: an Allreduce's while the first
 // payloads travel, a Reduce_scatter's once its reduce-scatter is done.
 void CodesRing::adopt_own(int b) {
-  ScopedTimer t(call_.stats().ns_decompress);
-  qgrid::reconstruct(call_.plan.type.kind, codes_ + blocks_[b].offset, blocks_[b].count, exp_,
+  coder_.reconstruct(codes_ + blocks_[b].offset, blocks_[b].count,
                      acc_ + blocks_[b].offset * call_.plan.type.size);
 }
 

@@ -42,6 +42,32 @@ void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]);
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
+// One rank's side of the coding on codes, shared by the ring and the
+// Reduce's tree (coll/reduce.cpp): quantising its input on the grid,
+// writing a code payload in the grid's form, or in the form faster on this
+// link (policy/form_choice.h) where the user named no codec and the adaptive
+// model chose none, and adding or decoding a received one; the codec time
+// counted in the call's statistics.
+class CodesCoder {
+ public:
+  CodesCoder(CompressedCall& call, const CodesGrid& grid);
+  void quantize(const void* values, size_t n, uint32_t* codes);
+  // Returns the payload's size (at most code_payload_capacity(n)).
+  size_t write(const uint32_t* codes, size_t n, uint8_t* payload);
+  // A received payload of n codes: added to `codes`, or decoded to values.
+  void add(const uint8_t* payload, size_t bytes, uint32_t* codes, size_t n);
+  void decode(const uint8_t* payload, size_t bytes, void* values, size_t n);
+  void reconstruct(const uint32_t* codes, size_t n, void* values);
+
+ private:
+  void record_decode(const uint8_t* payload, size_t bytes, size_t n, uint64_t ns);
+
+  CompressedCall& call_;
+  const int exp_;
+  const bool entropy_;
+  const bool by_speed_;  // the form chosen per payload
+};
+
 // Reduces this member's vector at `input`, cut into `blocks` (one per
 // member of call.group, disjoint, covering it), among call.group on the
 // grid into acc (which may be input): quantise once, add codes around the
@@ -66,7 +92,6 @@ class CodesRing : RingCoding {
   void adopt_own(int b) override;
   size_t raw_bytes(int b, int c) const override { return count(b, c) * call_.plan.type.size; }
   void quantize_chunk(int b, int c);
-  void record_decode(int b, int c, const uint8_t* frame, size_t size, uint64_t ns);
   size_t offset(int b, int c) const;  // elements
   size_t count(int b, int c) const;
 
@@ -74,9 +99,7 @@ class CodesRing : RingCoding {
   const void* const input_;
   uint8_t* const acc_;
   const size_t n_;  // the vector's elements
-  const int exp_;
-  const bool entropy_;
-  const bool form_by_speed_;  // entropy_ chosen per chunk (policy/form_choice.h)
+  CodesCoder coder_;
   const int p_, k_;
   const bool allgather_;
   const std::vector<RingBlock> blocks_;
