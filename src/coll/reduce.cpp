@@ -171,7 +171,8 @@ class ReduceSchedule : public Schedule {
 
   bool advance(bool wait) override {
     if (segments_.size() > 1) {
-      // As the node-aware Allreduce's segments: nonblocking steps, polled.
+      // One segment's stage per pass, the tree between; a blocking call
+      // polls, advancing the nonblocking calls outstanding elsewhere.
       while (!advance_segments()) {
         if (!wait) return false;
         progress_collectives();
