@@ -1,7 +1,8 @@
 // Reduce, in every form (blocking, MPI_Ireduce, MPI_Reduce_init): one
 // schedule (coll/schedule.h). A binomial tree towards the root with every
-// hop compressed (lossy SUM on float/double: on quantisation codes, below); the tree shape, and so the order of operations, depends
-// only on rank count and root. With several chunks the tree pipelines: a
+// hop compressed (a lossy SUM on float/double: on quantisation codes,
+// below); the tree shape, and so the order of operations, depends only on
+// rank count and root. With several chunks the tree pipelines: a
 // member forwards chunk c to its parent as soon as its children's chunk c
 // is folded in.
 //
@@ -182,7 +183,7 @@ class ReduceSchedule : public Schedule {
     if (!segments_.empty() && !reduce_segment(segments_[0], wait)) return false;
     if (!agree_.ready(call_, wait)) return false;
     if (tree_.me < 0 || failed()) return true;
-    return tree(true, plan_.bytes);
+    return tree(wait, plan_.bytes);
   }
 
   int finish() override {

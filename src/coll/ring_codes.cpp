@@ -120,7 +120,8 @@ void CodesCoder::quantize(const void* values, size_t n, uint32_t* codes) {
     ScopedTimer t(call_.stats().ns_compress, &ns);  // codec time, as on the other paths
     qgrid::quantize(call_.plan.type.kind, values, n, exp_, codes);
   }
-  if (by_speed_) form_choice(call_.plan.type.kind).record_quantise(n * call_.plan.type.size, seconds(ns));
+  if (by_speed_)
+    form_choice(call_.plan.type.kind).record_quantise(n * call_.plan.type.size, seconds(ns));
 }
 
 size_t CodesCoder::write(const uint32_t* codes, size_t n, uint8_t* payload) {

@@ -95,9 +95,35 @@ void bcast_cases(MPI_Comm comm, const char* name) {
   MPI_Type_free(&every_other);
 }
 
+// MPI_Ireduce is local: it returns before any peer has joined. The root
+// (rank 0) starts it and then receives from rank 1, its child in the tree;
+// rank 1 first sends synchronously to the root, then starts its Ireduce. A
+// root whose start waited for rank 1's frames would never reach the
+// receive, and both ranks would hang.
+void ireduce_is_local(MPI_Comm comm, const char* name) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size < 2) return;
+  const int n = 30001;
+  std::vector<double> in = input<double>(rank, n), blocking(n), nb(n);
+  MPI_Reduce(in.data(), blocking.data(), n, MPI_DOUBLE, MPI_SUM, 0, comm);
+  const unsigned long long before = compressed("reduce");
+  int token = 0;
+  MPI_Request req;
+  if (rank == 1) MPI_Ssend(&token, 1, MPI_INT, 0, 11, comm);
+  MPI_Ireduce(in.data(), nb.data(), n, MPI_DOUBLE, MPI_SUM, 0, comm, &req);
+  if (rank == 0) MPI_Recv(&token, 1, MPI_INT, 1, 11, comm, MPI_STATUS_IGNORE);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  CHECK(compressed("reduce") == before + 1, "%s: local Ireduce not compressed", name);
+  CHECK(rank != 0 || std::memcmp(nb.data(), blocking.data(), n * sizeof(double)) == 0,
+        "%s: local Ireduce differs from Reduce", name);
+}
+
 // Ireduce at every root and Ireduce_scatter_block against the blocking
 // compressed calls (same bits) and the compressed counters.
 void reduce_cases(MPI_Comm comm, const char* name) {
+  ireduce_is_local(comm, name);
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
