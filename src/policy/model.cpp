@@ -128,8 +128,12 @@ void CodingEstimate::record(int kind, size_t bytes, int arm, size_t wire_bytes,
                             double codec_seconds) {
   Entry& e = at(kind, bytes, arm);
   // Decoding costs about what encoding did for these codecs: count both.
+  const double sample = 2 * codec_seconds / static_cast<double>(bytes);
   e.ratio = wire_bytes ? static_cast<double>(bytes) / wire_bytes : 1;
-  e.seconds_per_byte = 2 * codec_seconds / static_cast<double>(bytes);
+  if (!e.measured || sample <= e.seconds_per_byte)
+    e.seconds_per_byte = sample;
+  else
+    e.seconds_per_byte += kSlowerSampleWeight * (sample - e.seconds_per_byte);
   e.measured = true;
 }
 

@@ -144,6 +144,15 @@ class CodingEstimate {
   // changes slowly. Their distance grows eightfold to 4096, which keeps what
   // trials cost within about 1% soon after a size is first sent.
   static constexpr uint32_t kRetryAfterIncompressible = 4096;
+  // A codec time slower than the estimate moves it by this share only; a
+  // faster one replaces it. Why: the noise in a coding's time is one-sided
+  // (the coder preempted, its cache cold), and one slow sample taken whole
+  // kept a paying candidate out for kRetryAfter messages: a 64 KB
+  // Sendrecv at 1 Gbit/s coded one message in twenty and ran at plain
+  // MPI's speed, half forced lossless's (docs/p2p.md). A real slowdown is
+  // still followed within a few messages, every one of which is measured.
+  // The ratio is the data's and is taken whole.
+  static constexpr double kSlowerSampleWeight = 0.25;
   // The candidate (Candidates::arm, of `count`) to code a message of
   // `bytes` with, 0 for none: a trial of a candidate when nothing is known
   // of it or its retry is due; otherwise, of those that pay, the one whose

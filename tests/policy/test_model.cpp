@@ -237,6 +237,23 @@ int main() {
     EXPECT(CodingEstimate::kRetryAfterIncompressible == 4096);
     EXPECT((tries == std::vector<int>{0, 2, 18, 146, 1170, 5266, 9362}));
   }
+  {  // one slow coding (the coder preempted) does not stop a paying
+     // candidate; a lasting slowdown does, within a few messages
+    const LinkModel gbit{157e6, 15e-6};  // break-even at ratio 2.27: 3.6 ns/B
+    const size_t kb64 = 64 << 10, wire = kb64 * 100 / 227;
+    CodingEstimate e;
+    EXPECT(e.choose(1, kb64, 1, gbit) == 1);
+    e.record(1, kb64, 1, wire, 0.55e-9 * kb64);  // 1.1 ns/B both ways
+    EXPECT(e.choose(1, kb64, 1, gbit) == 1);
+    e.record(1, kb64, 1, wire, 2.15e-9 * kb64);  // once 4.3 ns/B
+    int coded = 0;
+    for (int i = 0; i < 32; ++i) coded += e.choose(1, kb64, 1, gbit) == 1;
+    EXPECT(coded == 32);
+    int calls = 0;
+    while (e.choose(1, kb64, 1, gbit) == 1 && ++calls < 32)
+      e.record(1, kb64, 1, wire, 4e-9 * kb64);  // 8 ns/B from now on
+    EXPECT(calls > 1 && calls < 8);
+  }
   {  // two candidates (bytes: zstd, lz4): each tried once, then the one of
      // least wire plus codec time
     const LinkModel slow{125e6, 50e-6}, fast{1.25e9, 2e-6};
