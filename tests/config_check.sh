@@ -30,6 +30,14 @@ run ADACOMP_ROOT=/opt/adacomp ADACOMP_DIR=/opt/adacomp ADACOMP_HOME=/opt/adacomp
 banner "thresholds lossless=65536 lossy=never pipeline=never bytes"
 banner "settings from environment: ADACOMP_THRESHOLD_LOSSY ADACOMP_THRESHOLD_PIPELINE ADACOMP_VERBOSE$"
 [ "$(grep -c '^adacomp .* (for ' "$dir/out")" -eq 1 ] || fail "banner not printed once"
+# T1 left unset: 8K across a slow link (a calibrated 1 Gbit/s between two
+# declared nodes), 64K across a fast one; a T1 the user set stays.
+run ADACOMP_NODE_MAP=1,1 ADACOMP_LINK_BANDWIDTH=1.25e8
+banner "mode=pipelined, thresholds lossless=8192 "
+run ADACOMP_NODE_MAP=1,1 ADACOMP_LINK_BANDWIDTH=1.25e9
+banner "mode=pipelined, thresholds lossless=65536 "
+run ADACOMP_NODE_MAP=1,1 ADACOMP_LINK_BANDWIDTH=1.25e8 ADACOMP_THRESHOLD_LOSSLESS=64K
+banner "mode=pipelined, thresholds lossless=65536 "
 
 # Refused at MPI_Init, once per job: a file recorded for the other MPI (named,
 # with both MPIs), and a bound with a forced lossless mode (both variables).
@@ -53,5 +61,5 @@ printf 'ADACOMP_MPI = %s\nADACOMP_MODE = lossless\n' "$other" >"$dir/other.conf"
 refused "$dir/other.conf holds settings for $theirs .* built for $ours [0-9]" ADACOMP_CONFIG="$dir/other.conf"
 refused "ADACOMP_MODE=lossless and ADACOMP_REL_ERROR_BOUND are both set" ADACOMP_MODE=lossless \
   ADACOMP_REL_ERROR_BOUND=1e-4
-echo "ok: settings sources, order, ignored variables and never; the eager limit; other" \
+echo "ok: settings sources, order, ignored variables and never; T1 by the link; the eager limit; other" \
   "MPI's file and a bound with lossless refused"

@@ -219,7 +219,7 @@ class BcastSchedule : public Schedule {
     bool done = true;
     for (size_t s = 0; s < pieces_.size(); ++s) {
       NodeSegment& piece = pieces_[s];
-      if (piece.done) continue;
+      if (piece.stage->done()) continue;
       // The last piece waits for the whole tree: a root of another size
       // shows only then (the whole call's root_sized_ case).
       const bool last = s + 1 == pieces_.size();
@@ -235,11 +235,10 @@ class BcastSchedule : public Schedule {
     }
     if (!done) return false;
     // Every piece has arrived: a rank that did not take part in the tree
-    // unpacks its staging area.
-    if (!tree_bcast_ && !unstaged_) {
+    // unpacks its staging area (once: a finished schedule is not advanced
+    // again, coll/schedule.cpp).
+    if (!tree_bcast_)
       unstage(data_, plan_.bytes, buffer_, type_, plan_.type, plan_.state->coll.comm);
-      unstaged_ = true;
-    }
     return true;
   }
 
@@ -253,7 +252,7 @@ class BcastSchedule : public Schedule {
       from = root_sized_ + std::min(piece.begin, root);
       n = static_cast<int>(std::min<size_t>(root > piece.begin ? root - piece.begin : 0, INT_MAX));
     }
-    return piece.done = piece.stage->run(
+    return piece.stage->run(
                false, false, [&] { return PMPI_Bcast(from, n, MPI_BYTE, local_root, node.comm); },
                [&](MPI_Request* r) {
                  return PMPI_Ibcast(from, n, MPI_BYTE, local_root, node.comm, r);
@@ -266,7 +265,7 @@ class BcastSchedule : public Schedule {
   const int count_;
   const MPI_Datatype type_;
   RootedTree tree_;
-  bool is_root_ = false, unpacked_ = false, unstaged_ = false;
+  bool is_root_ = false, unpacked_ = false;
   uint8_t* data_ = nullptr;
   uint8_t* root_sized_ = nullptr;  // the root's size, where it differs
   std::optional<TreeBcast> tree_bcast_;

@@ -50,6 +50,7 @@ class NodeStage {
     return done_ = true;
   }
   int rc() const { return rc_; }
+  bool done() const { return done_; }
   bool failed() const { return done_ && rc_ != MPI_SUCCESS; }
 
  private:
@@ -67,7 +68,6 @@ class NodeStage {
 struct NodeSegment {
   size_t begin = 0, size = 0;
   std::optional<NodeStage> stage;
-  bool done = false;
 };
 
 // `total` units cut in `parts` segments, their tickets taken in order.

@@ -197,7 +197,7 @@ class ReduceSchedule : public Schedule {
   bool advance_segments() {
     const size_t n = segments_.size();
     size_t k = 0;  // the first segment not summed yet
-    while (k < n && segments_[k].done) ++k;
+    while (k < n && segments_[k].stage->done()) ++k;
     if (k < n && reduce_segment(segments_[k], call_.blocking())) ++k;
     if (!agree_.ready(call_, false)) return false;
     const bool done = k == n;
@@ -216,7 +216,7 @@ class ReduceSchedule : public Schedule {
     void* out = acc_ ? acc_ + at : nullptr;  // significant at the member only
     const int n = static_cast<int>(s.size);
     const int local_root = tree_.local_root;
-    return s.done = s.stage->run(
+    return s.stage->run(
                wait, false,
                [&] { return PMPI_Reduce(in, out, n, type_, op_, local_root, node.comm); },
                [&](MPI_Request* r) {

@@ -197,15 +197,22 @@ void runtime_start() {
   PMPI_Query_thread(&provided);
   job.thread_multiple = provided == MPI_THREAD_MULTIPLE;
   LinkModel link = cfg.link;
-  // Only the adaptive policy's point-to-point decisions use it.
+  // Only the adaptive policy's decisions use it: the senders' coding (link)
+  // and the route and T1 (route_link, from the fastest transfer when
+  // measured: services/link_probe.cpp).
   const bool measured = !link.known() && cfg.model && cfg.adaptive() && layout.nodes > 1;
+  LinkModel route_link = link;
   if (measured) {
     const double probe_start = PMPI_Wtime();
-    link = probe_inter_node_link(layout, cfg);
+    const ProbeReading probe = probe_inter_node_link(layout, cfg);
+    link = probe.link;
+    route_link = {probe.fastest_Bps, link.latency_s};
     g_probe_s = PMPI_Wtime() - probe_start;
   }
   link_start(link, measured);
-  job.p2p_direct = inter_node_direct(cfg, link);
+  job.p2p_direct = inter_node_direct(cfg, route_link);
+  cfg.threshold_lossless = auto_threshold_lossless(cfg, route_link);
+  set_config(cfg);
   set_job(job);
   set_call_timing(cfg.verbose > 0 || !cfg.report_path.empty());
   set_active(true);

@@ -131,8 +131,11 @@ void pass_verdict(const ReportData& d, Verdict* v) {
                          : "") +
            " (docs/nonblocking.md)";
   } else {
-    because = "no message reached the thresholds (ADACOMP_THRESHOLD_LOSSLESS = " +
-              setting("ADACOMP_THRESHOLD_LOSSLESS") + ")";
+    // T1 as in force: the user's, or the default the link gave (policy/model.h).
+    const std::string t1 = c.threshold_lossless_auto
+                               ? std::to_string(c.threshold_lossless >> 10) + "K, its default here"
+                               : setting("ADACOMP_THRESHOLD_LOSSLESS");
+    because = "no message reached the thresholds (ADACOMP_THRESHOLD_LOSSLESS = " + t1 + ")";
     next =
         "check the message sizes (mpi_calls sizes): lower ADACOMP_THRESHOLD_LOSSLESS only if "
         "large calls fall just below it; small messages rarely gain from coding";

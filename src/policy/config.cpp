@@ -138,8 +138,14 @@ const Setting kSettings[] = {
                             {"4", Mode::adaptive_pipelined}},
                            &c.mode);
      }},
-    {"ADACOMP_THRESHOLD_LOSSLESS", "64K", "a byte count with optional K, M or G suffix, or never",
-     [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossless); }},
+    {"ADACOMP_THRESHOLD_LOSSLESS", "64K; 8K across a link below 6.4 Gbit/s",
+     "a byte count with optional K, M or G suffix, or never",
+     [](const std::string& v, Config& c) {
+       c.threshold_lossless_auto = false;
+       return parse_threshold(v, &c.threshold_lossless);
+     }},
+    {"ADACOMP_THRESHOLD_P2P", "32K", "a byte count with optional K, M or G suffix, or never",
+     [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_p2p); }},
     {"ADACOMP_THRESHOLD_LOSSY", "1M", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossy); }},
     {"ADACOMP_THRESHOLD_PIPELINE", "256K", "a byte count with optional K, M or G suffix, or never",

@@ -67,8 +67,20 @@ struct Config {
   // which the model measures (docs/benchmarks.md, "T3 at 256 KB"). With a
   // bound, T3 is raised to T2 (config.cpp).
   Mode mode = Mode::adaptive_pipelined;
-  // Tier thresholds in message bytes (T1 <= T2 <= T3).
+  // Tier thresholds in message bytes (T1 <= T2 <= T3). T1 unset
+  // (threshold_lossless_auto) is 64K, lowered at MPI_Init to
+  // kSlowLinkThreshold where the agreed link between nodes is slow
+  // (policy/model.h auto_threshold_lossless).
   size_t threshold_lossless = 64 * 1024;
+  bool threshold_lossless_auto = true;
+  // Point-to-point under the adaptive policy: a message codes only from
+  // this size (and T1) on. Why a floor of its own: a sender decides from an
+  // estimate (policy/model.h CodingEstimate), not from timing plain MPI as
+  // the collectives' model does, and the estimate does not see what a coded
+  // message's second send (its marker and body) costs: at 1 Gbit/s forced
+  // coding ran 8 and 16 KB Sendrecvs at 0.47-0.75x plain, 32 KB at 2.1-2.3x
+  // (docs/p2p.md). Only a sender reads it, so ranks may differ.
+  size_t threshold_p2p = 32 * 1024;
   size_t threshold_lossy = 1024 * 1024;
   size_t threshold_pipeline = 256 * 1024;
   // Pipelining: each unit that moves (a ring block, a tree's message) is cut

@@ -88,7 +88,8 @@ struct CallVerdict {
 // kMinCodedPayload passes; then the gate, whose raw tier passes as
 // switched off (raw mode or override) or below the thresholds; and under
 // the adaptive policy a job inside one node passes everything uncounted
-// (Config::node_local_raw), before any query of the call's arguments.
+// (Config::node_local_raw), before any query of the call's arguments, and
+// a sender's message under Config::threshold_p2p passes.
 // Inline: every call passed through pays it (bench/passthrough.sh).
 inline CallVerdict verdict(const Config& c, const CallFacts& f) {
   if (!f.active) return {};
@@ -103,6 +104,8 @@ inline CallVerdict verdict(const Config& c, const CallFacts& f) {
                                    ? PassReason::switched_off
                                    : PassReason::below_threshold);
   if (v.gate.adaptive && c.node_local_raw() && !f.job_spans_nodes) return {};
+  if (f.who == Decider::sender && v.gate.adaptive && f.bytes < c.threshold_p2p)
+    return CallVerdict::passes(PassReason::below_threshold);
   return v;
 }
 

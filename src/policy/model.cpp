@@ -87,10 +87,20 @@ bool inter_node_direct(const Config& c, const LinkModel& link) {
   if (c.p2p_route != P2PRoute::automatic) return c.p2p_route == P2PRoute::direct;
   if (!c.adaptive() || !c.model) return false;
   if (!link.known()) return true;  // senders would never code (CodingEstimate::choose)
+  return !slow_link(link);
+}
+
+bool slow_link(const LinkModel& link) {
+  if (!link.known()) return false;
   constexpr double kTypicalRatio = 1.57;
   constexpr double kTypicalSecondsPerByte = 1 / 6.0e9 + 1 / 6.1e9;
   const double saved = 1 - 1 / kTypicalRatio - kTypicalSecondsPerByte * link.bandwidth_Bps;
-  return saved < kFramedRouteGain;
+  return saved >= kFramedRouteGain;
+}
+
+size_t auto_threshold_lossless(const Config& c, const LinkModel& link) {
+  if (!c.threshold_lossless_auto || !slow_link(link)) return c.threshold_lossless;
+  return std::min(c.threshold_lossless, kSlowLinkThreshold);
 }
 
 CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes, int arm) {

@@ -126,6 +126,21 @@ bool coding_pays(double ratio, double codec_seconds_per_byte, const LinkModel& l
 // nodes routes alike.
 constexpr double kFramedRouteGain = 0.10;
 bool inter_node_direct(const Config& c, const LinkModel& link);
+// Whether `link` is slow enough for the typical lossless candidate to save
+// kFramedRouteGain of its wire time (the formula above; unknown: not slow).
+bool slow_link(const LinkModel& link);
+
+// T1 when the user left it unset: kSlowLinkThreshold across a slow link,
+// else the configured default. Why lower there: collectives of 8-32 KB
+// coded at 1.2-6.6x plain at 1 Gbit/s, and below T1 the runtime model,
+// which times plain MPI against coding, never saw them. Why not on fast
+// links: there they gained nothing (0.95-1.06x plain at 10 Gbit/s), and a
+// call the model settles on plain costs about 0.4 us more than one passed
+// through below T1, 7% of an 8 KB Reduce on shared memory
+// (docs/benchmarks.md, "T1 on slow links"). The link is agreed at MPI_Init,
+// so every rank's T1 is the same.
+constexpr size_t kSlowLinkThreshold = 8 * 1024;
+size_t auto_threshold_lossless(const Config& c, const LinkModel& link);
 
 // A sender's measurements per element kind, size class and candidate codec
 // (policy/tier.h), for coding_pays. Not thread-safe by itself: the caller

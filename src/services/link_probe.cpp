@@ -68,28 +68,40 @@ bool first_ends_choice(int peer, bool first, bool choice) {
 }
 
 // This pair's estimate, as `first` (the deciding end) sees it: the fastest
-// of kLatencySamples small round trips, and the fastest of kTransferSamples
-// transfers of kProbeBytes, so that slow moments do not decide. The rate is
+// of kLatencySamples small round trips, and of kTransferSamples transfers of
+// kProbeBytes both the fastest (the route's figure) and the median (the
+// senders'). Why two: a link shaped by a token bucket (tools/netns.sh;
+// cloud VMs' burst credits) sends a transfer at once after any idle moment,
+// such as a peer descheduled between two transfers, so the fastest read a
+// 1 Gbit/s link at 148-732 MB/s (8 jobs), and its senders stopped coding
+// where forced coding ran 2.7x plain; the median read 121-192 in 7 of 8.
+// But the route is fixed for the job, and a framed one costs small messages
+// (0.94-0.96x plain at 4-32 KB on a 5 Gbit/s link read low, 90-700 MB/s):
+// only the fastest, which errs high, may frame it (docs/p2p.md). The rate is
 // the transfer's bytes over its time less a small round trip's (the
 // latency and the reply); a rendezvous handshake left in makes it read
 // low, by about 10% at 10 Gbit/s, which the check during the run raises
 // (services/link_check.h). At 1 Gbit/s the transfer takes about 1 ms, at
 // 10 Gbit/s 0.1 ms against a 9 us round trip: enough to tell the two sides
 // of the route's threshold (about 1 GB/s, policy/model.h inter_node_direct).
-void probe_once(int peer, bool first, std::vector<char>& buf, double* bandwidth, double* latency) {
+void probe_once(int peer, bool first, std::vector<char>& buf, ProbeReading* out) {
   const double round_trip = fastest(round_trips(peer, first, buf, 8, kLatencySamples));
-  *latency = round_trip / 2;
+  out->link.latency_s = round_trip / 2;
   // Untimed first: a shaper's burst allowance (256 KB in tools/netns.sh)
   // lets the first transfers through at once, and the fastest of the timed
   // ones would then be such a transfer (a 1 Gbit/s link read 62 MB/s). At
   // 10 Gbit/s it refills during each transfer, so such a link reads high
   // (3.2 GB/s): on the right side of the route's threshold all the same.
   round_trips(peer, first, buf, kProbeBytes, kWarmUpTransfers);
-  const double t = fastest(round_trips(peer, first, buf, kProbeBytes, kTransferSamples));
+  const std::vector<double> t = round_trips(peer, first, buf, kProbeBytes, kTransferSamples);
   // A transfer no slower than the small round trip (a link too fast to
   // time at this size) reads as its bytes over a tenth of the transfer.
-  const double data_time = std::max(t - round_trip, 0.1 * t);
-  *bandwidth = data_time > 0 ? static_cast<double>(kProbeBytes) / data_time : 0;
+  const auto rate = [&](double seconds) {
+    const double data_time = std::max(seconds - round_trip, 0.1 * seconds);
+    return data_time > 0 ? static_cast<double>(kProbeBytes) / data_time : 0;
+  };
+  out->link.bandwidth_Bps = rate(median(t));
+  out->fastest_Bps = rate(fastest(t));
 }
 
 // A small round trip slower than this on its fastest of kLatencySamples
@@ -103,63 +115,74 @@ constexpr int kProbeAttempts = 3;
 // every time, the last reading stands: a low one, which the median over
 // pairs outvotes from three pairs on (no reading would leave an outlier
 // pair alone to decide) and the check during the run raises.
-void probe_pair(int peer, bool first, double* bandwidth, double* latency) {
+ProbeReading probe_pair(int peer, bool first) {
   std::vector<char> buf(kProbeBytes);
   round_trips(peer, first, buf, 1, 1);  // connection set-up
+  ProbeReading r;
   for (int attempt = 1;; ++attempt) {
-    probe_once(peer, first, buf, bandwidth, latency);
-    if (attempt == kProbeAttempts || !first_ends_choice(peer, first, *latency > kDisturbedLatency))
-      return;
+    probe_once(peer, first, buf, &r);
+    if (attempt == kProbeAttempts ||
+        !first_ends_choice(peer, first, r.link.latency_s > kDisturbedLatency))
+      return r;
   }
 }
 
 }  // namespace
 
-LinkModel probe_inter_node_link(const Locality& loc, const Config& c) {
+ProbeReading probe_inter_node_link(const Locality& loc, const Config& c) {
   // Nodes 2k and 2k+1 form pair k; their leaders probe at the same time
   // (different links). Both ends time the same round trips, and each
   // reports its reading: a pair's figure is the lower one (an end that
   // read high does not decide it; one that read low is raised during the
   // run, services/link_check.h), and every rank takes the median over the
   // pairs, from the same gathered figures, so all agree bit for bit.
-  double mine[2] = {0, 0};  // bandwidth, latency; zero: not a probing leader
+  // Bandwidth (median), latency, fastest bandwidth; zero: not a probing leader.
+  constexpr int kFigures = 3;
+  double mine[kFigures] = {0, 0, 0};
   const int pair_node = loc.node ^ 1;
   const int size = static_cast<int>(loc.node_of.size());
   if (loc.local_rank == 0 && pair_node < loc.nodes) {
-    probe_pair(loc.leader_of(pair_node), loc.node % 2 == 0, &mine[0], &mine[1]);
-    if (loc.node == c.probe_outlier_node) mine[0] *= c.probe_outlier_factor;
+    const ProbeReading r = probe_pair(loc.leader_of(pair_node), loc.node % 2 == 0);
+    const double scale = loc.node == c.probe_outlier_node ? c.probe_outlier_factor : 1;
+    mine[0] = r.link.bandwidth_Bps * scale;
+    mine[1] = r.link.latency_s;
+    mine[2] = r.fastest_Bps * scale;
   }
-  std::vector<double> all(2 * static_cast<size_t>(size));
+  std::vector<double> all(kFigures * static_cast<size_t>(size));
   // The other ranks wait for the probe asleep, not in MPI's busy polling:
   // on a node with more ranks than cores their spinning takes the probing
   // leader's core and skews its timings (measured: 16 MB/s read on a
   // 125 MB/s link, 2 nodes x 2 ranks on 2 cores).
   MPI_Request gathered;
-  PMPI_Iallgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD, &gathered);
+  PMPI_Iallgather(mine, kFigures, MPI_DOUBLE, all.data(), kFigures, MPI_DOUBLE, MPI_COMM_WORLD,
+                  &gathered);
   wait_asleep(&gathered);
-  // Per pair, the lower positive reading (an end may measure none) and
-  // that end's latency.
-  std::vector<double> pair_bandwidth(static_cast<size_t>(loc.nodes / 2), 0);
-  std::vector<double> pair_latency(pair_bandwidth.size(), 0);
+  // Per pair, the lower positive reading of each end (an end may measure
+  // none), the latency of the end whose median reading is lower.
+  const size_t pairs = static_cast<size_t>(loc.nodes / 2);
+  std::vector<double> pair_bandwidth(pairs, 0), pair_latency(pairs, 0), pair_fastest(pairs, 0);
   for (int r = 0; r < size; ++r) {
-    const double bandwidth = all[2 * static_cast<size_t>(r)];
+    const double* figures = &all[kFigures * static_cast<size_t>(r)];
     const size_t k = static_cast<size_t>(loc.node_of[static_cast<size_t>(r)] / 2);
-    if (bandwidth <= 0 || k >= pair_bandwidth.size()) continue;
-    if (pair_bandwidth[k] == 0 || bandwidth < pair_bandwidth[k]) {
-      pair_bandwidth[k] = bandwidth;
-      pair_latency[k] = all[2 * static_cast<size_t>(r) + 1];
+    if (figures[0] <= 0 || k >= pairs) continue;
+    if (pair_bandwidth[k] == 0 || figures[0] < pair_bandwidth[k]) {
+      pair_bandwidth[k] = figures[0];
+      pair_latency[k] = figures[1];
     }
+    if (pair_fastest[k] == 0 || figures[2] < pair_fastest[k]) pair_fastest[k] = figures[2];
   }
-  std::vector<double> bandwidths, latencies;
-  for (size_t k = 0; k < pair_bandwidth.size(); ++k) {
+  std::vector<double> bandwidths, latencies, fastests;
+  for (size_t k = 0; k < pairs; ++k) {
     if (pair_bandwidth[k] <= 0) continue;
     bandwidths.push_back(pair_bandwidth[k]);
     latencies.push_back(pair_latency[k]);
+    fastests.push_back(pair_fastest[k]);
   }
-  LinkModel link;
-  link.bandwidth_Bps = median(bandwidths);
-  link.latency_s = median(latencies);
-  return link;
+  ProbeReading agreed;
+  agreed.link.bandwidth_Bps = median(bandwidths);
+  agreed.link.latency_s = median(latencies);
+  agreed.fastest_Bps = median(fastests);
+  return agreed;
 }
 
 }  // namespace adacomp

@@ -5,7 +5,8 @@
 // rank through Sendrecv, Isend/Irecv with MPI_ANY_SOURCE, and Probe + Recv;
 // data are checked exactly, then the statistics tell the route:
 //   direct  the library framed no message (send calls 0): plain MPI's cost
-//   framed  messages to other nodes were framed, and some were coded; small
+//   framed  messages to other nodes were framed, and some were coded (none
+//           under ADACOMP_THRESHOLD_P2P); small
 //           wildcard receives are MPI's own where a truncation ends the job
 //           (fatal error handlers), the library's where one returns
 #include <mpi.h>
@@ -117,6 +118,19 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 12; ++round)
     for (int n : {1, 100, 20000, 131072}) exchange(n, round);
   if (!direct) {
+    // Under the default policy a sender codes from ADACOMP_THRESHOLD_P2P
+    // (32K) on, though T1 is 8K on this slow link: 16 KB never, 64 KB yes.
+    const auto coded_now = [] {
+      unsigned long long mine = op_stats("send").compressed_calls, all = 0;
+      MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      return all;
+    };
+    const unsigned long long before = coded_now();
+    for (int round = 0; round < 4; ++round) exchange(2048, round);
+    const unsigned long long small = coded_now() - before;
+    CHECK(small == 0, "16 KB messages under the point-to-point floor: %llu coded", small);
+    for (int round = 0; round < 4; ++round) exchange(8192, round);
+    CHECK(coded_now() - before > 0, "64 KB messages on a slow link: none coded");
     // The library keeps each handler's fatality from the communicator's
     // making and MPI_Comm_set_errhandler: each change below must reach it.
     small_wildcards(MPI_COMM_WORLD, false, "fatal");

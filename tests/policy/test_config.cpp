@@ -85,7 +85,13 @@ void defaults_and_values() {
   EXPECT(load("", {"ADACOMP_THRESHOLD_LOSSLESS=8M"}, &c, &error));
   EXPECT(c.threshold_lossy == 8u << 20 && c.threshold_pipeline == 8u << 20);
   EXPECT(load("", {"ADACOMP_THRESHOLD_LOSSLESS=never"}, &c, &error) &&
-         c.threshold_lossless == kNever);
+         c.threshold_lossless == kNever && !c.threshold_lossless_auto);
+  // T1 unset is the link's to lower at MPI_Init (policy/model.h); the
+  // point-to-point floor is its own setting.
+  EXPECT(load("", {}, &c, &error) && c.threshold_lossless_auto &&
+         c.threshold_lossless == 64u << 10 && c.threshold_p2p == 32u << 10);
+  EXPECT(load("", {"ADACOMP_THRESHOLD_P2P=128K"}, &c, &error) && c.threshold_p2p == 128u << 10 &&
+         c.threshold_lossless_auto);
   // T2 places the lossy tier only: without a bound it does not raise T3.
   EXPECT(load("", {"ADACOMP_THRESHOLD_PIPELINE=256K"}, &c, &error) &&
          c.threshold_pipeline == 256u << 10);
@@ -135,6 +141,7 @@ void errors() {
       {"ADACOMP_MODE=fast", "raw|lossless|lossy|adaptive|pipelined"},
       {"ADACOMP_THRESHOLD_LOSSY=-1", "byte count"},
       {"ADACOMP_THRESHOLD_PIPELINE=12X", "byte count"},
+      {"ADACOMP_THRESHOLD_P2P=fast", "byte count"},
       {"ADACOMP_PIPELINE_CHUNKS=0", "1 to 1024"},
       {"ADACOMP_PIPELINE_CHUNK_BYTES=1K", "at least 4K"},
       {"ADACOMP_LOSSLESS_CODEC=quant", "auto|fpc"},

@@ -4,6 +4,8 @@
 // one or two candidates. A plain executable, nonzero exit on failure.
 #include "policy/model.h"
 
+#include "policy/gate.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -153,6 +155,38 @@ int main() {
     Config forced;
     forced.mode = Mode::lossless;
     EXPECT(!inter_node_direct(forced, LinkModel{1.25e9, 5e-6}));  // forced modes code
+    // T1 left unset: 8K across a slow link only; a T1 the user set stays.
+    EXPECT(auto_threshold_lossless(adaptive, LinkModel{125e6, 50e-6}) == kSlowLinkThreshold);
+    EXPECT(auto_threshold_lossless(adaptive, LinkModel{0.7e9, 20e-6}) == kSlowLinkThreshold);
+    EXPECT(auto_threshold_lossless(adaptive, LinkModel{0.9e9, 20e-6}) == 64u << 10);
+    EXPECT(auto_threshold_lossless(adaptive, LinkModel{}) == 64u << 10);
+    Config set;
+    set.threshold_lossless = 128 << 10;
+    set.threshold_lossless_auto = false;
+    EXPECT(auto_threshold_lossless(set, LinkModel{125e6, 50e-6}) == 128u << 10);
+    Config low;
+    low.threshold_lossless = 2 << 10;  // (an unset T1 never is; min() keeps it)
+    EXPECT(auto_threshold_lossless(low, LinkModel{125e6, 50e-6}) == 2u << 10);
+  }
+  {  // a sender's message under threshold_p2p goes as sent under the
+     // adaptive policy; a forced mode codes from T1
+    CallFacts f;
+    f.active = true;
+    f.scope = GateScope::transfer;
+    f.who = Decider::sender;
+    f.job_spans_nodes = true;
+    f.bytes = 16 << 10;
+    Config c;
+    c.threshold_lossless = kSlowLinkThreshold;
+    EXPECT(!verdict(c, f).coded() && verdict(c, f).reason == PassReason::below_threshold);
+    f.bytes = 32 << 10;
+    EXPECT(verdict(c, f).coded());
+    f.bytes = 16 << 10;
+    c.mode = Mode::lossless;
+    EXPECT(verdict(c, f).coded());
+    f.who = Decider::all_ranks;  // a collective: T1 alone
+    c.mode = Mode::adaptive_pipelined;
+    EXPECT(verdict(c, f).coded());
   }
   {  // a clearly losing arm is timed once: after each arm's first call the
      // ranks agree (the slowest rank's times) on the arms kept
