@@ -144,7 +144,7 @@ const Setting kSettings[] = {
        c.threshold_lossless_auto = false;
        return parse_threshold(v, &c.threshold_lossless);
      }},
-    {"ADACOMP_THRESHOLD_P2P", "32K", "a byte count with optional K, M or G suffix, or never",
+    {"ADACOMP_THRESHOLD_P2P", "64K", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_p2p); }},
     {"ADACOMP_THRESHOLD_LOSSY", "1M", "a byte count with optional K, M or G suffix, or never",
      [](const std::string& v, Config& c) { return parse_threshold(v, &c.threshold_lossy); }},

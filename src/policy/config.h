@@ -78,9 +78,10 @@ struct Config {
   // estimate (policy/model.h CodingEstimate), not from timing plain MPI as
   // the collectives' model does, and the estimate does not see what a coded
   // message's second send (its marker and body) costs: at 1 Gbit/s forced
-  // coding ran 8 and 16 KB Sendrecvs at 0.47-0.75x plain, 32 KB at 2.1-2.3x
+  // coding ran 8 and 16 KB Sendrecvs at 0.47-0.75x plain; 32 KB gained
+  // 2.3x on 2 x 1 but lost (0.67x) on 2 x 2, 64 KB gained on both
   // (docs/p2p.md). Only a sender reads it, so ranks may differ.
-  size_t threshold_p2p = 32 * 1024;
+  size_t threshold_p2p = 64 * 1024;
   size_t threshold_lossy = 1024 * 1024;
   size_t threshold_pipeline = 256 * 1024;
   // Pipelining: each unit that moves (a ring block, a tree's message) is cut

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     for (int n : {1, 100, 20000, 131072}) exchange(n, round);
   if (!direct) {
     // Under the default policy a sender codes from ADACOMP_THRESHOLD_P2P
-    // (32K) on, though T1 is 8K on this slow link: 16 KB never, 64 KB yes.
+    // (64K) on, though T1 is 8K on this slow link: 16 KB never, 64 KB yes.
     const auto coded_now = [] {
       unsigned long long mine = op_stats("send").compressed_calls, all = 0;
       MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -89,7 +89,7 @@ void defaults_and_values() {
   // T1 unset is the link's to lower at MPI_Init (policy/model.h); the
   // point-to-point floor is its own setting.
   EXPECT(load("", {}, &c, &error) && c.threshold_lossless_auto &&
-         c.threshold_lossless == 64u << 10 && c.threshold_p2p == 32u << 10);
+         c.threshold_lossless == 64u << 10 && c.threshold_p2p == 64u << 10);
   EXPECT(load("", {"ADACOMP_THRESHOLD_P2P=128K"}, &c, &error) && c.threshold_p2p == 128u << 10 &&
          c.threshold_lossless_auto);
   // T2 places the lossy tier only: without a bound it does not raise T3.

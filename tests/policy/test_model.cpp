@@ -179,7 +179,7 @@ int main() {
     Config c;
     c.threshold_lossless = kSlowLinkThreshold;
     EXPECT(!verdict(c, f).coded() && verdict(c, f).reason == PassReason::below_threshold);
-    f.bytes = 32 << 10;
+    f.bytes = 64 << 10;
     EXPECT(verdict(c, f).coded());
     f.bytes = 16 << 10;
     c.mode = Mode::lossless;
