@@ -11,7 +11,10 @@
 # LAYOUTS (default "2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit"), OPS
 # (default allreduce,bcast,reduce,sendrecv), MIN and MAX (4K, 16M), RUNS (3)
 # and BUDGET (seconds per mode and size, 0.3) change the matrix; LABEL
-# (default the MPI) starts the CSVs' names and labels.
+# (default the MPI) starts the CSVs' names and labels. BEFORE, the build
+# directory of an earlier version (e.g. a git worktree's, built with
+# tools/build.sh), adds its adacomp-bench to every run, alternating with
+# this build's, as LABEL-before: both tables come from the same runs.
 set -euo pipefail
 flavor=${1:-openmpi}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,13 +36,18 @@ for run in ${LAYOUTS:-2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit}; do
   layout=${run%%:*} rate=${run#*:}
   "$root/tools/cluster.sh" up "${layout%x*}" "$rate" >/dev/null
   for i in $(seq "${RUNS:-3}"); do
-    name=${LABEL:-$flavor}-$layout-$rate-$i
-    echo "=== $name"
-    "$root/tools/cluster.sh" run "$flavor" "$layout" ${envs[@]+"${envs[@]}"} --timeout 3600 -- \
-      "$bench" --ops "${OPS:-allreduce,bcast,reduce,sendrecv}" \
-      --modes plain,default,lossless,pipelined --min "${MIN:-4K}" --max "${MAX:-16M}" \
-      --budget "${BUDGET:-0.3}" --label "${LABEL:-$flavor}-$layout-$rate" --csv "$out/$name.csv" >/dev/null
+    for side in ${BEFORE:+before} this; do
+      label=${LABEL:-$flavor} program=$bench
+      [ $side = before ] && label=$label-before program=$BEFORE/bench/adacomp-bench
+      name=$label-$layout-$rate-$i
+      echo "=== $name"
+      "$root/tools/cluster.sh" run "$flavor" "$layout" ${envs[@]+"${envs[@]}"} --timeout 3600 -- \
+        "$program" --ops "${OPS:-allreduce,bcast,reduce,sendrecv}" \
+        --modes plain,default,lossless,pipelined --min "${MIN:-4K}" --max "${MAX:-16M}" \
+        --budget "${BUDGET:-0.3}" --label "$label-$layout-$rate" --csv "$out/$name.csv" >/dev/null
+    done
   done
   "$root/tools/cluster.sh" down
 done
-python3 "$root/bench/default_vs_best.py" "$out/${LABEL:-$flavor}"-*.csv
+[ -z "${BEFORE:-}" ] || python3 "$root/bench/default_vs_best.py" "$out/${LABEL:-$flavor}"-before-*.csv
+python3 "$root/bench/default_vs_best.py" "$out/${LABEL:-$flavor}"-[0-9]*.csv
