@@ -44,11 +44,14 @@ P2PComm* p2p_of(MPI_Comm comm) {
 namespace {
 
 // A send that the library would pass on unchanged (send.cpp, make_body,
-// encode_message): below both the smallest coded payload and the lossless
-// threshold, which every transfer's gate applies whatever the override.
+// encode_message): below the smallest coded payload, the lossless
+// threshold, which every transfer's gate applies whatever the override, and
+// where the model decides, the point-to-point floor (policy/gate.h verdict).
 bool never_coded(int count, MPI_Datatype type) {
   const MPI_Count bytes = bytes_of(count, type);
-  const size_t floor = std::max(kMinCodedPayload, config().threshold_lossless);
+  const Config& c = config();
+  const size_t floor = std::max({kMinCodedPayload, c.threshold_lossless,
+                                 transfer_adaptive(c, tier_override()) ? c.threshold_p2p : 0});
   return bytes >= 0 && bytes < static_cast<MPI_Count>(floor) &&
          bytes != static_cast<MPI_Count>(kMarkerBytes);
 }

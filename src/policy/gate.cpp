@@ -10,9 +10,7 @@ GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, Gate
   if (scope == GateScope::transfer) {
     if (c.mode == Mode::raw || bytes < c.threshold_lossless) return v;
     v.tier.tier = Tier::lossless;
-    v.adaptive = c.model && (ov == Override::none
-                                 ? c.adaptive()
-                                 : ov == Override::adaptive || ov == Override::adaptive_pipelined);
+    v.adaptive = transfer_adaptive(c, ov);
     return v;
   }
   const bool lossy_ok = c.lossy_enabled() && kind != ElemKind::bytes;

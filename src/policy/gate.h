@@ -31,6 +31,14 @@ enum class GateScope { collective, transfer };
 // The tier of a message of `bytes` whose elements are `kind`.
 GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, GateScope scope);
 
+// Whether the runtime model decides a coded transfer (gate's `adaptive`
+// for GateScope::transfer): the adaptive policy, or an override to it.
+inline bool transfer_adaptive(const Config& c, Override ov) {
+  return c.model && (ov == Override::none
+                         ? c.adaptive()
+                         : ov == Override::adaptive || ov == Override::adaptive_pipelined);
+}
+
 // Who decides a call's path. all_ranks: a collective, every rank of which
 // must take the same path, so only inputs identical on all of them count.
 // sender: point-to-point, where the sender alone decides (the frame tells
