@@ -13,8 +13,13 @@
 #                        route between them forced framed (ADACOMP_NODE_MAP,
 #                        ADACOMP_P2P_ROUTE): what a slow link's route costs
 #                        a message that is not coded
+#   allreduce/settled    1 KB MPI_Allreduce on one node, the two ranks
+#                        declared two nodes and T1 at 1K (ADACOMP_NODE_MAP,
+#                        ADACOMP_THRESHOLD_LOSSLESS), random data: what a
+#                        call costs once the runtime model settled on plain
+#                        MPI (it explores again every 32-4096 calls)
 #   bench/passthrough.sh [openmpi|mpich] [runs, default 5]
-# CASES (default all but framed) picks some; CALLS sets the calls (round trips)
+# CASES (default all but framed and settled) picks some; CALLS sets the calls (round trips)
 # per run (default 200000). Run it on an idle machine.
 set -euo pipefail
 flavor=${1:-openmpi}
@@ -39,6 +44,7 @@ for case in $cases; do
   case $where in
     one-node) launch=("${local_launch[@]}") ;;
     framed) launch=(env ADACOMP_NODE_MAP=1,1 ADACOMP_P2P_ROUTE=framed "${local_launch[@]}") ;;
+    settled) launch=(env ADACOMP_NODE_MAP=1,1 ADACOMP_THRESHOLD_LOSSLESS=1K "${local_launch[@]}") ;;
     two-nodes) "$root/tools/cluster.sh" up 2 unshaped
                launch=("$root/tools/cluster.sh" run "$flavor" 2x1 --timeout 600 --) ;;
     *) echo "passthrough.sh: unknown case '$case'" >&2; exit 2 ;;
@@ -48,7 +54,8 @@ for case in $cases; do
     sides="plain with"
     [ $((i % 2)) = 0 ] && sides="with plain"
     for side in $sides; do
-      program=("$build/bench/adacomp-passthrough" "$op" ${CALLS:-})
+      program=("$build/bench/adacomp-passthrough" "$op" ${CALLS:-200000})
+      [ "$where" = settled ] && program+=(1024)
       [ "$side" = with ] && program=("$build/adacomp" "${program[@]}")
       ns=$("${launch[@]}" "${program[@]}" | grep -Eo 'median [0-9.]+' | cut -d' ' -f2)
       if [ "$side" = plain ]; then plain+=("$ns"); else with+=("$ns"); fi

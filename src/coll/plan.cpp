@@ -113,6 +113,19 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
   return true;
 }
 
+// Whether a blocking call the adaptive policy decides passes through
+// untimed on its slot's settled answer (PathChoice::passes_settled), asked
+// before any other query: such a call would throw away the argument
+// checks, the datatype's facts and the candidates. Every rank asks alike:
+// the state and its slots are made collectively, and a slot settles only
+// on calls that passed every check (an intercommunicator's never do).
+bool passes_settled(OpKind operation, MPI_Comm comm, size_t bytes) {
+  CommState* s = find_comm_state(comm);
+  if (!s || !s->model.passes_settled(static_cast<int>(operation), bytes)) return false;
+  note_pass(PassReason::model_no_gain);
+  return true;
+}
+
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
   // The verdict first (services/facts.h): the common small message leaves
@@ -122,8 +135,10 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
       call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
   const CallVerdict v = verdict(config(), facts);
   note_verdict(v);
-  if (!v.coded() || !collective_args_ok(comm, count, type, op, reduction, &plan->type))
+  if (!v.coded()) return false;
+  if (v.gate.adaptive && !nonblocking && passes_settled(operation, comm, facts.bytes))
     return false;
+  if (!collective_args_ok(comm, count, type, op, reduction, &plan->type)) return false;
   if (intercommunicator(comm)) return false;
   plan->bytes = facts.bytes;
   plan->tier = v.gate.tier;
@@ -204,7 +219,9 @@ bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool var
   if (!nonblocking) settle_collectives(comm);
   const CallVerdict v = verdict(config(), exchange_facts(comm, block_bytes, varied));
   note_verdict(v);
-  if (!v.coded() || intercommunicator(comm)) return false;
+  if (!v.coded()) return false;
+  if (v.gate.adaptive && !nonblocking && passes_settled(operation, comm, block_bytes)) return false;
+  if (intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.gate.tier;
   // Each transfer codes with its own kind's candidate of the arm

@@ -15,8 +15,21 @@ int PathChoice::arm_at(int step) const {
 
 int PathChoice::calls() const { return arms() + __builtin_popcount(kept_) * (kSamples - 1); }
 
+bool PathChoice::rests() {
+  if (exploring_) return false;
+  if (since_ < interval_) {
+    ++since_;
+    return true;
+  }
+  exploring_ = true;  // from this call
+  step_ = 0;
+  return false;
+}
+
+bool PathChoice::passes_settled() { return !exploring_ && settled_ == 0 && rests(); }
+
 int PathChoice::next(const Candidates& codecs) {
-  if (!exploring_) return settled_;
+  if (rests()) return settled_;
   if (step_ == 0) {
     codecs_ = codecs;
     std::fill(best_, best_ + kMaxArms, 0.0);
@@ -26,13 +39,7 @@ int PathChoice::next(const Candidates& codecs) {
 }
 
 bool PathChoice::record(double seconds) {
-  if (!exploring_) {
-    if (++since_ >= interval_) {  // explore again from the next call
-      exploring_ = true;
-      step_ = 0;
-    }
-    return false;
-  }
+  if (!exploring_) return false;
   double& b = best_[arm_at(step_)];
   if (step_ < arms() || seconds < b) b = seconds;
   ++step_;

@@ -54,11 +54,21 @@ class PathChoice {
   static constexpr uint32_t kFirstInterval = 32;
   static constexpr uint32_t kMaxInterval = 4096;
 
-  // The arm of the coming call. An exploration takes its arms (plain MPI
-  // and each of `codecs`) from the call that starts it; `codecs` must hold
-  // as many candidates on every rank.
+  // True when the coming call passes through untimed: the slot has settled
+  // on plain MPI and is not due to explore again. Counts the call towards
+  // that; false (and nothing counted) where next() decides the call. Why
+  // untimed: a settled slot's times decide nothing until it explores, and
+  // the clock reads and checks of a decided call had doubled what the
+  // library costs such a call (docs/benchmarks.md, "Settled calls").
+  bool passes_settled();
+  // The arm of the coming call: the settled one (counted), or the
+  // exploration's next. An exploration takes its arms (plain MPI and each
+  // of `codecs`) from the call that starts it; `codecs` must hold as many
+  // candidates on every rank.
   int next(const Candidates& codecs);
-  // Records this rank's time for the call next() chose. True when the ranks
+  bool exploring() const { return exploring_; }
+  // Records this rank's time for an exploring call (a settled one's is not
+  // needed). True when the ranks
   // must agree: after each arm's first call (where there is an arm to drop)
   // and at the end of an exploration. The caller then MAX-reduces best()
   // (kMaxArms values) over the communicator and passes the result to
@@ -86,6 +96,9 @@ class PathChoice {
   // first round (calls() > arms(), so never the last one), where there is
   // an arm to drop (not with plain MPI and one codec alone).
   bool dropping_agreement() const { return step_ == arms() && arms() > 2; }
+  // Counts a settled slot's call: true while it rests, false from the call
+  // that explores again (after `interval_` calls) and while exploring.
+  bool rests();
   bool exploring_ = true;
   bool agreed_ = false;  // settled at least once
   int step_ = 0;         // calls of this exploration so far
@@ -103,6 +116,10 @@ class RuntimeModel {
   // an index that fits a CallResult (services/call_result.h), and the slot itself.
   int slot(int op, size_t bytes);
   PathChoice& at(int slot) { return slots_[static_cast<size_t>(slot)]; }
+  // PathChoice::passes_settled of that slot, which need not exist yet.
+  bool passes_settled(int op, size_t bytes) {
+    return !slots_.empty() && at(slot(op, bytes)).passes_settled();
+  }
 
  private:
   std::vector<PathChoice> slots_;  // allocated on first use
@@ -134,11 +151,10 @@ bool slow_link(const LinkModel& link);
 // else the configured default. Why lower there: collectives of 8-32 KB
 // coded at 1.2-6.6x plain at 1 Gbit/s, and below T1 the runtime model,
 // which times plain MPI against coding, never saw them. Why not on fast
-// links: there they gained nothing (0.95-1.06x plain at 10 Gbit/s), and a
-// call the model settles on plain costs about 0.4 us more than one passed
-// through below T1, 7% of an 8 KB Reduce on shared memory
-// (docs/benchmarks.md, "T1 on slow links"). The link is agreed at MPI_Init,
-// so every rank's T1 is the same.
+// links: there they gained nothing (0.95-1.06x plain at 10 Gbit/s), while
+// every exploration codes two calls that lose (docs/benchmarks.md, "T1 on
+// slow links"). The link is agreed at MPI_Init, so every rank's T1 is the
+// same.
 constexpr size_t kSlowLinkThreshold = 8 * 1024;
 size_t auto_threshold_lossless(const Config& c, const LinkModel& link);
 

@@ -9,16 +9,19 @@ namespace adacomp {
 
 constexpr int kSizeClasses = 48;
 
+// The bit width of `bytes`, capped: asked on every call the model decides,
+// so no loop over the bits.
 constexpr int size_class(size_t bytes) {
-  int k = 0;
-  while (bytes > 0 && k + 1 < kSizeClasses) bytes >>= 1, ++k;
-  return k;
+  if (bytes == 0) return 0;
+  const int width = 64 - __builtin_clzll(static_cast<unsigned long long>(bytes));
+  return width < kSizeClasses ? width : kSizeClasses - 1;
 }
 
 // The least size of class k.
 constexpr size_t class_bytes(int k) { return k == 0 ? 0 : size_t{1} << (k - 1); }
 
 static_assert(size_class(0) == 0 && size_class(1) == 1 && size_class(4096) == 13 &&
+              size_class(4095) == 12 && size_class(~size_t{0}) == kSizeClasses - 1 &&
               class_bytes(size_class(4096)) == 4096 && class_bytes(size_class(6000)) == 4096);
 
 }  // namespace adacomp

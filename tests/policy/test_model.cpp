@@ -43,7 +43,7 @@ int explore(PathChoice& c, const Candidates& codecs, std::vector<double> times) 
     if (agree) EXPECT(c.agree(c.best()) == !pruning);
   }
   EXPECT(c.arms() == arms);
-  return c.next(codecs);
+  return c.settled();
 }
 
 // Calls on the settled codec until the next exploration (which starts with
@@ -72,7 +72,19 @@ int main() {
     // and the rest starts over at 32.
     EXPECT(explore(c, one(), {1.0, 3.0}) == 0);
     EXPECT(c.settled() == 0);
-    EXPECT(rest(c, one()) == 0);  // raw: next() says 0 until the rest ends
+    // Settled on raw: 32 calls pass untimed (their times are not recorded),
+    // then the slot explores again from plain MPI; a slot settled on a codec
+    // never passes that way, and an exploring one counts nothing.
+    int passed = 0;
+    while (c.passes_settled() && passed < 100000) ++passed;
+    EXPECT(passed == 32);
+    EXPECT(c.exploring());
+    EXPECT(!c.passes_settled());
+    EXPECT(c.next(one()) == 0);
+    EXPECT(explore(c, one(), {1.0, 0.5}) == 1);
+    EXPECT(!c.passes_settled());
+    EXPECT(!c.record(0.1));  // a settled call's time decides nothing
+    EXPECT(rest(c, one()) == 32);
   }
   {  // within the margin: raw stays
     PathChoice c;
