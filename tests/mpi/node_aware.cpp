@@ -66,6 +66,24 @@ void learn_layout() {
 
 double field(int rank, int i) { return 1.0 + 0.001 * i + 0.01 * rank; }
 
+// Whether the library's node-aware calls run on rails here: every node
+// holds as many ranks, more than one, and ADACOMP_HIERARCHY is not leaders.
+bool rails_layout() {
+  std::vector<int> on_node(g_nodes, 0);
+  for (int r = 0; r < g_size; ++r) ++on_node[g_node[r]];
+  const bool uniform = std::all_of(on_node.begin(), on_node.end(),
+                                   [&](int k) { return k == on_node[0]; });
+  const char* hierarchy = std::getenv("ADACOMP_HIERARCHY");
+  return uniform && on_node[0] > 1 && !(hierarchy && std::string(hierarchy) == "leaders");
+}
+
+// Whether this rank is its node's lowest.
+bool leader() {
+  for (int r = 0; r < g_rank; ++r)
+    if (g_node[r] == g_node[g_rank]) return false;
+  return true;
+}
+
 void allreduce_codes_only_between_nodes() {
   const int n = 1 << 16;
   std::vector<double> in(n), out(n), ref(n);
@@ -130,16 +148,49 @@ void reduce_scatter_codes_only_between_nodes(bool empty, int base = 4099, bool s
   CHECK(all == expect, "reduce_scatter (empty %d) coded %llu bytes over all ranks, expected %llu",
         empty, all, expect);
   if (empty) return;
-  std::vector<int> on_node(g_nodes, 0);
-  for (int r = 0; r < g_size; ++r) ++on_node[g_node[r]];
-  const bool uniform = std::all_of(on_node.begin(), on_node.end(),
-                                   [&](int k) { return k == on_node[0]; });
-  const char* hierarchy = std::getenv("ADACOMP_HIERARCHY");
-  const bool rails = uniform && on_node[0] > 1 && !(hierarchy && std::string(hierarchy) == "leaders");
-  bool leader = true;
-  for (int r = 0; r < g_rank; ++r) leader = leader && g_node[r] != g_node[g_rank];
-  CHECK((coded > 0) == (rails || leader), "reduce_scatter: rank %d (%s) coded %llu bytes", g_rank,
-        rails ? "rails" : "leaders", coded);
+  const bool rails = rails_layout();
+  CHECK((coded > 0) == (rails || leader()), "reduce_scatter: rank %d (%s) coded %llu bytes",
+        g_rank, rails ? "rails" : "leaders", coded);
+}
+
+// Reduce from every root, in place at every other one, of an odd count of
+// whole numbers (any order of the sum is exact), against the exact sums:
+// not PMPI's, as plain MPICH 4.0's Reduce gives wrong sums on the emulated
+// 1,2,3 layout (docs/testing.md); non-roots' buffers untouched. A tree of G members, one per node, codes each
+// non-root member's V bytes once: (G-1) V in all, leaders or rails (a tree
+// per local rank on its slice of the node's sum). Who codes tells them
+// apart: with leaders each other node's lowest rank, with rails every
+// rank of every other node (coll/reduce_rails.cpp).
+void reduce_codes_only_between_nodes() {
+  const int n = 100003;
+  std::vector<double> in(n), ref(n);
+  for (int i = 0; i < n; ++i) {
+    in[i] = (i % 89) + 2 * g_rank;
+    ref[i] = g_size * (i % 89) + g_size * (g_size - 1);
+  }
+  const bool rails = rails_layout();
+  for (int root = 0; root < g_size; ++root) {
+    const bool in_place = root % 2 == 1 && g_rank == root;
+    std::vector<double> out(n, -1.0);
+    if (in_place) out = in;
+    const auto before = op_stats("reduce");
+    MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, root,
+               MPI_COMM_WORLD);
+    const auto after = op_stats("reduce");
+    size_t wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += out[i] != (g_rank == root ? ref[i] : -1.0);
+    CHECK(wrong == 0, "reduce to %d (in place %d, %s): %zu elements wrong at rank %d", root,
+          in_place, rails ? "rails" : "leaders", wrong, g_rank);
+    const unsigned long long coded = after.bytes_in - before.bytes_in;
+    const unsigned long long all = total(coded);
+    const unsigned long long expect = 1ull * (g_nodes - 1) * n * sizeof(double);
+    CHECK(all == expect, "reduce to %d coded %llu bytes over all ranks, expected %llu", root, all,
+          expect);
+    const bool other_node = g_node[g_rank] != g_node[root];
+    CHECK((coded > 0) == (other_node && (rails || leader())),
+          "reduce to %d: rank %d (%s) coded %llu bytes", root, g_rank, rails ? "rails" : "leaders",
+          coded);
+  }
 }
 
 // Pipelined mode, a 2 MiB vector (4m + 2 elements, m odd) in S segments
@@ -386,6 +437,7 @@ int main(int argc, char** argv) {
   CHECK(g_nodes > 1, "the layout has one node: run on several");
   allreduce_codes_only_between_nodes();
   for (bool empty : {false, true}) reduce_scatter_codes_only_between_nodes(empty);
+  reduce_codes_only_between_nodes();
   // test_node_aware --segmented [rails]: pipelined mode, segments checked
   // (Allreduce, Reduce_scatter, Bcast, Reduce).
   if (argc > 1 && std::string(argv[1]) == "--segmented") {
