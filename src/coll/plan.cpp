@@ -50,9 +50,13 @@ bool staged_call(OpKind operation) {
 }
 
 // Bytes that move as one unit and are cut into the pipeline's chunks: a
-// ring moves the P blocks of the vector, a tree the whole message.
+// ring moves the P blocks of the vector, a tree the whole message, a
+// Reduce's rail tree its rank's slice of it (coll/reduce_rails.cpp).
 size_t moving_unit(OpKind operation, const Plan& plan) {
-  return ring_call(operation) ? plan.bytes / plan.state->coll.size : plan.bytes;
+  if (ring_call(operation)) return plan.bytes / plan.state->coll.size;
+  if (operation == OpKind::reduce && plan.layout == Layout::rails)
+    return plan.bytes / plan.state->loc.max_local;
+  return plan.bytes;
 }
 
 // Which candidate codecs a call's model arms stand for.
