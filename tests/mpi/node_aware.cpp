@@ -153,16 +153,19 @@ void reduce_scatter_codes_only_between_nodes(bool empty, int base = 4099, bool s
         g_rank, rails ? "rails" : "leaders", coded);
 }
 
-// Reduce from every root, in place at every other one, of an odd count of
-// whole numbers (any order of the sum is exact), against the exact sums:
+// Reduce from every root, in place at every other one, of an odd count `n`
+// of whole numbers (any order of the sum is exact), against the exact sums:
 // not PMPI's, as plain MPICH 4.0's Reduce gives wrong sums on the emulated
-// 1,2,3 layout (docs/testing.md); non-roots' buffers untouched. A tree of G members, one per node, codes each
+// 1,2,3 layout (docs/testing.md); non-roots' buffers untouched. Pipelined
+// (`segmented`: 2.4 MB, several uneven segments) the node stage runs in
+// segments (coll/reduce.cpp, coll/reduce_rails.cpp): a chunk coded before
+// its segment was summed, or a segment at the wrong offset, shows as wrong
+// elements. A tree of G members, one per node, codes each
 // non-root member's V bytes once: (G-1) V in all, leaders or rails (a tree
 // per local rank on its slice of the node's sum). Who codes tells them
 // apart: with leaders each other node's lowest rank, with rails every
 // rank of every other node (coll/reduce_rails.cpp).
-void reduce_codes_only_between_nodes() {
-  const int n = 100003;
+void reduce_codes_only_between_nodes(int n = 100003, bool segmented = false) {
   std::vector<double> in(n), ref(n);
   for (int i = 0; i < n; ++i) {
     in[i] = (i % 89) + 2 * g_rank;
@@ -181,6 +184,8 @@ void reduce_codes_only_between_nodes() {
     for (int i = 0; i < n; ++i) wrong += out[i] != (g_rank == root ? ref[i] : -1.0);
     CHECK(wrong == 0, "reduce to %d (in place %d, %s): %zu elements wrong at rank %d", root,
           in_place, rails ? "rails" : "leaders", wrong, g_rank);
+    CHECK(!segmented || after.pipelined_calls == before.pipelined_calls + 1,
+          "reduce to %d not pipelined", root);
     const unsigned long long coded = after.bytes_in - before.bytes_in;
     const unsigned long long all = total(coded);
     const unsigned long long expect = 1ull * (g_nodes - 1) * n * sizeof(double);
@@ -287,35 +292,6 @@ void bcast_segmented() {
   }
   MPI_Type_free(&six);
   MPI_Type_free(&every_other);
-}
-
-// Pipelined, a Reduce whose node stage runs in segments (coll/reduce.cpp:
-// node-local Ireduces of element ranges, the tree coding each chunk once
-// the segments it spans are summed), from every root, in place at every
-// other root, against PMPI. Whole numbers, so any order of the sum is
-// exact: a chunk coded before its segment was summed, or a segment at the
-// wrong offset, shows as wrong elements. Non-roots' receive buffers stay
-// untouched.
-void reduce_segmented() {
-  const int n = 300017;  // doubles, 2.4 MB: several segments, uneven
-  std::vector<double> in(n), ref(n);
-  for (int i = 0; i < n; ++i) in[i] = (i % 97) + 3 * g_rank;
-  for (int root = 0; root < g_size; ++root) {
-    const bool in_place = root % 2 == 1 && g_rank == root;
-    PMPI_Reduce(in.data(), ref.data(), n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
-    std::vector<double> out(n, -1.0);
-    if (in_place) out = in;
-    const auto before = op_stats("reduce");
-    MPI_Reduce(in_place ? MPI_IN_PLACE : in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, root,
-               MPI_COMM_WORLD);
-    const auto after = op_stats("reduce");
-    size_t wrong = 0;
-    for (int i = 0; i < n; ++i) wrong += out[i] != (g_rank == root ? ref[i] : -1.0);
-    CHECK(wrong == 0, "segmented reduce to %d (in place %d): %zu elements wrong at rank %d", root,
-          in_place, wrong, g_rank);
-    CHECK(after.pipelined_calls == before.pipelined_calls + 1, "reduce to %d not pipelined",
-          root);
-  }
 }
 
 void alltoall_codes_only_between_nodes() {
@@ -445,7 +421,7 @@ int main(int argc, char** argv) {
     for (bool empty : {false, true})
       reduce_scatter_codes_only_between_nodes(empty, 150001, true, empty);
     bcast_segmented();
-    reduce_segmented();
+    reduce_codes_only_between_nodes(300017, true);
   }
   alltoall_codes_only_between_nodes();
   sends_code_only_between_nodes();
