@@ -59,14 +59,9 @@ class AllreduceSchedule : public Schedule {
       g.count = block_count(count, parts, k);
       g.ring_count = g.count;
       if (plan_.layout == Layout::rails) {
-        g.counts.resize(node.size);
-        g.displs.resize(node.size);
-        for (int i = 0; i < node.size; ++i) {
-          g.counts[i] = static_cast<int>(block_count(g.count, node.size, i));
-          g.displs[i] = static_cast<int>(block_begin(g.count, node.size, i));
-        }
+        g.slices = node_slices(g.count, node.size);
         // A rail's members share a local rank, so they agree on skipping.
-        g.ring_count = g.counts[node.rank];
+        g.ring_count = g.slices.counts[node.rank];
         acc_count += g.ring_count;
       } else if (plan_.layout == Layout::leaders) {
         g.ring_count = node.rank == 0 ? g.count : 0;
@@ -128,7 +123,7 @@ class AllreduceSchedule : public Schedule {
  private:
   struct Segment {
     size_t offset = 0, count = 0;        // of the vector, elements
-    std::vector<int> counts, displs;     // rails: its slices
+    NodeSlices slices;                   // rails
     const uint8_t* ring_in = nullptr;    // the ring's input
     uint8_t* acc = nullptr;              // and result
     size_t ring_count = 0;
@@ -164,12 +159,13 @@ class AllreduceSchedule : public Schedule {
     const Group& node = plan_.state->node;
     const uint8_t* in = node_input_ + g.offset * plan_.type.size;
     const int n = static_cast<int>(g.count);
+    const int* counts = g.slices.counts.data();
     if (plan_.layout == Layout::rails)
       return g.gather->run(
           wait, false,
-          [&] { return PMPI_Reduce_scatter(in, g.acc, g.counts.data(), type_, op_, node.comm); },
+          [&] { return PMPI_Reduce_scatter(in, g.acc, counts, type_, op_, node.comm); },
           [&](MPI_Request* r) {
-            return PMPI_Ireduce_scatter(in, g.acc, g.counts.data(), type_, op_, node.comm, r);
+            return PMPI_Ireduce_scatter(in, g.acc, counts, type_, op_, node.comm, r);
           });
     void* out = node.rank == 0 ? g.acc : nullptr;
     return g.gather->run(
@@ -184,16 +180,15 @@ class AllreduceSchedule : public Schedule {
     const bool failed = g.gather->failed();
     uint8_t* out = recvbuf_ + g.offset * plan_.type.size;
     const int n = static_cast<int>(g.count), mine = static_cast<int>(g.ring_count);
+    const int *counts = g.slices.counts.data(), *displs = g.slices.displs.data();
     if (plan_.layout == Layout::rails)
       return g.spread->run(
           wait, failed,
           [&] {
-            return PMPI_Allgatherv(g.acc, mine, type_, out, g.counts.data(), g.displs.data(), type_,
-                                   node.comm);
+            return PMPI_Allgatherv(g.acc, mine, type_, out, counts, displs, type_, node.comm);
           },
           [&](MPI_Request* r) {
-            return PMPI_Iallgatherv(g.acc, mine, type_, out, g.counts.data(), g.displs.data(),
-                                    type_, node.comm, r);
+            return PMPI_Iallgatherv(g.acc, mine, type_, out, counts, displs, type_, node.comm, r);
           });
     return g.spread->run(
         wait, failed, [&] { return PMPI_Bcast(out, n, type_, 0, node.comm); },

@@ -70,6 +70,21 @@ struct NodeSegment {
   std::optional<NodeStage> stage;
 };
 
+// A segment of `count` elements cut in one nearly equal slice per local
+// rank (rails): the counts and displacements, in elements, that its
+// node-local reduce-scatter and gather take.
+struct NodeSlices {
+  std::vector<int> counts, displs;
+};
+inline NodeSlices node_slices(size_t count, int ranks) {
+  NodeSlices s;
+  for (int i = 0; i < ranks; ++i) {
+    s.counts.push_back(static_cast<int>(block_count(count, ranks, i)));
+    s.displs.push_back(static_cast<int>(block_begin(count, ranks, i)));
+  }
+  return s;
+}
+
 // `total` units cut in `parts` segments, their tickets taken in order.
 inline std::vector<NodeSegment> cut_node_stage(CommState& s, size_t total, int parts) {
   std::vector<NodeSegment> segments(parts);

@@ -54,13 +54,9 @@ class RailsReduceSchedule : public Schedule {
     for (int k = 0; k < parts; ++k) {
       Segment& g = segments_[static_cast<size_t>(k)];
       g.offset = block_begin(static_cast<size_t>(count), parts, k);
-      const size_t n = block_count(static_cast<size_t>(count), parts, k);
-      for (int i = 0; i < node.size; ++i) {
-        g.counts.push_back(static_cast<int>(block_count(n, node.size, i)));
-        g.displs.push_back(static_cast<int>(block_begin(n, node.size, i)));
-      }
+      g.slices = node_slices(block_count(static_cast<size_t>(count), parts, k), node.size);
       g.acc_offset = slices;
-      slices += static_cast<size_t>(g.counts[static_cast<size_t>(node.rank)]);
+      slices += static_cast<size_t>(g.slices.counts[static_cast<size_t>(node.rank)]);
     }
     slices_ = slices;
     acc_ = call_.memory(ScratchSlot::accumulator, slices * elem + 1);
@@ -114,7 +110,7 @@ class RailsReduceSchedule : public Schedule {
   struct Segment {
     size_t offset = 0;               // of the vector, elements
     size_t acc_offset = 0;           // of this rank's slice in acc, elements
-    std::vector<int> counts, displs;  // the node's slices of it
+    NodeSlices slices;                // the node's slices of it
     std::optional<NodeStage> scatter, gather;
   };
 
@@ -146,9 +142,9 @@ class RailsReduceSchedule : public Schedule {
     uint8_t* out = acc_ + g.acc_offset * plan_.type.size;
     return g.scatter->run(
         wait, false,
-        [&] { return PMPI_Reduce_scatter(in, out, g.counts.data(), type_, op_, node.comm); },
+        [&] { return PMPI_Reduce_scatter(in, out, g.slices.counts.data(), type_, op_, node.comm); },
         [&](MPI_Request* r) {
-          return PMPI_Ireduce_scatter(in, out, g.counts.data(), type_, op_, node.comm, r);
+          return PMPI_Ireduce_scatter(in, out, g.slices.counts.data(), type_, op_, node.comm, r);
         });
   }
 
@@ -156,17 +152,17 @@ class RailsReduceSchedule : public Schedule {
   bool gather(Segment& g, bool wait, bool skip) {
     const Group& node = plan_.state->node;
     const uint8_t* mine = acc_ + g.acc_offset * plan_.type.size;
-    const int n = g.counts[static_cast<size_t>(node.rank)];
+    const int n = g.slices.counts[static_cast<size_t>(node.rank)];
     uint8_t* out = recvbuf_ ? recvbuf_ + g.offset * plan_.type.size : nullptr;
+    const int *counts = g.slices.counts.data(), *displs = g.slices.displs.data();
     return g.gather->run(
         wait, skip,
         [&] {
-          return PMPI_Gatherv(mine, n, type_, out, g.counts.data(), g.displs.data(), type_,
-                              local_root_, node.comm);
+          return PMPI_Gatherv(mine, n, type_, out, counts, displs, type_, local_root_, node.comm);
         },
         [&](MPI_Request* r) {
-          return PMPI_Igatherv(mine, n, type_, out, g.counts.data(), g.displs.data(), type_,
-                               local_root_, node.comm, r);
+          return PMPI_Igatherv(mine, n, type_, out, counts, displs, type_, local_root_, node.comm,
+                               r);
         });
   }
 
