@@ -7,20 +7,21 @@
 // reduce-scatter.
 //
 // Node-aware, only the inter-node stage is coded:
-//   rails   (every node holds the same number of ranks L): each rank lays
-//           its input out rail by rail, rail i's part the slices of the
-//           ranks with local rank i in rail order; a node-local
+//   rails   (every node holds the same number of ranks L): a node-local
 //           PMPI_Reduce_scatter leaves local rank i with its node's sum of
-//           rail i's part; every rail runs the ring on its part, one block
+//           rail i's part (the slices of the ranks with local rank i, in
+//           rail order); every rail runs the ring on its part, one block
 //           per member, so each rank ends with its own slice and nothing
 //           travels after the ring. Every core codes, each 1/L of the vector.
-//           Pipelined, the call runs in segments (coll/plan.h segmented),
-//           each a part of every slice: segment k+1's node stage runs while
-//           segment k's ring codes and sends.
 //   leaders (any layout): a node-local PMPI_Reduce gives each node's leader
 //           its node's sum; the leaders run the ring with one block per node
-//           (the slices of the node's ranks, copied next to each other); a
-//           node-local PMPI_Scatterv hands every rank its slice.
+//           (the slices of the node's ranks side by side); a node-local
+//           PMPI_Scatterv hands every rank its slice.
+// Either way each rank lays its input out part by part (rails: rail by
+// rail; leaders: node by node), so that the node stage reads one range.
+// Pipelined, the call runs in segments (coll/plan.h segmented), each a part
+// of every slice: segment k+1's node stage runs while segment k's ring
+// codes and sends (and, on leaders, segment k-1 is scattered).
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -46,7 +47,7 @@ class ReduceScatterSchedule : public Schedule {
   ReduceScatterSchedule(MPI_Comm app, const Plan& plan, OpKind operation, CallForm form, int tag,
                         const void* sendbuf, void* recvbuf, std::vector<size_t> counts,
                         MPI_Datatype type, MPI_Op op)
-      : plan_(plan.layout == Layout::rails ? segmented(plan) : plan),
+      : plan_(segmented(plan)),
         call_(app, plan_, operation, ring_group(plan_), form),
         recvbuf_(static_cast<uint8_t*>(recvbuf)),
         type_(type),
@@ -78,13 +79,12 @@ class ReduceScatterSchedule : public Schedule {
     const Locality& loc = s.loc;
     agree_.start(call_, input_, total, reduce_scatter_compressions(loc.nodes), p - 1,
                  codes_candidate(plan_, op, total, loc.nodes) ? loc.nodes : 0, loc.max_local);
-    if (plan_.layout == Layout::rails)
-      lay_out_rails(counts);
-    else
-      lay_out_leaders(counts);
-    // Tickets in this order on every rank of the node (node_stage.h).
+    lay_out(counts);
+    // Tickets in this order on every rank of the node: the gathers, then the
+    // spreads (node_stage.h).
     for (Segment& g : segments_) g.gather.emplace(s);
-    if (plan_.layout == Layout::leaders) spread_.emplace(s);
+    if (plan_.layout == Layout::leaders)
+      for (Segment& g : segments_) g.spread.emplace(s);
   }
 
   bool advance(bool wait) override {
@@ -102,9 +102,10 @@ class ReduceScatterSchedule : public Schedule {
   }
 
   int finish() override {
-    for (const Segment& g : segments_)
+    for (const Segment& g : segments_) {
       if (g.gather) call_.check_mpi(g.gather->rc());
-    if (spread_) call_.check_mpi(spread_->rc());
+      if (g.spread) call_.check_mpi(g.spread->rc());
+    }
     return call_.finish();
   }
 
@@ -112,12 +113,14 @@ class ReduceScatterSchedule : public Schedule {
   // A part of the call that flows through the stages on its own: the node
   // stage combining it (node-aware), its ring, and its delivery.
   struct Segment {
-    const uint8_t* in = nullptr;  // rails: the node stage's input, this segment of perm_
+    const uint8_t* in = nullptr;   // node-aware: the node stage's input, this segment of perm_
+    size_t count = 0;              // node-aware: the elements of `in`
     std::vector<int> rail_counts;  // rails: each local rank's part of the segment
     uint8_t* acc = nullptr;        // the ring's vector (null: no part in it)
     std::vector<RingBlock> blocks;
-    size_t out = 0;  // rails: where its piece of this rank's slice goes in recvbuf
-    std::optional<NodeStage> gather;
+    size_t out = 0, piece = 0;  // node-aware: this rank's piece of its slice, where it goes
+    std::vector<int> scounts, sdispls;    // leaders: this node's ranks' pieces in its block
+    std::optional<NodeStage> gather, spread;  // spread: leaders
     std::unique_ptr<HopRing> hops;
     std::unique_ptr<CodesRing> codes;
     bool ring_done = false, delivered = false;
@@ -125,7 +128,7 @@ class ReduceScatterSchedule : public Schedule {
 
   // One pass over the segments; true once all are done. Segment k's gather
   // starts once k-1's is done, its ring once k-1's ring is (one ring's
-  // memory and tag at a time).
+  // memory and tag at a time), its delivery once its ring is.
   bool advance_segments() {
     bool done = true, gathered = true, ringed = true;
     for (Segment& g : segments_) {
@@ -138,28 +141,35 @@ class ReduceScatterSchedule : public Schedule {
 
   bool failed(const Segment& g) const { return g.gather && g.gather->failed(); }
 
-  // Rails: the input laid out segment by segment, each rail by rail (rail
-  // i's part: its members' pieces of the segment, in rail rank order, the
-  // order of their ranks), so that each segment's node stage reads one
-  // contiguous range; rank r's piece of segment k is part k of its slice.
-  void lay_out_rails(const std::vector<size_t>& counts) {
-    const Locality& loc = plan_.state->loc;
-    const int p = plan_.state->coll.size, rails = plan_.state->node.size;
-    const int parts = plan_.segments;
+  // The input laid out segment by segment, each part by part (rails: rail
+  // i's part, its members' pieces of the segment in rail rank order;
+  // leaders: node n's part, its ranks' pieces in rank order), so that each
+  // segment's node stage reads one contiguous range; rank r's piece of
+  // segment k is part k of its slice. The ring's blocks: rails, the rail
+  // members' pieces within this rank's rail part; leaders, the nodes' parts.
+  void lay_out(const std::vector<size_t>& counts) {
+    const CommState& s = *plan_.state;
+    const Locality& loc = s.loc;
+    const bool rails = plan_.layout == Layout::rails;
+    const int p = s.coll.size, parts = plan_.segments;
+    const int groups = rails ? s.node.size : loc.nodes;
+    const int mine = rails ? loc.local_rank : loc.node;
     const size_t elem = plan_.type.size;
     std::vector<size_t> offset(p + 1, 0);
     for (int r = 0; r < p; ++r) offset[r + 1] = offset[r] + counts[r];
-    std::vector<std::vector<int>> members(rails);  // per rail, its ranks in rank order
+    std::vector<std::vector<int>> members(groups);  // per part, its ranks in rank order
     std::vector<int> seen(loc.nodes, 0);
-    for (int r = 0; r < p; ++r) members[seen[loc.node_of[r]]++].push_back(r);
-    const std::vector<int>& mine = members[loc.local_rank];
+    for (int r = 0; r < p; ++r)
+      members[rails ? seen[loc.node_of[r]]++ : loc.node_of[r]].push_back(r);
     perm_ = call_.memory(ScratchSlot::accumulator, plan_.bytes);
     segments_.resize(parts);
     size_t at = 0, acc_count = 0;
     for (int k = 0; k < parts; ++k) {
       Segment& g = segments_[k];
       g.in = perm_ + at * elem;
-      for (int i = 0; i < rails; ++i) {
+      const size_t begin = at;
+      if (!rails) g.blocks.assign(groups, RingBlock{});
+      for (int i = 0; i < groups; ++i) {
         const size_t start = at;
         for (int r : members[i]) {
           const size_t n = block_count(counts[r], parts, k);
@@ -167,59 +177,43 @@ class ReduceScatterSchedule : public Schedule {
                       static_cast<const uint8_t*>(input_) +
                           (offset[r] + block_begin(counts[r], parts, k)) * elem,
                       n * elem);
+          if (!rails && i == mine) {
+            g.scounts.push_back(static_cast<int>(n));
+            g.sdispls.push_back(static_cast<int>(at - start));
+          }
           at += n;
         }
-        g.rail_counts.push_back(static_cast<int>(at - start));
+        // Leaders: node i's part is ring block owned_block(i), so that
+        // leader i ends with it.
+        if (rails)
+          g.rail_counts.push_back(static_cast<int>(at - start));
+        else
+          g.blocks[owned_block(i, groups)] = {start - begin, at - start};
       }
-      g.blocks.assign(mine.size(), RingBlock{});
-      size_t within = 0;
-      for (size_t j = 0; j < mine.size(); ++j) {
-        const size_t n = block_count(counts[mine[j]], parts, k);
-        g.blocks[owned_block(static_cast<int>(j), static_cast<int>(mine.size()))] = {within, n};
-        within += n;
-      }
+      g.count = at - begin;
       g.out = block_begin(mycount_, parts, k);
-      acc_count += within;
+      g.piece = block_count(mycount_, parts, k);
+      if (rails) {
+        const std::vector<int>& rail = members[mine];
+        g.blocks.assign(rail.size(), RingBlock{});
+        size_t within = 0;
+        for (size_t j = 0; j < rail.size(); ++j) {
+          const size_t n = block_count(counts[rail[j]], parts, k);
+          g.blocks[owned_block(static_cast<int>(j), static_cast<int>(rail.size()))] = {within, n};
+          within += n;
+        }
+        acc_count += within;
+      } else if (s.node.rank == 0) {
+        acc_count += g.count;
+      }
     }
-    // Each segment's rail part, one after another (null where empty).
+    // Each segment's ring vector, one after another (null where empty or
+    // where this rank is not in a ring).
     uint8_t* acc = acc_count > 0 ? call_.memory(ScratchSlot::frames, acc_count * elem) : nullptr;
     for (Segment& g : segments_) {
-      const size_t within = g.rail_counts[loc.local_rank];
-      g.acc = within > 0 ? acc : nullptr;
-      acc += within * elem;
-    }
-  }
-
-  // Leaders: one segment; the ring's blocks are the nodes' (the slices of
-  // a node's ranks side by side), its vector the node sum permuted to node
-  // order; a node-local Scatterv hands each rank its slice.
-  void lay_out_leaders(const std::vector<size_t>& counts) {
-    const CommState& s = *plan_.state;
-    const Locality& loc = s.loc;
-    const int p = s.coll.size;
-    std::vector<size_t> offset(p + 1, 0);
-    for (int i = 0; i < p; ++i) offset[i + 1] = offset[i] + counts[i];
-    Segment& g = segments_.emplace_back();
-    g.blocks.resize(loc.nodes);
-    size_t at = 0;
-    for (int n = 0; n < loc.nodes; ++n) {
-      const size_t start = at;
-      for (int i = 0; i < p; ++i) {
-        if (loc.node_of[i] != n) continue;
-        if (n == loc.node) {
-          scounts_.push_back(static_cast<int>(counts[i]));
-          sdispls_.push_back(static_cast<int>(at - start));
-        }
-        at += counts[i];
-      }
-      g.blocks[owned_block(n, loc.nodes)] = {start, at - start};
-    }
-    for (int n = 0; n < loc.nodes; ++n)
-      for (int i = 0; i < p; ++i)
-        if (loc.node_of[i] == n) sources_.push_back({offset[i], counts[i]});
-    if (s.node.rank == 0) {
-      sum_ = call_.memory(ScratchSlot::accumulator, plan_.bytes);
-      g.acc = call_.memory(ScratchSlot::frames, plan_.bytes);  // the permuted vector
+      const size_t within = rails ? g.rail_counts[loc.local_rank] : g.count;
+      g.acc = acc && within > 0 ? acc : nullptr;
+      if (g.acc) acc += within * elem;
     }
   }
 
@@ -238,25 +232,24 @@ class ReduceScatterSchedule : public Schedule {
             return PMPI_Ireduce_scatter(g.in, g.acc, g.rail_counts.data(), type_, op_, node.comm,
                                         r);
           });
-    const int total = static_cast<int>(plan_.bytes / plan_.type.size);
+    const int n = static_cast<int>(g.count);
     return g.gather->run(
-        wait, false, [&] { return PMPI_Reduce(input_, sum_, total, type_, op_, 0, node.comm); },
+        wait, false, [&] { return PMPI_Reduce(g.in, g.acc, n, type_, op_, 0, node.comm); },
         [&](MPI_Request* r) {
-          return PMPI_Ireduce(input_, sum_, total, type_, op_, 0, node.comm, r);
+          return PMPI_Ireduce(g.in, g.acc, n, type_, op_, 0, node.comm, r);
         });
   }
 
   // The segment's ring among every rank, a rail (on its node sums of the
-  // rail's part) or the leaders (on their node sums, permuted to node
-  // order): on codes when the agreement set a grid, else decode-add-encode.
-  // Its buffers are taken when it starts and released when it is done, for
-  // the next segment's ring.
+  // rail's part) or the leaders (on their node sums): on codes when the
+  // agreement set a grid, else decode-add-encode. Its buffers are taken
+  // when it starts and released when it is done, for the next segment's
+  // ring.
   bool ring(Segment& g, bool wait) {
     if (g.ring_done) return true;
     if (!g.hops && !g.codes) {
-      // Not a leader, an empty rail part (alike on the whole rail), or failed.
+      // Not a leader, an empty part (alike on the whole ring), or failed.
       if (!g.acc || failed(g)) return g.ring_done = true;
-      if (sum_) permute(g.acc);
       if (agree_.grid().on)
         g.codes = std::make_unique<CodesRing>(call_, g.acc, g.acc, g.blocks, false,
                                               agree_.grid(), tag_);
@@ -274,39 +267,30 @@ class ReduceScatterSchedule : public Schedule {
   bool deliver(Segment& g, bool wait) {
     if (g.delivered) return true;
     const size_t elem = plan_.type.size;
-    if (!spread_) {
+    if (!g.spread) {
       const RingBlock& mine = g.blocks[owned_block(call_.group.rank, call_.group.size)];
       if (g.acc && mine.count > 0 && !failed(g))  // recvbuf may be null at 0
         std::memcpy(recvbuf_ + g.out * elem, g.acc + mine.offset * elem, mine.count * elem);
       return g.delivered = true;
     }
     const Group& node = plan_.state->node;
-    const RingBlock& mine = g.blocks[owned_block(plan_.state->loc.node, plan_.state->loc.nodes)];
-    uint8_t* from = g.acc ? g.acc + mine.offset * elem : nullptr;
-    void* to = mycount_ > 0 ? recvbuf_ : nullptr;
-    const int n = static_cast<int>(mycount_);
-    return g.delivered = spread_->run(
+    const Locality& loc = plan_.state->loc;
+    const RingBlock& part = g.blocks[owned_block(loc.node, loc.nodes)];
+    uint8_t* from = g.acc ? g.acc + part.offset * elem : nullptr;
+    const int n = static_cast<int>(g.piece);
+    void* to = n > 0 ? recvbuf_ + g.out * elem : nullptr;
+    const int *counts = g.scounts.data(), *displs = g.sdispls.data();
+    return g.delivered = g.spread->run(
                wait, failed(g),
                [&] {
-                 return PMPI_Scatterv(from, scounts_.data(), sdispls_.data(), type_, to, n, type_,
-                                      0, node.comm);
+                 return PMPI_Scatterv(from, counts, displs, type_, to, n, type_, 0, node.comm);
                },
                [&](MPI_Request* r) {
-                 return PMPI_Iscatterv(from, scounts_.data(), sdispls_.data(), type_, to, n, type_,
-                                       0, node.comm, r);
+                 return PMPI_Iscatterv(from, counts, displs, type_, to, n, type_, 0, node.comm, r);
                });
   }
 
-  // Leaders: the node's sum, in rank order, into `to` in node order.
-  void permute(uint8_t* to) {
-    const size_t elem = plan_.type.size;
-    for (const RingBlock& src : sources_) {
-      std::memcpy(to, sum_ + src.offset * elem, src.count * elem);
-      to += src.count * elem;
-    }
-  }
-
-  const Plan plan_;  // rails: segmented, its chunks each segment's ring's
+  const Plan plan_;  // node-aware: segmented, its chunks each segment's ring's
   CompressedCall call_;
   uint8_t* const recvbuf_;
   const MPI_Datatype type_;
@@ -314,13 +298,9 @@ class ReduceScatterSchedule : public Schedule {
   const int tag_;
   const void* input_ = nullptr;
   size_t mycount_ = 0;
-  std::vector<Segment> segments_;       // flat and leaders: one
-  uint8_t* sum_ = nullptr;              // leaders, at the leader: the node's sum, in rank order
-  uint8_t* perm_ = nullptr;             // rails: the input laid out segment by segment
-  std::vector<RingBlock> sources_;      // leaders: rank slices of sum_, in node order
-  std::vector<int> scounts_, sdispls_;  // leaders: this node's ranks' slices
+  std::vector<Segment> segments_;  // flat: one
+  uint8_t* perm_ = nullptr;        // node-aware: the input laid out segment by segment
   LossyAgreement agree_;
-  std::optional<NodeStage> spread_;  // leaders
 };
 
 // Rank i's slice: counts[i] elements, or `block` for every rank when counts

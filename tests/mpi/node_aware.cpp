@@ -115,8 +115,9 @@ void allreduce_codes_only_between_nodes() {
 // slices): (G-1) V. With rails every rank codes (the other members' slices
 // of its rail), with leaders only the leaders; where every slice has
 // elements. Equal to PMPI's result to rounding. Slices of about `base`
-// elements; pipelined (`segmented`), rails run large calls in segments
-// (coll/plan.h segmented), each a part of every slice, in place and not.
+// elements; pipelined (`segmented`), large calls run in segments, rails
+// and leaders (coll/plan.h segmented), each a part of every slice, in place
+// and not: a piece at the wrong place shows as wrong elements.
 void reduce_scatter_codes_only_between_nodes(bool empty, int base = 4099, bool segmented = false,
                                              bool in_place = false) {
   std::vector<int> counts(g_size);
