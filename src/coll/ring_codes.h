@@ -78,9 +78,10 @@ class CodesCoder {
 // so a separate output saves the copy a decode-add-encode ring needs.
 class CodesRing : RingCoding {
  public:
-  // Its memory comes from call.memory() when it is built.
+  // Its memory comes from call.memory() of `lane` when it is built, and
+  // its messages carry tag + lane.
   CodesRing(CompressedCall& call, const void* input, uint8_t* acc, std::vector<RingBlock> blocks,
-            bool allgather, const CodesGrid& grid, int tag);
+            bool allgather, const CodesGrid& grid, int tag, int lane);
   // Does what is ready; true once acc holds the result. With `wait` it
   // blocks instead and always returns true (the blocking call).
   bool advance(bool wait);
