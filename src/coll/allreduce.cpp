@@ -135,19 +135,14 @@ class AllreduceSchedule : public Schedule {
 
   // One pass over the segments; true once all are done. Segment k's gather
   // starts once k-1's is done (so the first ring starts as early as it
-  // can), its ring as soon as its gather is, beside the rings of the
-  // segments before it: each ring is a chain of 2(G-1) dependent steps
-  // that leaves its rank idle between them, and the other rings' coding
-  // fills that time. Its spread starts once its ring and every earlier
-  // segment's are done, so that the node's ranks start their spreads in
-  // one order (node_stage.h).
+  // can), its ring once k-1's ring is (one ring's memory and tag at a
+  // time), its spread once its ring is.
   bool advance_segments() {
     bool done = true, gathered = true, ringed = true;
     for (size_t k = 0; k < segments_.size(); ++k) {
       Segment& g = segments_[k];
       if (!gathered || !gather(g, false)) gathered = false;
-      if (!gathered || !agree_.ready(call_, false) || !ring(g, static_cast<int>(k), false))
-        ringed = false;
+      if (!gathered || !ringed || !agree_.ready(call_, false) || !ring(g, false)) ringed = false;
       if (!ringed || !spread(g, false)) done = false;
     }
     return done;
@@ -155,8 +150,7 @@ class AllreduceSchedule : public Schedule {
 
   bool advance_segment(size_t k, bool wait) {
     Segment& g = segments_[k];
-    return gather(g, wait) && agree_.ready(call_, wait) && ring(g, static_cast<int>(k), wait) &&
-           spread(g, wait);
+    return gather(g, wait) && agree_.ready(call_, wait) && ring(g, wait) && spread(g, wait);
   }
 
   // The node's inputs of segment g combined before its ring: blocking or started.
@@ -202,22 +196,22 @@ class AllreduceSchedule : public Schedule {
   }
 
   // The compressed ring on this rank's part of segment g, its path chosen
-  // once the agreement is in (so its buffers are taken only then); segment
-  // k's ring runs on lane k (its own memory and tag).
-  bool ring(Segment& g, int lane, bool wait) {
+  // once the agreement is in (so its buffers are taken only then, and
+  // released when it is done, for the next segment's ring).
+  bool ring(Segment& g, bool wait) {
     if (g.ring_done) return true;
     if (!g.hops && !g.codes) {
       if (g.ring_count == 0 || (g.gather && g.gather->failed())) return g.ring_done = true;
       if (agree_.grid().on) {
         g.codes = std::make_unique<CodesRing>(call_, g.ring_in, g.acc,
                                               even_blocks(g.ring_count, call_.group.size), true,
-                                              agree_.grid(), tag_, lane);
+                                              agree_.grid(), tag_);
       } else {
         if (g.ring_in != g.acc) std::memcpy(g.acc, g.ring_in, g.ring_count * plan_.type.size);
         g.hops = std::make_unique<HopRing>(call_,
                                            ReduceArgs{g.acc, plan_.type.size, type_, op_,
                                                       even_blocks(g.ring_count, call_.group.size)},
-                                           true, tag_, lane);
+                                           true, tag_);
       }
     }
     if (!(g.codes ? g.codes->advance(wait) : g.hops->advance(wait))) return false;

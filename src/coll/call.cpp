@@ -34,8 +34,8 @@ void CompressedCall::set_hop_bound(double abs_bound) {
     coder_.codec = &codec_for(config(), Tier::lossless, coder_.params.kind);
 }
 
-uint8_t* CompressedCall::memory(ScratchSlot slot, size_t bytes, int lane) {
-  if (blocking()) return scratch(slot, bytes, lane);
+uint8_t* CompressedCall::memory(ScratchSlot slot, size_t bytes) {
+  if (blocking()) return scratch(slot, bytes);
   owned_.emplace_back(new uint8_t[bytes ? bytes : 1]);  // not zeroed: written before read
   return owned_.back().get();
 }

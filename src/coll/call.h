@@ -25,15 +25,11 @@ namespace adacomp {
 
 // The blocking calls' tags; each nonblocking call has its own
 // (next_collective_tag, coll/schedule.h).
+constexpr int kTagRing = 1;
 constexpr int kTagTree = 2;
 // Never sent: probed for, to drive MPI's progress (progress()).
 constexpr int kTagNever = 3;
 constexpr int kTagExchange = 4;
-// A ring's messages carry its call's tag plus its lane (scratch.h): the
-// blocking rings' tags are 8 to 8 + kScratchLanes - 1, and every
-// nonblocking or persistent call owns kScratchLanes tags from its own.
-constexpr int kTagRing = 8;
-static_assert(kTagRing > kTagExchange, "the ring lanes' tags are the ring's own");
 
 class CompressedCall {
  public:
@@ -54,8 +50,8 @@ class CompressedCall {
   // `bytes` of working memory: this thread's scratch `slot` for a blocking
   // call (done before the thread's next call), else the call's own heap
   // memory (a schedule outlives the call that started it), kept until the
-  // call is destroyed. Rings that run at once take different `lane`s.
-  uint8_t* memory(ScratchSlot slot, size_t bytes, int lane = 0);
+  // call is destroyed.
+  uint8_t* memory(ScratchSlot slot, size_t bytes);
 
   // Encodes `bytes` of src into frame (capacity frame_capacity(bytes)),
   // with the plan's codec or `coder`.

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "coll/schedule.h"
-#include "services/scratch.h"
 #include "policy/gate.h"
 #include "services/args.h"
 #include "services/facts.h"
@@ -166,7 +165,6 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
 // per rank took 1.8x the time of 2 of 256 KiB; 16 x 16, 2 segments of
 // 256 KiB took 0.74x (lossless) and 0.75x (lossy) the time of one.
 constexpr int kMaxSegments = 4;
-static_assert(kMaxSegments <= kScratchLanes, "each segment ring has a lane of its own");
 constexpr size_t kMinSegmentShare = 256 << 10;
 
 int node_segments(size_t share) {

@@ -90,7 +90,7 @@ class ReduceScatterSchedule : public Schedule {
   bool advance(bool wait) override {
     if (segments_.size() == 1) {
       Segment& g = segments_[0];
-      return gather(g, wait) && agree_.ready(call_, wait) && ring(g, 0, wait) && deliver(g, wait);
+      return gather(g, wait) && agree_.ready(call_, wait) && ring(g, wait) && deliver(g, wait);
     }
     // As the Allreduce's segments (coll/allreduce.cpp): node stages
     // nonblocking even in a blocking call, so that they overlap the rings.
@@ -127,17 +127,13 @@ class ReduceScatterSchedule : public Schedule {
   };
 
   // One pass over the segments; true once all are done. Segment k's gather
-  // starts once k-1's is done, its ring as soon as its gather is, beside
-  // the earlier segments' rings (as the Allreduce's, coll/allreduce.cpp),
-  // its delivery once rings 0 to k are done (the node's ranks start their
-  // scatters in one order).
+  // starts once k-1's is done, its ring once k-1's ring is (one ring's
+  // memory and tag at a time), its delivery once its ring is.
   bool advance_segments() {
     bool done = true, gathered = true, ringed = true;
-    for (size_t k = 0; k < segments_.size(); ++k) {
-      Segment& g = segments_[k];
+    for (Segment& g : segments_) {
       if (!gathered || !gather(g, false)) gathered = false;
-      if (!gathered || !agree_.ready(call_, false) || !ring(g, static_cast<int>(k), false))
-        ringed = false;
+      if (!gathered || !ringed || !agree_.ready(call_, false) || !ring(g, false)) ringed = false;
       if (!ringed || !deliver(g, false)) done = false;
     }
     return done;
@@ -247,18 +243,19 @@ class ReduceScatterSchedule : public Schedule {
   // The segment's ring among every rank, a rail (on its node sums of the
   // rail's part) or the leaders (on their node sums): on codes when the
   // agreement set a grid, else decode-add-encode. Its buffers are taken
-  // when it starts; segment k's ring runs on lane k (its own memory and tag).
-  bool ring(Segment& g, int lane, bool wait) {
+  // when it starts and released when it is done, for the next segment's
+  // ring.
+  bool ring(Segment& g, bool wait) {
     if (g.ring_done) return true;
     if (!g.hops && !g.codes) {
       // Not a leader, an empty part (alike on the whole ring), or failed.
       if (!g.acc || failed(g)) return g.ring_done = true;
       if (agree_.grid().on)
         g.codes = std::make_unique<CodesRing>(call_, g.acc, g.acc, g.blocks, false,
-                                              agree_.grid(), tag_, lane);
+                                              agree_.grid(), tag_);
       else
         g.hops = std::make_unique<HopRing>(
-            call_, ReduceArgs{g.acc, plan_.type.size, type_, op_, g.blocks}, false, tag_, lane);
+            call_, ReduceArgs{g.acc, plan_.type.size, type_, op_, g.blocks}, false, tag_);
     }
     if (!(g.codes ? g.codes->advance(wait) : g.hops->advance(wait))) return false;
     g.codes.reset(), g.hops.reset();

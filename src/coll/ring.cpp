@@ -113,17 +113,17 @@ bool RingWalk::allgather_step(bool wait) {
 
 // ---- decode, add, encode ----------------------------------------------------
 
-HopRing::HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag, int lane)
+HopRing::HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag)
     : call_(call),
       a_(std::move(args)),
       k_(call.plan.chunks),
       cap_(widest_chunk_frame(a_, k_)),
-      incoming_(call.group.size > 1 ? call.memory(ScratchSlot::work, cap_, lane) : nullptr),
-      walk_(call, *this, tag + lane, cap_,
-            call.group.size > 1 ? call.memory(ScratchSlot::send_frame, cap_ * k_, lane) : nullptr,
-            call.group.size > 1 ? call.memory(ScratchSlot::recv_frame, cap_ * k_, lane) : nullptr,
+      incoming_(call.group.size > 1 ? call.memory(ScratchSlot::work, cap_) : nullptr),
+      walk_(call, *this, tag, cap_,
+            call.group.size > 1 ? call.memory(ScratchSlot::send_frame, cap_ * k_) : nullptr,
+            call.group.size > 1 ? call.memory(ScratchSlot::recv_frame, cap_ * k_) : nullptr,
             call.group.size > 1 && allgather
-                ? call.memory(ScratchSlot::frames, cap_ * k_ * call.group.size, lane)
+                ? call.memory(ScratchSlot::frames, cap_ * k_ * call.group.size)
                 : nullptr) {}
 
 size_t HopRing::encode(int b, int c, uint8_t* frame) {

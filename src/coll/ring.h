@@ -109,11 +109,10 @@ struct ReduceArgs {
 // op) and encoded again. With `allgather` acc holds the result everywhere
 // at the end (the owner adopts the decoded form of its own block, so that
 // a lossy codec leaves every rank with identical values); without, only
-// this rank's owned block. Its buffers come from call.memory() of `lane`
-// when built, and its messages carry tag + lane.
+// this rank's owned block. Its buffers come from call.memory() when built.
 class HopRing : RingCoding {
  public:
-  HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag, int lane);
+  HopRing(CompressedCall& call, ReduceArgs args, bool allgather, int tag);
   bool advance(bool wait) { return walk_.advance(wait); }
 
  private:

@@ -177,7 +177,7 @@ void CodesCoder::reconstruct(const uint32_t* codes, size_t n, void* values) {
 
 // (Slot work: the accumulator may hold the node-aware paths' slice.)
 CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc,
-                     std::vector<RingBlock> blocks, bool allgather, const CodesGrid& grid, int tag, int lane)
+                     std::vector<RingBlock> blocks, bool allgather, const CodesGrid& grid, int tag)
     : call_(call),
       input_(input),
       acc_(acc),
@@ -190,8 +190,8 @@ CodesRing::CodesRing(CompressedCall& call, const void* input, uint8_t* acc,
       cap_(payload_capacity(blocks_, k_)),
       codes_(reinterpret_cast<uint32_t*>(call.memory(
           ScratchSlot::work,
-          n_ * 4 + cap_ * k_ * (2 + (allgather ? static_cast<size_t>(p_) : 0)), lane))),
-      walk_(call, *this, tag + lane, cap_, reinterpret_cast<uint8_t*>(codes_) + n_ * 4,
+          n_ * 4 + cap_ * k_ * (2 + (allgather ? static_cast<size_t>(p_) : 0))))),
+      walk_(call, *this, tag, cap_, reinterpret_cast<uint8_t*>(codes_) + n_ * 4,
             reinterpret_cast<uint8_t*>(codes_) + n_ * 4 + cap_ * k_,
             allgather ? reinterpret_cast<uint8_t*>(codes_) + n_ * 4 + 2 * cap_ * k_ : nullptr),
       quantized_(static_cast<size_t>(p_) * k_) {}

@@ -78,10 +78,9 @@ class CodesCoder {
 // so a separate output saves the copy a decode-add-encode ring needs.
 class CodesRing : RingCoding {
  public:
-  // Its memory comes from call.memory() of `lane` when it is built, and
-  // its messages carry tag + lane.
+  // Its memory comes from call.memory() when it is built.
   CodesRing(CompressedCall& call, const void* input, uint8_t* acc, std::vector<RingBlock> blocks,
-            bool allgather, const CodesGrid& grid, int tag, int lane);
+            bool allgather, const CodesGrid& grid, int tag);
   // Does what is ready; true once acc holds the result. With `wait` it
   // blocks instead and always returns true (the blocking call).
   bool advance(bool wait);

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "services/requests.h"
-#include "services/scratch.h"
 
 namespace adacomp {
 
@@ -26,7 +25,7 @@ std::atomic<int> g_outstanding_collectives{0};
 namespace {
 
 constexpr int kTagBase = 1024;   // above every blocking call's tag
-constexpr int kTagSpan = 16384;  // nonblocking calls' tags, started in call order, kScratchLanes each
+constexpr int kTagSpan = 16384;  // nonblocking calls' tags, started in call order
 // Persistent calls' tags, the rest of MPI's minimum MPI_TAG_UB (32767): each
 // request keeps the tags it got at init, which ranks call in one order, as
 // they need not call MPI_Start (MPI 4.0 section 6.13).
@@ -34,8 +33,7 @@ constexpr int kPersistentTagBase = kTagBase + kTagSpan;
 constexpr int kPersistentTagSpan = 32768 - kPersistentTagBase;
 
 int next_persistent_tag(CommState& s) {
-  return kPersistentTagBase +
-         kScratchLanes * static_cast<int>(s.persistent_made++ % (kPersistentTagSpan / kScratchLanes));
+  return kPersistentTagBase + static_cast<int>(s.persistent_made++ % kPersistentTagSpan);
 }
 
 // Builds the schedule of one nonblocking call, or of one start of a
@@ -174,7 +172,7 @@ int init_persistent(ScheduleMaker make, MPI_Comm comm, CommState& state, MPI_Req
 }  // namespace
 
 int next_collective_tag(CommState& s) {
-  return kTagBase + kScratchLanes * static_cast<int>(s.nonblocking_started++ % (kTagSpan / kScratchLanes));
+  return kTagBase + static_cast<int>(s.nonblocking_started++ % kTagSpan);
 }
 
 int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, ScheduleBuilder build) {

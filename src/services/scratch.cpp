@@ -10,9 +10,9 @@ struct Buffer {
 
 }  // namespace
 
-uint8_t* scratch(ScratchSlot slot, size_t bytes, int lane) {
-  thread_local Buffer buffers[kScratchLanes][static_cast<int>(ScratchSlot::kCount)];
-  Buffer& b = buffers[lane][static_cast<int>(slot)];
+uint8_t* scratch(ScratchSlot slot, size_t bytes) {
+  thread_local Buffer buffers[static_cast<int>(ScratchSlot::kCount)];
+  Buffer& b = buffers[static_cast<int>(slot)];
   if (bytes > b.capacity) {
     // Grow geometrically so that slowly increasing sizes do not reallocate
     // on every call.
