@@ -10,6 +10,7 @@
 #include "services/datatype.h"
 #include "services/facts.h"
 #include "services/scratch.h"
+#include "services/type_layout.h"
 #include "transfer/transfer.h"
 
 namespace adacomp {
@@ -37,27 +38,25 @@ int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int cou
 // The size of the one basic datatype `t` is made of; 0 if several (or
 // unknown: SMPI lacks the queries).
 size_t basic_unit(MPI_Datatype t) {
-  int ni = 0, na = 0, nt = 0, combiner = MPI_COMBINER_NAMED;
-  if (kSmpi || is_named(t) || PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) != MPI_SUCCESS ||
-      combiner == MPI_COMBINER_NAMED) {
+  if (is_named(t)) {
     int size = 0;
     PMPI_Type_size(t, &size);
-    return kSmpi && !is_named(t) ? 0 : static_cast<size_t>(size);
+    return static_cast<size_t>(size);
   }
-  std::vector<int> ints(static_cast<size_t>(ni));
-  std::vector<MPI_Aint> addrs(static_cast<size_t>(na));
-  std::vector<MPI_Datatype> types(static_cast<size_t>(nt));
-  if (PMPI_Type_get_contents(t, ni, na, nt, ints.data(), addrs.data(), types.data()) != MPI_SUCCESS)
-    return 0;
+  const TypeContents contents(t);
+  if (!contents.ok) return 0;
+  if (contents.types.empty()) {  // a Fortran type made from a basic one
+    int size = 0;
+    PMPI_Type_size(t, &size);
+    return static_cast<size_t>(size);
+  }
   size_t unit = 0;
-  bool mixed = false;
-  for (MPI_Datatype& inner : types) {
+  for (MPI_Datatype inner : contents.types) {
     const size_t u = basic_unit(inner);
-    if (u == 0 || (unit && u != unit)) mixed = true;
+    if (u == 0 || (unit && u != unit)) return 0;
     unit = u;
-    if (!is_named(inner)) PMPI_Type_free(&inner);
   }
-  return mixed ? 0 : unit;
+  return unit;
 }
 
 // A marker received into (count, type) must end on a basic element: MPICH

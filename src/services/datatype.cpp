@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "services/handle_table.h"
+#include "services/type_layout.h"
 
 namespace adacomp {
 
@@ -64,9 +65,15 @@ TypeInfo type_info(MPI_Datatype t) {
   PMPI_Type_get_true_extent(t, &true_lb, &true_extent);
   info.size = static_cast<size_t>(size);
   info.true_lb = true_lb;
-  // Consecutive elements must also follow each other with no gap.
-  info.contiguous = size > 0 && true_extent == size && extent == size;
   info.named = is_named(t);
+  // Consecutive elements must also follow each other with no gap. A
+  // derived type that is dense may still list its bytes out of address
+  // order (a vector of stride -1): one run only where that is proven.
+  info.contiguous = size > 0 && true_extent == size && extent == size;
+  if (info.contiguous && !info.named) {
+    const std::optional<ByteRun> run = ordered_run(t);
+    info.contiguous = run && run->bytes == size && run->first == true_lb;
+  }
   if (info.named) info.kind = elem_kind(t);
   return info;
 }

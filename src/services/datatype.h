@@ -12,7 +12,9 @@ namespace adacomp {
 struct TypeInfo {
   size_t size = 0;          // bytes of data per element
   MPI_Aint true_lb = 0;     // offset of the first byte from the buffer address
-  bool contiguous = false;  // data occupies exactly [true_lb, true_lb + size)
+  // The data occupies exactly [true_lb, true_lb + size), in address order
+  // (services/type_layout.h): copied as one run of bytes, never packed.
+  bool contiguous = false;
   bool named = false;       // predefined datatype
   ElemKind kind = ElemKind::bytes;
 };
