@@ -79,15 +79,20 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
   // passes through where there is none; every rank's state has one or none
   // alike, as every rank made it in the same collective.
   plan->state = nonblocking ? find_comm_state(comm) : comm_state(comm);
-  if (!plan->state || plan->state->coll.comm == MPI_COMM_NULL) return false;
+  if (!plan->state || plan->state->coll.comm == MPI_COMM_NULL) {
+    if (nonblocking) note_pass(PassReason::unprepared);
+    return false;
+  }
   CommState& s = *plan->state;
   plan->layout = layout_of(s, cfg.hierarchy);
   // Making the node groups is a blocking collective: a nonblocking call
   // with node stages needs them made, which a blocking node-aware call on
   // this communicator did on every rank alike.
   if (nonblocking && plan->layout != Layout::flat && staged_call(operation) &&
-      s.node.comm == MPI_COMM_NULL)
+      s.node.comm == MPI_COMM_NULL) {
+    note_pass(PassReason::unprepared);
     return false;
+  }
   const Tier tier = plan->tier.tier;
   const ElemKind kind = plan->type.kind;
   Candidates codecs = candidates(cfg, tier, kind);

@@ -216,6 +216,16 @@ void runtime_start() {
   set_job(job);
   set_call_timing(cfg.verbose > 0 || !cfg.report_path.empty());
   set_active(true);
+  // A nonblocking collective cannot make a communicator's private copy or
+  // node groups (making them is collective and blocking): MPI_COMM_WORLD's
+  // are made here, where every rank is anyway, so that its nonblocking
+  // collectives are compressed from the first, as its duplicates' are after
+  // a blocking one. Only where nonblocking compression is on
+  // (ADACOMP_NONBLOCKING): a job that leaves it off pays nothing.
+  if (cfg.nonblocking && cfg.mode != Mode::raw) {
+    CommState* world = comm_state(MPI_COMM_WORLD);
+    if (world && world->spans_nodes()) ensure_node_groups(world);
+  }
   if (cfg.verbose && rank == 0) {
     print_banner();
     if (job_spans_nodes())

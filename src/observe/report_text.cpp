@@ -36,8 +36,8 @@ const char* pass_reason(const ReportData& d) {
   // A one-host job under the adaptive policy passes everything by design:
   // neither the thresholds nor the model had a say.
   if (!job_spans_nodes() && c.adaptive() && node_local_raw()) return "one_host";
-  static const char* const kNames[kPassReasons] = {"below_threshold", "model_no_gain",
-                                                   "nonblocking_off", "switched_off"};
+  static const char* const kNames[kPassReasons] = {
+      "below_threshold", "model_no_gain", "nonblocking_off", "unprepared", "switched_off"};
   int most = 0;
   for (int p = 1; p < kPassReasons; ++p)
     if (d.passes[p] > d.passes[most]) most = p;
@@ -130,6 +130,14 @@ void pass_verdict(const ReportData& d, Verdict* v) {
                                "a forced mode (ADACOMP_MODE=lossless)"
                          : "") +
            " (docs/nonblocking.md)";
+  } else if (why == "unprepared") {
+    because =
+        "its nonblocking collectives ran on communicators whose first collective was "
+        "nonblocking: the library prepares a communicator (its private copy, and its node "
+        "groups across nodes) in a blocking collective";
+    next =
+        "make one blocking collective (MPI_Barrier) on each such communicator before its "
+        "nonblocking ones; MPI_COMM_WORLD is prepared at MPI_Init (docs/nonblocking.md)";
   } else {
     // T1 as in force: the user's, or the default the link gave (policy/model.h).
     const std::string t1 = c.threshold_lossless_auto

@@ -72,6 +72,9 @@ enum class PassReason : unsigned char {
   below_threshold,  // smaller than the tier thresholds
   model_no_gain,    // the runtime model chose the plain path
   nonblocking_off,  // a nonblocking collective not compressed (ADACOMP_NONBLOCKING)
+  unprepared,       // a nonblocking collective on a communicator the library has
+                    // not prepared: its private copy or node groups are made
+                    // by a blocking collective (MPI_COMM_WORLD's at MPI_Init)
   switched_off,     // ADACOMP_MODE=raw, the override, or MPI_Pcontrol(0)
   kCount
 };

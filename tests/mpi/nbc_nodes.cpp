@@ -7,7 +7,8 @@
 // Several calls outstanding on one communicator, completed in reverse
 // order, start their node stages in call order on every rank (else MPI
 // would mismatch them). A communicator whose node groups are not made yet
-// passes its first nonblocking call through.
+// passes its first nonblocking call through; MPI_COMM_WORLD's are made at
+// MPI_Init, so its very first collective, nonblocking, is compressed.
 //
 // Run with ADACOMP_NONBLOCKING=on, ADACOMP_NODE_MAP and compression forced;
 // --lossy BOUND in lossy mode (the Allreduce reduces on codes in both
@@ -175,6 +176,26 @@ void fresh_comm(int n) {
   MPI_Comm_free(&comm);
 }
 
+// MPI_COMM_WORLD itself, before any blocking collective on it: its first
+// MPI_Iallreduce and MPI_Ibcast take the node-aware path and are right.
+void world_first(int n) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<int> in = input<int>(rank, n), out(n), plain(n);
+  const unsigned long long reduced = compressed("allreduce"), sent = compressed("bcast");
+  MPI_Request req;
+  MPI_Iallreduce(in.data(), out.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  std::vector<int> bcast = input<int>(rank, n), root_data = input<int>(0, n);
+  MPI_Ibcast(bcast.data(), n, MPI_INT, 0, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  PMPI_Allreduce(in.data(), plain.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(compressed("allreduce") == reduced + 1, "first Iallreduce on MPI_COMM_WORLD not compressed");
+  CHECK(compressed("bcast") == sent + 1, "first Ibcast on MPI_COMM_WORLD not compressed");
+  CHECK(same(out, plain), "first Iallreduce on MPI_COMM_WORLD wrong");
+  CHECK(same(bcast, root_data), "first Ibcast on MPI_COMM_WORLD wrong");
+}
+
 #if MPI_VERSION >= 4
 // Persistent node-aware calls started in a different order on every other
 // rank, as MPI allows: their node stages could not start in one order, so
@@ -209,6 +230,7 @@ int main(int argc, char** argv) {
   // --segmented (pipelined mode): vectors the Allreduce, Reduce_scatter and
   // Reduce cut into segments too, alone and outstanding with other calls.
   const bool segmented = argc > 1 && std::strcmp(argv[1], "--segmented") == 0;
+  if (!lossy) world_first(20001);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   for (int n : {1, 7, 1001, 40001}) {
