@@ -266,11 +266,8 @@ def c_entry(call, name, large, by_name):
     buffers = [p.name for p in call.params if p.base == "void"]
     if buffers and not call.has("own_handle"):
         out.append(f"  if ({' || '.join(f'adacomp::on_device({b})' for b in buffers)}) return {pmpi};")
-    # The caller's address: the call site of the report (observe/sites.h).
-    out.append(f"  adacomp::CallClock clock(adacomp::call_{name}, __builtin_return_address(0));")
-    # A persistent request's bytes count at each start, at its _init's site.
-    if name == "Request_free":
-        out.append("  if (clock.on() && request) adacomp::forget_persistent(*request);")
+    clock_start, clock_stop = clock_lines(call, name, {p.name: p.name for p in call.params})
+    out += clock_start
     probe = alias_probe(call, by_name, {p.name: p.name for p in call.params}, large)
     out += probe
     rc = "  const int rc = " + (f"alias_refused ? {pmpi}\n      : " if probe else "")
@@ -281,12 +278,31 @@ def c_entry(call, name, large, by_name):
                 f"      : or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});"]
     else:  # a `large` twin: the implementation's template over MPI_Count
         out.append(f"{rc}or_pmpi(adacomp::{impl}({args}), [&] {{ return {pmpi}; }});")
-    made = ", request" if call.name.endswith("_init") else ""
-    out.append(f"  clock.stop(rc, [&] {{ return {payload(call)}; }}{made});")
-    if name in STARTS:
-        out.append(f"  if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts({STARTS[name]});")
+    out += clock_stop
     out += ["  return rc;", "}"]
     return "\n".join(out)
+
+
+def clock_lines(call, name, expr):
+    """The lines that time a call for the report, before and after it: the
+    same for a C and a Fortran entry, each naming the C arguments by its own
+    expressions (`expr`: parameter name -> expression)."""
+    expr = {name: e for name, e in expr.items() if name}  # not MPI_Pcontrol's "..."
+    names = re.compile(r"\b(" + "|".join(map(re.escape, expr)) + r")\b") if expr else None
+
+    def c(text):  # `text` over the C parameters, in this entry's expressions
+        return names.sub(lambda m: f"({expr[m.group(1)]})", text) if names else text
+
+    # The caller's address: the call site of the report (observe/sites.h).
+    start = [f"  adacomp::CallClock clock(adacomp::call_{name}, __builtin_return_address(0));"]
+    # A persistent request's bytes count at each start, at its _init's site.
+    if name == "Request_free":
+        start.append(f"  if (clock.on() && {c('request')}) adacomp::forget_persistent(*{c('request')});")
+    made = f", {c('request')}" if call.name.endswith("_init") else ""
+    stop = [f"  clock.stop(rc, [&] {{ return {c(payload(call))}; }}{made});"]
+    if name in STARTS:
+        stop.append(f"  if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts({c(STARTS[name])});")
+    return start, stop
 
 
 def fortran_param(call, p, count_name, fparams, pre, args, post):
@@ -370,15 +386,21 @@ def fortran_entry(call, by_name):
     if any(p.name == "argc" for p in params):
         pre.insert(0, "adacomp::fortran_setup();")  # MPICH: before MPI starts
     fparams.append("MPI_Fint* ierr")
-    probe = alias_probe(call, by_name, {p.name: a for p, a in zip(params, args)}, False)
+    expr = {p.name: a for p, a in zip(params, args)}
+    probe = alias_probe(call, by_name, expr, False)
+    # Timed as the C entries are: a Fortran program's time in MPI is the
+    # report's measure of what coding saved.
+    clock_start, clock_stop = clock_lines(call, name, expr)
     args = ", ".join(args)
-    body = ["  adacomp::progress_collectives();"] + ["  " + l for l in pre] + probe
+    body = (["  adacomp::progress_collectives();"] + ["  " + l for l in pre] + clock_start +
+            probe)
     call_impl = f"or_pmpi(adacomp::{name.lower()}({args}), [&] {{ return PMPI_{name}({args}); }})"
     if call.has("polled"):
         call_impl = f"{polled(call, args)}\n      : {call_impl}"
     if probe:
         call_impl = f"alias_refused ? PMPI_{name}({args})\n      : {call_impl}"
     body.append(f"  int rc = {call_impl};")
+    body += clock_stop
     body += ["  " + l for l in post]
     body.append("  if (ierr) *ierr = rc;")
     lname, fsig = name.lower(), ", ".join(fparams)
