@@ -6,7 +6,7 @@ cell is the median over runs of its per-run medians. The best forced mode
 is the fastest of plain, lossless and pipelined; a cell meets issue #26's
 target when the default takes no more than best / 0.97. Prints one
 Markdown table per label and the cells under target.
-    bench/default_vs_best.py docs/bench/default-vs-best/*.csv
+    bench/default_vs_best.py bench/results/default-vs-best/*.csv
 """
 import csv
 import statistics
