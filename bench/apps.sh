@@ -1,5 +1,5 @@
 #!/bin/bash
-# Real applications across emulated nodes (issue 23): unmodified MPI programs
+# Real applications across emulated nodes: unmodified MPI programs
 # under plain MPI and under AdaComp with default settings (the adacomp
 # launcher; no adacomp.conf, no ADACOMP_* variables), side by side on the
 # emulated cluster (tools/cluster.sh, 2 nodes), taking turns run by run.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# OSU-style point-to-point benchmarks (issue 23) on the emulated cluster
+# OSU-style point-to-point benchmarks on the emulated cluster
 # (tools/cluster.sh, 2 nodes): bench/osu_bench.c under plain MPI and under
 # AdaComp with default settings (the adacomp launcher; no adacomp.conf, no
 # ADACOMP_* variables) side by side, taking turns run by run (the first of

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Overlap benchmark (issue 14): an MPI_Iallreduce started before independent
+# Overlap benchmark: an MPI_Iallreduce started before independent
 # computation of about its plain transfer time, waited for after it, on a
 # tc-shaped loopback at 1 and 10 Gbit/s (2 ranks). Side by side: plain MPI,
 # AdaComp lossless (its engine advances inside MPI calls), and AdaComp
