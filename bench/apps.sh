@@ -1,11 +1,11 @@
 #!/bin/bash
-# Real applications across emulated nodes (issue 23): unmodified MPI programs
+# Real applications across emulated nodes: unmodified MPI programs
 # under plain MPI and under AdaComp with default settings (the adacomp
 # launcher; no adacomp.conf, no ADACOMP_* variables), side by side on the
 # emulated cluster (tools/cluster.sh, 2 nodes), taking turns run by run.
 # Every pair of runs must print identical results (compared bit for bit);
 # a difference fails the script.
-#   bench/apps.sh [OUT_DIR]           (default docs/bench/apps)
+#   bench/apps.sh [OUT_DIR]           (default bench/results/apps)
 # Applications (APPS, default "jacobi lammps"):
 #   jacobi  bench/jacobi.c: 2-D heat stencil, Irecv/Isend/Waitall halo rows
 #           and an Allreduce every 50 steps (JACOBI_ARGS, default "2048 600")
@@ -22,7 +22,7 @@
 # Run it on an idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=$(mkdir -p "${1:-$root/docs/bench/apps}" && cd "${1:-$root/docs/bench/apps}" && pwd)
+out=$(mkdir -p "${1:-$root/bench/results/apps}" && cd "${1:-$root/bench/results/apps}" && pwd)
 reps=${REPS:-5} timeout=${TIMEOUT:-600}
 read -ra jacobi_args <<<"${JACOBI_ARGS:-2048 600}"
 read -ra lammps_args <<<"${LAMMPS_ARGS:--var side 20 -var steps 200}"

@@ -3,10 +3,10 @@
 
 Runs of one label (MPI, layout, link) are pooled: each mode's time in a
 cell is the median over runs of its per-run medians. The best forced mode
-is the fastest of plain, lossless and pipelined; a cell meets issue #26's
+is the fastest of plain, lossless and pipelined; a cell meets the
 target when the default takes no more than best / 0.97. Prints one
 Markdown table per label and the cells under target.
-    bench/default_vs_best.py docs/bench/default-vs-best/*.csv
+    bench/default_vs_best.py bench/results/default-vs-best/*.csv
 """
 import csv
 import statistics

@@ -7,7 +7,7 @@
 # size, the default's time as a fraction of the best of plain, lossless and
 # pipelined (the medians over runs of each mode's median), and every cell
 # under 0.97.
-#   bench/default_vs_best.sh [openmpi|mpich] [OUT_DIR, default docs/bench/default-vs-best]
+#   bench/default_vs_best.sh [openmpi|mpich] [OUT_DIR, default bench/results/default-vs-best]
 # LAYOUTS (default "2x1:1gbit 2x1:10gbit 2x2:1gbit 2x2:10gbit"), OPS
 # (default allreduce,bcast,reduce,sendrecv), MIN and MAX (4K, 16M), RUNS (3)
 # and BUDGET (seconds per mode and size, 0.3) change the matrix; LABEL
@@ -18,7 +18,7 @@
 set -euo pipefail
 flavor=${1:-openmpi}
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${2:-$root/docs/bench/default-vs-best}
+out=${2:-$root/bench/results/default-vs-best}
 bench=$root/build/$flavor/bench/adacomp-bench
 [ -x "$bench" ] || "$root/tools/build.sh" "$flavor" >/dev/null
 mkdir -p "$out"

@@ -1,4 +1,4 @@
-/* A plain MPI application, as users write them, for issue 23's "real
+/* A plain MPI application, as users write them, for the "real
  * applications" check (bench/apps.sh): Jacobi iteration of the 2-D heat
  * equation on an N x N grid, rows split over the ranks, halo rows swapped
  * every step with MPI_Irecv/MPI_Isend/MPI_Waitall (the point-to-point

@@ -3,7 +3,7 @@
 # and its forced modes, side by side in one run per layout, every result
 # checked (adacomp-bench). Layouts: 1x2 and 1x4 on shared memory only, and
 # 2x2 and 4x1 on the emulated cluster (tools/cluster.sh) at 1 and 10 Gbit/s.
-# Writes docs/bench/layout-<layout>-<rate>[-lossy].{csv,txt}.
+# Writes bench/results/layout-<layout>-<rate>[-lossy].{csv,txt}.
 #   bench/layouts.sh [openmpi|mpich] [max size on the cluster, default 16M]
 # BENCH_LAYOUTS (default "1x2:shm 1x4:shm 2x2:1gbit 2x2:10gbit 4x1:1gbit
 # 4x1:10gbit") picks the runs; BENCH_OPS the operations.
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/$flavor
 [ -x "$build/bench/adacomp-bench" ] || "$root/tools/build.sh" "$flavor" >/dev/null
 bench=$build/bench/adacomp-bench
-out=$root/docs/bench
+out=$root/bench/results
 mkdir -p "$out"
 ops=${BENCH_OPS:-allreduce,bcast,reduce,allgather,alltoall,reduce_scatter,sendrecv}
 export CLUSTER_PREFIX=adacomp-bench-$$

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Markdown tables from bench/layouts.sh's CSVs (docs/bench/layout-*.csv).
+"""Markdown tables from bench/layouts.sh's CSVs (bench/results/layout-*.csv).
 
 For each layout: one table per operation, median ms of plain MPI and the
 speedup of every other mode over it, each cell checked; for the one-node
 layouts also the worst ratio of default to plain against the limit
 (1.03x plain + 1 us).
-    bench/layouts_summary.py docs/bench/layout-*.csv > docs/bench/layouts.md
+    bench/layouts_summary.py bench/results/layout-*.csv > bench/results/layouts.md
 """
 import csv
 import sys

@@ -1,13 +1,13 @@
 #!/bin/bash
-# OSU-style point-to-point benchmarks (issue 23) on the emulated cluster
+# OSU-style point-to-point benchmarks on the emulated cluster
 # (tools/cluster.sh, 2 nodes): bench/osu_bench.c under plain MPI and under
 # AdaComp with default settings (the adacomp launcher; no adacomp.conf, no
 # ADACOMP_* variables) side by side, taking turns run by run (the first of
 # the two alternates) so that machine noise hits both alike. Every run
-# checks its data. Writes, under OUT_DIR (default docs/bench/osu):
+# checks its data. Writes, under OUT_DIR (default bench/results/osu):
 #   raw/<mpi>-<link>.tsv  every run's lines (replaced when that MPI and link run again)
 #   summary.tsv, summary.md  medians over runs and default/plain per size
-# and PLOTS/osu-<link>.png (bench/osu_plot.py; PLOTS defaults to docs/bench).
+# and PLOTS/osu-<link>.png (bench/osu_plot.py; PLOTS defaults to bench/results).
 #   bench/osu.sh [OUT_DIR]
 # Subsets through the environment (defaults in brackets):
 #   MPIS     [openmpi mpich]
@@ -29,8 +29,8 @@
 # ranks a test leaves out sleep. Run it on an idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=$(mkdir -p "${1:-$root/docs/bench/osu}" && cd "${1:-$root/docs/bench/osu}" && pwd)
-plots=$(mkdir -p "${PLOTS:-$root/docs/bench}" && cd "${PLOTS:-$root/docs/bench}" && pwd)
+out=$(mkdir -p "${1:-$root/bench/results/osu}" && cd "${1:-$root/bench/results/osu}" && pwd)
+plots=$(mkdir -p "${PLOTS:-$root/bench/results}" && cd "${PLOTS:-$root/bench/results}" && pwd)
 mpis=${MPIS:-openmpi mpich}
 links=${LINKS:-unshaped 25gbit 10gbit 1gbit}
 layouts=${LAYOUTS:-2x1 2x2}

@@ -1,4 +1,4 @@
-/* OSU-style point-to-point benchmarks (issue 23), plain C against MPI only,
+/* OSU-style point-to-point benchmarks, plain C against MPI only,
  * so that the same binary runs with and without AdaComp preloaded
  * (bench/osu.sh runs both side by side). Modelled on the OSU
  * Micro-Benchmarks' osu_latency, osu_bw, osu_bibw and osu_mbw_mr, plus a
@@ -201,7 +201,7 @@ static void bidirectional(Run* r, int iters) {
 
 /* Every rank sends per_peer messages to every other rank, then receives
  * as many with MPI_Irecv(MPI_ANY_SOURCE), one at a time, polling MPI_Test:
- * the receive loop of issue 23's application. MPI's non-overtaking rule
+ * the receive loop of a wildcard-heavy application. MPI's non-overtaking rule
  * makes each sender's messages arrive in order, which a check run checks. */
 static void wildcard(Run* r, int iters) {
   int sends = r->per_peer * (r->n - 1);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots bench/osu.sh's summary: default/plain against message size, one
 figure per link (osu-<link>.png), one panel per MPI, a line per test
-(colour) and layout (line style), with issue 23's 0.97 target marked.
+(colour) and layout (line style), with the 0.97 target marked.
 
 usage: osu_plot.py SUMMARY.tsv [--out DIR]
 """

@@ -6,7 +6,7 @@ usage: osu_summary.py RAW.tsv [RAW.tsv ...] --tsv SUMMARY.tsv --md SUMMARY.md
 ratio: the library's performance over plain MPI's, above 1 when the library
 is faster: plain time / default time for latency, default / plain for
 bandwidth and message rates. ratio_min and ratio_max span the ratios of the
-single runs, paired by run number. A cell misses issue 23's target when its
+single runs, paired by run number. A cell misses the target when its
 ratio is below 0.97, unless it is a latency under 1 KB within 0.3 us of
 plain MPI's.
 """
@@ -100,7 +100,7 @@ def write_md(rows, path):
              "Ratio of the library's performance (default settings) to plain MPI's, medians "
              "over runs; above 1 is faster. Latency cells add the difference in us. "
              f"**Bold**: below {TARGET_RATIO} (latency under 1 KB: and more than "
-             f"{TARGET_SMALL_US} us slower), issue 23's target missed.", ""]
+             f"{TARGET_SMALL_US} us slower): the target missed.", ""]
     for (mpi, link, layout), cells in tables.items():
         tests = [t for t in TESTS if any(k[0] == t for k in cells)]
         sizes = sorted({k[1] for k in cells})

@@ -1,5 +1,5 @@
-/* Overlap of a nonblocking collective with independent computation (issue
- * 14): an MPI_Iallreduce of --bytes is started, then computation of about
+/* Overlap of a nonblocking collective with independent computation: an
+ * MPI_Iallreduce of --bytes is started, then computation of about
  * its plain transfer time runs, then MPI_Wait. Reports, per repetition and
  * as medians, the total time, the computation's own time against the same
  * computation alone (its slowdown), and the Wait time.

@@ -1,12 +1,12 @@
 #!/bin/bash
-# Overlap benchmark (issue 14): an MPI_Iallreduce started before independent
+# Overlap benchmark: an MPI_Iallreduce started before independent
 # computation of about its plain transfer time, waited for after it, on a
 # tc-shaped loopback at 1 and 10 Gbit/s (2 ranks). Side by side: plain MPI,
 # AdaComp lossless (its engine advances inside MPI calls), and AdaComp
 # lossless with its progress thread (ADACOMP_PROGRESS=thread, the benchmark
 # initialising MPI_THREAD_MULTIPLE), each with the computation in one piece
 # and in slices with an MPI_Test between them. Writes
-# docs/bench/overlap-<flavor>.txt. Run it on an idle machine.
+# bench/results/overlap-<flavor>.txt. Run it on an idle machine.
 #   bench/overlap.sh [openmpi|mpich] [bytes, default 8M] [reps, default 10] [polls, default 8]
 #                    [runs, default "plain adacomp adacomp+thread"]
 set -euo pipefail
@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/$flavor
 [ -x "$build/bench/adacomp-overlap" ] || "$root/tools/build.sh" "$flavor" >/dev/null
 source "$root/tools/netns.sh"
-out=$root/docs/bench
+out=$root/bench/results
 mkdir -p "$out"
 report=$out/overlap-$flavor.txt
 : >"$report"

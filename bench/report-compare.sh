@@ -7,7 +7,7 @@
 # then adacomp-report's summary of the second, `compare raw default`, and
 # its HTML page (the comparison plotted, then both runs).
 #   bench/report-compare.sh [openmpi|mpich] [LAYOUT=2x2] [RATE=1gbit] [STEPS=20] [KB=4096] [EXTRA K=V...]
-# Writes docs/bench/report-compare-<flavor>-<layout>-<rate>.{txt,html} and the
+# Writes bench/results/report-compare-<flavor>-<layout>-<rate>.{txt,html} and the
 # two JSON reports beside them (REPORT_OUT=DIR: there instead). Timings: run
 # on an otherwise idle machine.
 set -euo pipefail
@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/$flavor
 [ -x "$build/tests/report-app" ] && [ -x "$build/adacomp" ] ||
   cmake --build "$build" --target report-app adacomp_installed >/dev/null
-out=${REPORT_OUT:-$root/docs/bench}
+out=${REPORT_OUT:-$root/bench/results}
 name=report-compare-$flavor-$layout-$rate
 mkdir -p "$out"
 if [[ $layout =~ ^([0-9]+)x[0-9]+$ ]]; then nodes=${BASH_REMATCH[1]}; else nodes=$(tr ',' '\n' <<<"$layout" | wc -l); fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Slow-network benchmarks: adacomp-bench for every collective, size and mode
 # on a tc-shaped loopback at 1 Gbit/s and 10 Gbit/s (2 ranks), then the
-# plots. Writes docs/bench/<rate>.csv and docs/bench/*.png.
+# plots. Writes bench/results/<rate>.csv and bench/results/*.png.
 #   bench/run.sh [openmpi|mpich] [max size, default 64M]
 # Lossy modes use ADACOMP_REL_ERROR_BOUND (default 1e-4 here).
 set -euo pipefail
@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/$flavor
 [ -x "$build/bench/adacomp-bench" ] || "$root/tools/build.sh" "$flavor" >/dev/null
 source "$root/tools/netns.sh"
-out=$root/docs/bench
+out=$root/bench/results
 mkdir -p "$out"
 export ADACOMP_REL_ERROR_BOUND=${ADACOMP_REL_ERROR_BOUND:-1e-4}
 for rate in 1gbit 10gbit; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns adacomp-bench CSVs into the Markdown tables of docs/benchmarks.md,
-with the issue's targets checked against the Allreduce rows.
+with the targets checked against the Allreduce rows.
 
 usage: summarize.py RUN.csv [RUN.csv ...] > table.md
 """

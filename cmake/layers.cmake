@@ -1,7 +1,7 @@
 # Each directory of src/ is one layer and one library. A layer's include
 # path holds its own headers and those of the layers it is linked to, and
 # nothing else: including a header from a layer above fails to compile, so
-# the build itself checks the layering (docs/architecture.md).
+# the build itself checks the layering (docs/design.md).
 #
 #   codec <- wire <- policy <- services <- observe <- transfer <- coll, p2p <- interpose
 #                                                exec <--'

@@ -2,7 +2,8 @@
 """Every relative link and image of the markdown files under DIR resolves:
 the file exists, and a #anchor names a heading of it (GitHub's rule:
 lower case, punctuation dropped, spaces to hyphens). Run on the installed
-docs (tests/install_check.sh) and usable on the source tree.
+docs (tests/install_check.sh) and on the source tree, where build
+directories and bench/results/ (untracked output) are skipped.
 
 usage: docs_links.py DIR   (exit 1 naming each broken link)"""
 import os
@@ -48,7 +49,9 @@ def main(argv):
         sys.stderr.write(__doc__.split("\n\n")[-1] + "\n")
         return 2
     broken, checked = [], 0
-    for root, _, files in os.walk(argv[1]):
+    for root, dirs, files in os.walk(argv[1]):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build"))
+                         and os.path.join(root, d) != os.path.join(argv[1], "bench", "results"))
         for f in sorted(files):
             if not f.endswith(".md"):
                 continue

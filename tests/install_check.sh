@@ -33,8 +33,8 @@ for f in include/adacomp.h lib/libadacomp-$flavor.so lib/libadacomp-$flavor.so.0
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 # Every doc with its images, and every relative link of the installed
-# markdown files resolves there (README.md -> docs/..., docs/ -> bench/...).
-for f in README.md docs/report.md docs/testing.md docs/bench/report-demo.png docs/scale/speedup_link.png; do
+# markdown files resolves there (README.md -> docs/..., docs/ -> images/...).
+for f in README.md docs/report.md docs/testing.md docs/images/report-demo.png docs/images/scale-speedup_link.png; do
   [ -e "$prefix/share/doc/adacomp/$f" ] || fail "share/doc/adacomp/$f not installed"
 done
 python3 "$(dirname "$0")/docs_links.py" "$prefix/share/doc/adacomp" || fail "broken links in the installed docs"

@@ -13,7 +13,7 @@ Each document holds a generated block between marker lines:
   roff      .\\" calls: generated ...               ...  .\\" calls: end
 
 usage: call_docs.py check|write [FILE...]   (FILE relative to the source
-       tree; default: README.md, man/adacomp.1, docs/nonblocking.md). check:
+       tree; default: docs/user-guide.md, man/adacomp.1, docs/nonblocking.md). check:
        exit 1 naming each stale list, a file without one, and each line of
        README.md, man/ or docs/ that calls a call of the table "not
        intercepted"; write: regenerate the lists in place
@@ -108,7 +108,7 @@ def block_re(path):
 
 # The documents that hold a generated list, and those whose statements
 # that a call is "not intercepted" are checked against the table.
-LISTS = ["README.md", "man/adacomp.1", "docs/nonblocking.md"]
+LISTS = ["docs/user-guide.md", "man/adacomp.1", "docs/nonblocking.md"]
 
 
 def scanned():

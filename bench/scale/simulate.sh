@@ -17,7 +17,7 @@
 #    libsimgrid, shared by all ranks): the compressed rings test for the
 #    next frame after each chunk they send, so at 64 ranks the counter ran
 #    into the tens and the sleeps, not the network, set the time
-#    (docs/scale.md, finding 3);
+#    (docs/scale.md, Findings, 3);
 #  - SMPI's MPICH collective selector ($SMPI_COLL_SELECTOR: mpich, ompi, ...);
 #    SMPI's own default selector uses naive algorithms (Allreduce as Reduce
 #    then Bcast: 5x slower than a ring at 8 MB on 16 nodes), no fair baseline.

@@ -6,7 +6,7 @@
 # 1e-4) on the emulated cluster (tools/cluster.sh, build/FLAVOR) with nodes
 # of LAYOUT and links of GBITS Gbit/s, then the same under SMPI
 # (bench/scale/simulate.sh, build/smpi), and prints both times and their
-# ratio. The target is within 10% (issue #26). Needs root (the cluster uses network
+# ratio. The target is within 10%. Needs root (the cluster uses network
 # namespaces). The emulated nodes share this machine's cores: with more
 # ranks than cores, codec time is stretched there and not in the simulation
 # (SMPI charges each rank's CPU time), so compare 2x1 first. SIZE defaults

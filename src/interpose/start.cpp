@@ -1,5 +1,5 @@
 // The library's start right after PMPI_Init* and its stop right before
-// PMPI_Finalize (docs/architecture.md, "MPI_Init and MPI_Finalize"): every
+// PMPI_Finalize (docs/design.md, "MPI_Init and MPI_Finalize"): every
 // layer's set-up and the one agreement of MPI_Init, the statistics and the
 // private communicators at MPI_Finalize.
 #include "interpose/start.h"

@@ -271,7 +271,7 @@ const Setting kSettings[] = {
      }},
 };
 
-// Former names, still accepted (README, man adacomp.conf): the feature
+// Former names, still accepted (docs/user-guide.md, man adacomp.conf): the feature
 // they set is called inter-step coding everywhere else.
 const std::pair<const char*, const char*> kAliases[] = {
     {"ADACOMP_XOR", "ADACOMP_INTERSTEP"}, {"ADACOMP_XOR_MEMORY", "ADACOMP_INTERSTEP_MEMORY"}};

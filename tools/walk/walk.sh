@@ -1,5 +1,5 @@
 #!/bin/bash
-# The folder switches of one call's walk (issue 24's count): builds the
+# The folder switches of one call's walk: builds the
 # library with -finstrument-functions in BUILD (default build/walk-openmpi),
 # runs tools/walk/walk_trace.c on 2 ranks declared as 2 nodes, forced
 # lossless, and prints tools/walk/walk.py's count and walk for rank 0's call.

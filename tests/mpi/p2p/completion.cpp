@@ -164,7 +164,7 @@ void persistent_and_modes() {
   for (int k = 0; k < 3; ++k) {
 #ifdef OPEN_MPI
     // Open MPI 4.1's own persistent buffered send delivers stale data from
-    // the second start on (README, Known limitations);
+    // the second start on (docs/user-guide.md, Known limitations);
     // through AdaComp it is a standard persistent send and correct.
     if (k == 2 && raw_) continue;
 #endif
