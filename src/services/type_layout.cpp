@@ -149,21 +149,21 @@ std::optional<ByteRun> ordered_run(MPI_Datatype t) {
       break;
     }
     case MPI_COMBINER_INDEXED:
-    case MPI_COMBINER_HINDEXED: {
-      const std::optional<ByteRun> element = ordered_run(c.types[0]);
-      const MPI_Aint extent = extent_of(c.types[0]);
-      const bool bytes = c.combiner == MPI_COMBINER_HINDEXED;
-      for (int i = 0; i < n[0]; ++i)
-        chain.add(element, n[1 + i], extent, bytes ? a[i] : n[1 + n[0] + i] * extent);
-      break;
-    }
+    case MPI_COMBINER_HINDEXED:
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK: {
+      // ints: count, then one block length (_BLOCK) or count of them, then
+      // the displacements in extents (not H*); addrs: those in bytes (H*).
+      const bool one_length =
+          c.combiner == MPI_COMBINER_INDEXED_BLOCK || c.combiner == MPI_COMBINER_HINDEXED_BLOCK;
+      const bool in_bytes =
+          c.combiner == MPI_COMBINER_HINDEXED || c.combiner == MPI_COMBINER_HINDEXED_BLOCK;
       const std::optional<ByteRun> element = ordered_run(c.types[0]);
       const MPI_Aint extent = extent_of(c.types[0]);
-      const bool bytes = c.combiner == MPI_COMBINER_HINDEXED_BLOCK;
-      for (int i = 0; i < n[0]; ++i)
-        chain.add(element, n[1], extent, bytes ? a[i] : n[2 + i] * extent);
+      const int blocks = n[0], displacements = one_length ? 2 : 1 + blocks;
+      for (int i = 0; i < blocks; ++i)
+        chain.add(element, n[one_length ? 1 : 1 + i], extent,
+                  in_bytes ? a[i] : n[displacements + i] * extent);
       break;
     }
     case MPI_COMBINER_STRUCT:
