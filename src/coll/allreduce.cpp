@@ -28,9 +28,8 @@
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
-#include "coll/ring.h"
-#include "coll/ring_codes.h"
 #include "coll/schedule.h"
+#include "coll/segment_ring.h"
 
 namespace adacomp {
 namespace {
@@ -102,16 +101,10 @@ class AllreduceSchedule : public Schedule {
   }
 
   bool advance(bool wait) override {
-    if (segments_.size() == 1) return advance_segment(0, wait);
-    // Segments run their node stages nonblocking even in a blocking call,
-    // so that they overlap the ring; the blocking call polls, advancing the
-    // nonblocking calls outstanding elsewhere as its blocking waits do
-    // (a peer may need one of them before it can take part in this call).
-    while (!advance_segments()) {
-      if (!wait) return false;
-      progress_collectives();
-    }
-    return true;
+    auto gather = [&](size_t k, bool w) { return this->gather(k, w); };
+    auto ring = [&](size_t k, bool w) { return this->ring(k, w); };
+    auto spread = [&](size_t k, bool w) { return this->spread(k, w); };
+    return advance_segments(segments_.size(), wait, gather, ring, spread);
   }
 
   int finish() override {
@@ -128,33 +121,12 @@ class AllreduceSchedule : public Schedule {
     uint8_t* acc = nullptr;              // and result
     size_t ring_count = 0;
     std::optional<NodeStage> gather, spread;  // node-aware: before and after the ring
-    std::unique_ptr<HopRing> hops;
-    std::unique_ptr<CodesRing> codes;
-    bool ring_done = false;
+    SegmentRing ring;
   };
 
-  // One pass over the segments; true once all are done. Segment k's gather
-  // starts once k-1's is done (so the first ring starts as early as it
-  // can), its ring once k-1's ring is (one ring's memory and tag at a
-  // time), its spread once its ring is.
-  bool advance_segments() {
-    bool done = true, gathered = true, ringed = true;
-    for (size_t k = 0; k < segments_.size(); ++k) {
-      Segment& g = segments_[k];
-      if (!gathered || !gather(g, false)) gathered = false;
-      if (!gathered || !ringed || !agree_.ready(call_, false) || !ring(g, false)) ringed = false;
-      if (!ringed || !spread(g, false)) done = false;
-    }
-    return done;
-  }
-
-  bool advance_segment(size_t k, bool wait) {
+  // The node's inputs of segment k combined before its ring: blocking or started.
+  bool gather(size_t k, bool wait) {
     Segment& g = segments_[k];
-    return gather(g, wait) && agree_.ready(call_, wait) && ring(g, wait) && spread(g, wait);
-  }
-
-  // The node's inputs of segment g combined before its ring: blocking or started.
-  bool gather(Segment& g, bool wait) {
     if (!g.gather) return true;
     const Group& node = plan_.state->node;
     const uint8_t* in = node_input_ + g.offset * plan_.type.size;
@@ -173,8 +145,9 @@ class AllreduceSchedule : public Schedule {
         [&](MPI_Request* r) { return PMPI_Ireduce(in, out, n, type_, op_, 0, node.comm, r); });
   }
 
-  // Segment g's result from its ring's members to every rank of the node.
-  bool spread(Segment& g, bool wait) {
+  // Segment k's result from its ring's members to every rank of the node.
+  bool spread(size_t k, bool wait) {
+    Segment& g = segments_[k];
     if (!g.spread) return true;
     const Group& node = plan_.state->node;
     const bool failed = g.gather->failed();
@@ -195,28 +168,18 @@ class AllreduceSchedule : public Schedule {
         [&](MPI_Request* r) { return PMPI_Ibcast(out, n, type_, 0, node.comm, r); });
   }
 
-  // The compressed ring on this rank's part of segment g, its path chosen
-  // once the agreement is in (so its buffers are taken only then, and
-  // released when it is done, for the next segment's ring).
-  bool ring(Segment& g, bool wait) {
-    if (g.ring_done) return true;
-    if (!g.hops && !g.codes) {
-      if (g.ring_count == 0 || (g.gather && g.gather->failed())) return g.ring_done = true;
-      if (agree_.grid().on) {
-        g.codes = std::make_unique<CodesRing>(call_, g.ring_in, g.acc,
-                                              even_blocks(g.ring_count, call_.group.size), true,
-                                              agree_.grid(), tag_);
-      } else {
-        if (g.ring_in != g.acc) std::memcpy(g.acc, g.ring_in, g.ring_count * plan_.type.size);
-        g.hops = std::make_unique<HopRing>(call_,
-                                           ReduceArgs{g.acc, plan_.type.size, type_, op_,
-                                                      even_blocks(g.ring_count, call_.group.size)},
-                                           true, tag_);
-      }
-    }
-    if (!(g.codes ? g.codes->advance(wait) : g.hops->advance(wait))) return false;
-    g.codes.reset(), g.hops.reset();
-    return g.ring_done = true;
+  // The compressed ring on this rank's part of segment k, once the
+  // agreement is in.
+  bool ring(size_t k, bool wait) {
+    Segment& g = segments_[k];
+    return agree_.ready(call_, wait) && g.ring.advance(call_, agree_, tag_, wait, [&] {
+      std::optional<RingWork> w;
+      if (g.ring_count == 0 || (g.gather && g.gather->failed())) return w;
+      w = RingWork{g.ring_in,
+                   {g.acc, plan_.type.size, type_, op_, even_blocks(g.ring_count, call_.group.size)},
+                   true};
+      return w;
+    });
   }
 
   const Plan plan_;  // its chunks are each segment's ring's

@@ -158,11 +158,7 @@ class BcastSchedule : public Schedule {
   bool advance(bool wait) override {
     if (!pieces_.empty()) {
       // As the node-aware Allreduce's segments: nonblocking steps, polled.
-      while (!advance_pieces()) {
-        if (!wait) return false;
-        progress_collectives();
-      }
-      return true;
+      return run_passes(wait, [&] { return advance_pieces(); });
     }
     if (tree_bcast_ && !unpacked_) {
       if (!tree_bcast_->advance(wait)) return false;

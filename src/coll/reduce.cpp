@@ -85,13 +85,8 @@ class ReduceSchedule : public Schedule {
 
   bool advance(bool wait) override {
     if (segments_.size() > 1) {
-      // One segment's stage per pass, the tree between; a blocking call
-      // polls, advancing the nonblocking calls outstanding elsewhere.
-      while (!advance_segments()) {
-        if (!wait) return false;
-        progress_collectives();
-      }
-      return true;
+      // One segment's stage per pass, the tree between.
+      return run_passes(wait, [&] { return advance_segments(); });
     }
     if (!segments_.empty() && !reduce_segment(segments_[0], wait)) return false;
     if (!agree_.ready(call_, wait)) return false;

@@ -88,14 +88,8 @@ class RailsReduceSchedule : public Schedule {
   }
 
   bool advance(bool wait) override {
-    // A blocking call polls while slices are still being summed, advancing
-    // the nonblocking calls outstanding elsewhere as its blocking waits do
-    // (a peer may need one of them before it can take part in this call).
-    while (!advance_stages(wait)) {
-      if (!wait) return false;
-      progress_collectives();
-    }
-    return true;
+    // A blocking call polls while slices are still being summed.
+    return run_passes(wait, [&] { return advance_stages(wait); });
   }
 
   int finish() override {

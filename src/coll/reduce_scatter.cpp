@@ -34,9 +34,8 @@
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
-#include "coll/ring.h"
-#include "coll/ring_codes.h"
 #include "coll/schedule.h"
+#include "coll/segment_ring.h"
 
 namespace adacomp {
 namespace {
@@ -88,17 +87,10 @@ class ReduceScatterSchedule : public Schedule {
   }
 
   bool advance(bool wait) override {
-    if (segments_.size() == 1) {
-      Segment& g = segments_[0];
-      return gather(g, wait) && agree_.ready(call_, wait) && ring(g, wait) && deliver(g, wait);
-    }
-    // As the Allreduce's segments (coll/allreduce.cpp): node stages
-    // nonblocking even in a blocking call, so that they overlap the rings.
-    while (!advance_segments()) {
-      if (!wait) return false;
-      progress_collectives();
-    }
-    return true;
+    auto gather = [&](size_t k, bool w) { return this->gather(k, w); };
+    auto ring = [&](size_t k, bool w) { return this->ring(k, w); };
+    auto deliver = [&](size_t k, bool w) { return this->deliver(k, w); };
+    return advance_segments(segments_.size(), wait, gather, ring, deliver);
   }
 
   int finish() override {
@@ -121,23 +113,9 @@ class ReduceScatterSchedule : public Schedule {
     size_t out = 0, piece = 0;  // node-aware: this rank's piece of its slice, where it goes
     std::vector<int> scounts, sdispls;    // leaders: this node's ranks' pieces in its block
     std::optional<NodeStage> gather, spread;  // spread: leaders
-    std::unique_ptr<HopRing> hops;
-    std::unique_ptr<CodesRing> codes;
-    bool ring_done = false, delivered = false;
+    SegmentRing ring;
+    bool delivered = false;
   };
-
-  // One pass over the segments; true once all are done. Segment k's gather
-  // starts once k-1's is done, its ring once k-1's ring is (one ring's
-  // memory and tag at a time), its delivery once its ring is.
-  bool advance_segments() {
-    bool done = true, gathered = true, ringed = true;
-    for (Segment& g : segments_) {
-      if (!gathered || !gather(g, false)) gathered = false;
-      if (!gathered || !ringed || !agree_.ready(call_, false) || !ring(g, false)) ringed = false;
-      if (!ringed || !deliver(g, false)) done = false;
-    }
-    return done;
-  }
 
   bool failed(const Segment& g) const { return g.gather && g.gather->failed(); }
 
@@ -219,7 +197,8 @@ class ReduceScatterSchedule : public Schedule {
 
   // The node's inputs combined before the ring: rails, each local rank
   // its rail's part of the segment; leaders, the node's sum at the leader.
-  bool gather(Segment& g, bool wait) {
+  bool gather(size_t k, bool wait) {
+    Segment& g = segments_[k];
     if (!g.gather) return true;
     const Group& node = plan_.state->node;
     if (plan_.layout == Layout::rails)
@@ -241,30 +220,23 @@ class ReduceScatterSchedule : public Schedule {
   }
 
   // The segment's ring among every rank, a rail (on its node sums of the
-  // rail's part) or the leaders (on their node sums): on codes when the
-  // agreement set a grid, else decode-add-encode. Its buffers are taken
-  // when it starts and released when it is done, for the next segment's
-  // ring.
-  bool ring(Segment& g, bool wait) {
-    if (g.ring_done) return true;
-    if (!g.hops && !g.codes) {
+  // rail's part) or the leaders (on their node sums), once the agreement is
+  // in.
+  bool ring(size_t k, bool wait) {
+    Segment& g = segments_[k];
+    return agree_.ready(call_, wait) && g.ring.advance(call_, agree_, tag_, wait, [&] {
+      std::optional<RingWork> w;
       // Not a leader, an empty part (alike on the whole ring), or failed.
-      if (!g.acc || failed(g)) return g.ring_done = true;
-      if (agree_.grid().on)
-        g.codes = std::make_unique<CodesRing>(call_, g.acc, g.acc, g.blocks, false,
-                                              agree_.grid(), tag_);
-      else
-        g.hops = std::make_unique<HopRing>(
-            call_, ReduceArgs{g.acc, plan_.type.size, type_, op_, g.blocks}, false, tag_);
-    }
-    if (!(g.codes ? g.codes->advance(wait) : g.hops->advance(wait))) return false;
-    g.codes.reset(), g.hops.reset();
-    return g.ring_done = true;
+      if (!g.acc || failed(g)) return w;
+      w = RingWork{g.acc, {g.acc, plan_.type.size, type_, op_, g.blocks}, false};
+      return w;
+    });
   }
 
   // This rank's piece of the result from the segment's owned block: flat
   // and rails, the ring left it here; leaders, the node's leader scatters it.
-  bool deliver(Segment& g, bool wait) {
+  bool deliver(size_t k, bool wait) {
+    Segment& g = segments_[k];
     if (g.delivered) return true;
     const size_t elem = plan_.type.size;
     if (!g.spread) {

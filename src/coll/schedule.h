@@ -104,6 +104,20 @@ inline void progress_collectives() {
   if (collectives_outstanding()) progress_collectives_slow();
 }
 
+// Runs `pass` (one pass over a call's steps, each started nonblocking; true
+// once all are done) to the end: once without `wait`. A blocking call
+// polls, advancing the nonblocking calls outstanding elsewhere as its
+// blocking waits do (a peer may need one of them before it can take part in
+// this call).
+template <class Pass>
+bool run_passes(bool wait, Pass pass) {
+  while (!pass()) {
+    if (!wait) return false;
+    progress_collectives();
+  }
+  return true;
+}
+
 void settle_collectives_slow(MPI_Comm comm);
 // Every blocking collective on `comm` first completes the nonblocking ones
 // outstanding on it (the gates in coll/plan.h call this). Every rank starts
