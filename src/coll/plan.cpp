@@ -98,7 +98,7 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     if (!s.spans_nodes() && node_local_raw()) return false;
     plan->model = s.model.slot(static_cast<int>(operation), plan->bytes);
     Candidates timed = codecs;
-    if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
+    if (arms == Arms::padded) timed = padded_candidates(cfg, plan->bound, tier, kind);
     // Where the tier may cut the call into chunks, whole and in chunks are
     // arms of their own (policy/tier.h Candidates).
     timed.pipelined_forms = codecs.pipelined_forms = plan->tier.pipelined && staged_call(operation);
@@ -146,6 +146,7 @@ bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, 
   if (intercommunicator(comm)) return false;
   plan->bytes = facts.bytes;
   plan->tier = v.gate.tier;
+  plan->bound = facts.bound;
   // (An Allreduce on quantisation codes has arms too: the codec picks the
   // form of its code payloads, ring_codes.h.)
   return decide(operation, comm, v.gate.adaptive, nonblocking,
@@ -221,20 +222,22 @@ bool exchange_may_code(MPI_Comm comm, size_t block_bytes, bool varied) {
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan) {
   if (!nonblocking) settle_collectives(comm);
-  const CallVerdict v = verdict(config(), exchange_facts(comm, block_bytes, varied));
+  const CallFacts facts = exchange_facts(comm, block_bytes, varied);
+  const CallVerdict v = verdict(config(), facts);
   note_verdict(v);
   if (!v.coded()) return false;
   if (v.gate.adaptive && !nonblocking && passes_settled(operation, comm, block_bytes)) return false;
   if (intercommunicator(comm)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.gate.tier;
+  plan->bound = facts.bound;  // a float transfer's sender may code lossy (Exchange)
   // Each transfer codes with its own kind's candidate of the arm
   // (Exchange): the arms are the bytes', the most lossless candidates.
   return decide(operation, comm, v.gate.adaptive, nonblocking, Arms::own, plan);
 }
 
 bool codes_transfer(size_t bytes) {
-  return gate(config(), tier_override(), bytes, ElemKind::bytes, GateScope::transfer).tier.tier !=
+  return gate(config(), ErrorBound{}, tier_override(), bytes, ElemKind::bytes, GateScope::transfer).tier.tier !=
          Tier::raw;
 }
 

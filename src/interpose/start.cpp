@@ -15,6 +15,7 @@
 #include "observe/stats.h"
 #include "policy/model.h"
 #include "services/args.h"
+#include "services/comm_hints.h"
 #include "services/comm_state.h"
 #include "services/datatype.h"
 #include "services/eager_limit.h"
@@ -181,6 +182,7 @@ void runtime_start() {
   set_config(cfg);
   errors_init();
   comm_state_init();
+  comm_hints_init();
   args_init();
   learn_predefined_sizes();
   int rank = 0;
@@ -266,6 +268,7 @@ void runtime_stop() {
   }
   set_active(false);
   args_finalize();
+  comm_hints_finalize();
   comm_state_finalize();
 }
 

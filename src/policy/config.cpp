@@ -338,6 +338,19 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
+bool apply_setting(const std::string& key, const std::string& value, Config* c,
+                   std::string* error, const std::string& shown_as) {
+  const Setting* setting = find_setting(key);
+  if (!setting) {
+    *error = unknown_key("setting", key);
+    return false;
+  }
+  if (setting->apply(value, *c)) return true;
+  *error = (shown_as.empty() ? key : shown_as) + "='" + value + "' is invalid; accepts " +
+           setting->accepts;
+  return false;
+}
+
 bool load_config(Config* out, std::string* error) {
   Config c;
   std::vector<Source> sources;
@@ -361,13 +374,8 @@ bool load_config(Config* out, std::string* error) {
   }
   if (sources.empty()) c.source = "defaults";
 
-  for (const auto& [key, value] : s) {
-    const Setting* setting = find_setting(key);
-    if (!setting->apply(value, c)) {
-      *error = key + "='" + value + "' is invalid; accepts " + setting->accepts;
-      return false;
-    }
-  }
+  for (const auto& [key, value] : s)
+    if (!apply_setting(key, value, &c, error)) return false;
   for (const Setting& setting : kSettings) {
     const auto from = origin.find(setting.key);
     if (from == origin.end()) {

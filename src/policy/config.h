@@ -162,6 +162,12 @@ struct Config {
 // `error` with a message naming the variable and what it accepts.
 bool load_config(Config* out, std::string* error);
 
+// Applies one setting KEY=value to *c, as load_config does; on an invalid
+// value fills `error` with the same message, naming `shown_as` (another
+// name of the same value: a communicator's info key) when given.
+bool apply_setting(const std::string& key, const std::string& value, Config* c,
+                   std::string* error, const std::string& shown_as = "");
+
 // Canonical text of every setting that must agree across ranks. Not
 // ADACOMP_XOR and ADACOMP_XOR_MEMORY: only a sender uses them, and receivers
 // apply whatever arrives (docs/p2p.md); nor ADACOMP_THREADS (segments travel
