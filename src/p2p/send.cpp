@@ -82,7 +82,8 @@ bool marker_fits(MPI_Datatype type) {
 // marker before unlocking.
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
-  const CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
+  CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
+  apply_lossy_rules(comm, op_name(OpKind::send), &facts);  // a sender decides alone
   const CallVerdict v = verdict(config(), facts);
   note_verdict(v);
   if (!v.coded()) return false;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <utility>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <vector>
@@ -64,6 +65,19 @@ bool parse_positive(const std::string& v, double* out) {
   if (errno || v.empty() || *end != '\0' || !std::isfinite(d) || d < 0) return false;
   *out = d;
   return true;
+}
+
+// ADACOMP_LOSSY_RULES: the rules, or @FILE's contents.
+bool read_rules_text(const std::string& v, std::string* text) {
+  if (v.empty() || v[0] != '@') {
+    *text = v;
+    return !v.empty();
+  }
+  std::ifstream in(v.substr(1));
+  std::stringstream all;
+  all << in.rdbuf();
+  *text = all.str();
+  return static_cast<bool>(in);
 }
 
 // One of the named values; *out is left alone on anything else.
@@ -198,6 +212,9 @@ const Setting kSettings[] = {
        return parse_positive(v, &c.rel_error_bound) && c.rel_error_bound > 0 &&
               c.rel_error_bound < 1;
      }},
+    {"ADACOMP_LOSSY_RULES", "none (the job's bound applies to every call it can)",
+     "rules separated by ';' (docs/lossy-scopes.md), or @FILE holding one a line",
+     [](const std::string& v, Config& c) { return read_rules_text(v, &c.lossy_rules.text); }},
     {"ADACOMP_MPI", "this build's",
      "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
      [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
@@ -424,7 +441,7 @@ std::string config_fingerprint(const Config& c) {
     << c.pipeline_chunk_bytes << "," << c.pipeline_eager
     << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound << ","
-    << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
+    << c.rel_error_bound << ";rules=" << c.lossy_rules.text << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
     << ";model=" << c.model << ";link=" << c.link.bandwidth_Bps << "," << c.link.latency_s
     << ";intra=" << c.intra.bandwidth_Bps << "," << c.intra.latency_s
     << ";hier=" << int(c.hierarchy) << ";nonblocking=" << c.nonblocking

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "policy/lossy_rules.h"
 
 namespace adacomp {
 
@@ -102,6 +103,10 @@ struct Config {
   // holds for every element of the final result.
   double abs_error_bound = 0;
   double rel_error_bound = 0;  // relative to the value range of the message
+  // ADACOMP_LOSSY_RULES: where lossy applies and under which bound, by call
+  // (policy/lossy_rules.h); its text here, parsed at MPI_Init, where the
+  // report's operation names are known (interpose/start.cpp).
+  LossyRules lossy_rules;
   // Lossy Allreduce SUM on float/double: reduce on quantisation codes
   // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
   bool reduce_on_codes = true;

@@ -1,6 +1,7 @@
 #include "services/comm_hints.h"
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "services/comm_state.h"
@@ -65,8 +66,66 @@ LossyHint hint_of(MPI_Comm comm) {
 }
 }  // namespace detail
 
+namespace {
+
+// Calls each rule's other selectors selected, for after= (rules are the
+// job's, fixed at MPI_Init).
+std::unique_ptr<std::atomic<long long>[]> g_rule_calls;
+
+bool has_hint(MPI_Comm comm) {
+  return detail::g_hints_given.load(std::memory_order_relaxed) &&
+         detail::hint_of(comm).kind != LossyHint::Kind::none;
+}
+
+ErrorBound bound_of_rule(const Config& c, int rule) {
+  if (rule < 0) return job_bound(c);
+  const LossyRule& r = c.lossy_rules.rules[static_cast<size_t>(rule)];
+  if (!r.lossy) return {};
+  if (r.abs > 0 || r.rel > 0) return {r.abs, r.rel, true};
+  return {c.abs_error_bound, c.rel_error_bound, true};
+}
+
+}  // namespace
+
+namespace detail {
+int apply_rules(MPI_Comm comm, const char* op, CallFacts* f) {
+  if (has_hint(comm)) return -1;
+  const Config& c = config();
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int length = 0;
+  if (c.lossy_rules.names_comm()) PMPI_Comm_get_name(comm, name, &length);
+  RuleCall call;
+  call.op = op;
+  call.bytes = f->bytes;
+  call.kind = f->kind;
+  call.comm_name = name;
+  call.pcontrol_level = pcontrol_level();
+  const std::vector<LossyRule>& rules = c.lossy_rules.rules;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (!selects(rules[i], call)) continue;
+    if (g_rule_calls[i].fetch_add(1, std::memory_order_relaxed) < rules[i].after) continue;
+    f->bound = bound_of_rule(c, static_cast<int>(i));
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+}  // namespace detail
+
+bool rules_need_agreement(MPI_Comm comm) {
+  return config().lossy_rules.rank_local() && !has_hint(comm);
+}
+
+ErrorBound agreed_rule_bound(MPI_Comm comm, int rule) {
+  double mine[2] = {static_cast<double>(rule), -static_cast<double>(rule)}, widest[2];
+  if (PMPI_Allreduce(mine, widest, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS ||
+      widest[0] != -widest[1])
+    return {};
+  return bound_of_rule(config(), rule);
+}
+
 void comm_hints_init() {
   PMPI_Comm_create_keyval(copy_hint, delete_hint, &g_keyval, nullptr);
+  g_rule_calls.reset(new std::atomic<long long>[config().lossy_rules.rules.size() + 1]());
 }
 
 void comm_hints_finalize() {

@@ -13,6 +13,7 @@
 
 #include <atomic>
 
+#include "policy/gate.h"
 #include "policy/lossy_scope.h"
 #include "services/runtime.h"
 
@@ -43,6 +44,30 @@ inline ErrorBound comm_bound(MPI_Comm comm) {
 // through its error handler as MPI_ERR_INFO_VALUE, under MPI_<operation>,
 // after the agreement (which counts it as `off`), so no rank is left waiting.
 int set_comm_hints(MPI_Comm comm, MPI_Info info, bool fresh, const char* operation);
+
+// ---- Rules (ADACOMP_LOSSY_RULES, policy/lossy_rules.h) ----
+// A communicator's hint wins over the rules: the program that set it knows
+// which of its communicators must stay exact.
+
+namespace detail {
+int apply_rules(MPI_Comm comm, const char* op, CallFacts* f);
+}  // namespace detail
+// Where `comm` has no hint, the first rule that selects the call of `op`
+// (`f` its facts) sets f->bound: exact, or lossy under its bound (scoped: a
+// rule allows data movement and point-to-point too). Counts the call for
+// every rule whose other selectors select it (after=). Returns the rule's
+// index, -1 for none.
+inline int apply_lossy_rules(MPI_Comm comm, const char* op, CallFacts* f) {
+  if (config().lossy_rules.rules.empty() || !f->active) return -1;
+  return detail::apply_rules(comm, op, f);
+}
+// Whether the ranks of a collective on `comm` may have taken different
+// rules (LossyRules::rank_local, on a communicator without a hint), and so
+// must agree on one before its path is chosen.
+bool rules_need_agreement(MPI_Comm comm);
+// The bound rule `rule` (-1: none) gives a call on `comm` whose ranks agreed
+// on it; ranks that took different rules take `exact`.
+ErrorBound agreed_rule_bound(MPI_Comm comm, int rule);
 
 // MPI_Comm_idup_with_info: PMPI, and the same agreement on `info`'s keys,
 // started now on `comm` (nonblocking, beside the duplication) and stored on
