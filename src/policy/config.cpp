@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <utility>
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <vector>
@@ -65,19 +64,6 @@ bool parse_positive(const std::string& v, double* out) {
   if (errno || v.empty() || *end != '\0' || !std::isfinite(d) || d < 0) return false;
   *out = d;
   return true;
-}
-
-// ADACOMP_LOSSY_RULES: the rules, or @FILE's contents.
-bool read_rules_text(const std::string& v, std::string* text) {
-  if (v.empty() || v[0] != '@') {
-    *text = v;
-    return !v.empty();
-  }
-  std::ifstream in(v.substr(1));
-  std::stringstream all;
-  all << in.rdbuf();
-  *text = all.str();
-  return static_cast<bool>(in);
 }
 
 // One of the named values; *out is left alone on anything else.

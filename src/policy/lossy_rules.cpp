@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 namespace adacomp {
@@ -126,6 +127,18 @@ bool apply(const std::string& token, bool (*known_op)(const std::string&), Lossy
 }
 
 }  // namespace
+
+bool read_rules_text(const std::string& v, std::string* text) {
+  if (v.empty() || v[0] != '@') {
+    *text = v;
+    return !v.empty();
+  }
+  std::ifstream in(v.substr(1));
+  std::stringstream all;
+  all << in.rdbuf();
+  *text = all.str();
+  return static_cast<bool>(in);
+}
 
 bool LossyRules::rank_local() const {
   for (const LossyRule& r : rules)

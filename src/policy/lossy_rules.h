@@ -46,6 +46,9 @@ struct LossyRules {
   bool names_comm() const;
 };
 
+// The setting's value: the rules, or @FILE's contents (false: unreadable).
+bool read_rules_text(const std::string& value, std::string* text);
+
 // Parses rules separated by ';' or new lines ('#' starts a comment):
 //   exact|lossy [abs=X|rel=X] [op=NAME,...] [size=LO..HI] [type=float,double,other]
 //         [comm=GLOB] [after=N] [pcontrol=LEVEL]
