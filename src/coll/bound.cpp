@@ -20,7 +20,7 @@ bool local_range(const Plan& plan, const void* data, size_t count, double range[
 
 double bound_from_range(const Plan& plan, const double range[2], int ranks, int compressions,
                         int additions) {
-  return hop_budget(config(), plan.type.kind, -range[0], range[1], ranks, compressions, additions);
+  return hop_budget(plan.bound, plan.type.kind, -range[0], range[1], ranks, compressions, additions);
 }
 
 }  // namespace

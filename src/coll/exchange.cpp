@@ -108,6 +108,7 @@ void Exchange::post() {
     }
     reqs_.push_back(r);
   }
+  bool sent_lossy = false;  // counted once a call (the plan's tier is its bytes')
   for (size_t i = 0; i < sends_.size(); ++i) {
     const Xfer& x = sends_[i];
     const size_t bytes = data_size(x.count, x.type);
@@ -118,14 +119,16 @@ void Exchange::post() {
       const uint8_t* data = stage(x.buf, x.count, x.type, ti, bytes, true, group.comm, &rc);
       call_.check_mpi(rc);
       sframes_[i].resize(frame_capacity(bytes));
-      const size_t n =
-          call_.encode(lossless_coder(ti.kind, plan_.arm), data, bytes, sframes_[i].data());
+      const Coder coder = transfer_coder(plan_.bound, ti.kind, plan_.arm, data, bytes);
+      sent_lossy |= coder.codec->lossy;
+      const size_t n = call_.encode(coder, data, bytes, sframes_[i].data());
       call_.isend(sframes_[i].data(), n, bytes, x.peer, tag_, &r);
     } else {
       call_.check_mpi(raw_isend(x.buf, x.count, x.type, x.peer, tag_, group.comm, &r));
     }
     reqs_.push_back(r);
   }
+  if (sent_lossy) call_.stats().lossy_calls.fetch_add(1, std::memory_order_relaxed);
   received_.resize(reqs_.size());
   posted_ = true;
 }

@@ -103,7 +103,7 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     if (!s.spans_nodes() && node_local_raw()) return false;
     plan->model = s.model.slot(static_cast<int>(operation), plan->bytes);
     Candidates timed = codecs;
-    if (arms == Arms::padded) timed = padded_candidates(cfg, tier, kind);
+    if (arms == Arms::padded) timed = padded_candidates(cfg, plan->bound, tier, kind);
     // Where the tier may cut the call into chunks, whole and in chunks are
     // arms of their own (policy/tier.h Candidates).
     timed.pipelined_forms = codecs.pipelined_forms = plan->tier.pipelined && staged_call(operation);
@@ -135,22 +135,44 @@ bool passes_settled(OpKind operation, MPI_Comm comm, size_t bytes) {
   return true;
 }
 
+// The bound of a coded collective under rules that ranks may see
+// differently (rules_need_agreement): agreed in-band over the private
+// communicator (a blocking call makes it; a nonblocking one cannot agree
+// without blocking, so it takes its communicator's bound without rules, as
+// every rank does), and the tier again under it. Whether the call is coded
+// does not depend on the bound, so every rank gets here alike.
+bool agree_rule(MPI_Comm comm, int rule, bool nonblocking, CallFacts* facts, CallVerdict* v) {
+  if (!rules_need_agreement(comm)) return true;
+  if (nonblocking) {
+    facts->bound = comm_bound(comm);
+  } else {
+    const CommState* s = comm_state(comm);
+    if (!s || s->coll.comm == MPI_COMM_NULL) return false;
+    facts->bound = agreed_rule_bound(s->coll.comm, rule);
+  }
+  v->gate.tier = gate(config(), facts->bound, facts->override, facts->bytes, facts->kind,
+                      facts->scope).tier;
+  return true;
+}
+
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
   // The verdict first (services/facts.h): the common small message leaves
   // before any query but the size, and bad arguments go to PMPI, which
   // reports them.
-  const CallFacts facts =
-      call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
-  const CallVerdict v = verdict(config(), facts);
+  CallFacts facts = call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
+  const int rule = apply_lossy_rules(comm, op_name(operation), &facts);
+  CallVerdict v = verdict(config(), facts);
   note_verdict(v);
   if (!v.coded()) return false;
   if (v.gate.adaptive && !nonblocking && passes_settled(operation, comm, facts.bytes))
     return false;
   if (!collective_args_ok(comm, count, type, op, reduction, &plan->type)) return false;
   if (intercommunicator(comm)) return false;
+  if (!agree_rule(comm, rule, nonblocking, &facts, &v)) return false;
   plan->bytes = facts.bytes;
   plan->tier = v.gate.tier;
+  plan->bound = facts.bound;
   // (An Allreduce on quantisation codes has arms too: the codec picks the
   // form of its code payloads, ring_codes.h.)
   return decide(operation, comm, v.gate.adaptive, nonblocking,
@@ -211,10 +233,14 @@ bool plan_call(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MP
 namespace {
 
 // The v calls are coded where any block is large enough: their facts are
-// those of the smallest coded size.
-CallFacts exchange_facts(MPI_Comm comm, size_t block_bytes, bool varied) {
+// those of the smallest coded size. Rules select an exchange by that size
+// (and count its calls) only where `operation` is given: its gate.
+CallFacts exchange_facts(MPI_Comm comm, size_t block_bytes, bool varied,
+                         const OpKind* operation = nullptr, int* rule = nullptr) {
   const size_t gated = varied ? std::max<size_t>(config().threshold_lossless, 1) : block_bytes;
-  return call_facts(comm, gated, ElemKind::bytes, GateScope::transfer, Decider::all_ranks);
+  CallFacts f = call_facts(comm, gated, ElemKind::bytes, GateScope::transfer, Decider::all_ranks);
+  if (operation) *rule = apply_lossy_rules(comm, op_name(*operation), &f);
+  return f;
 }
 
 }  // namespace
@@ -226,20 +252,24 @@ bool exchange_may_code(MPI_Comm comm, size_t block_bytes, bool varied) {
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
                    bool nonblocking, Plan* plan) {
   if (!nonblocking) settle_collectives(comm);
-  const CallVerdict v = verdict(config(), exchange_facts(comm, block_bytes, varied));
+  int rule = -1;
+  CallFacts facts = exchange_facts(comm, block_bytes, varied, &operation, &rule);
+  CallVerdict v = verdict(config(), facts);
   note_verdict(v);
   if (!v.coded()) return false;
   if (v.gate.adaptive && !nonblocking && passes_settled(operation, comm, block_bytes)) return false;
   if (intercommunicator(comm)) return false;
+  if (!agree_rule(comm, rule, nonblocking, &facts, &v)) return false;
   plan->bytes = block_bytes;
   plan->tier = v.gate.tier;
+  plan->bound = facts.bound;  // a float transfer's sender may code lossy (Exchange)
   // Each transfer codes with its own kind's candidate of the arm
   // (Exchange): the arms are the bytes', the most lossless candidates.
   return decide(operation, comm, v.gate.adaptive, nonblocking, Arms::own, plan);
 }
 
 bool codes_transfer(size_t bytes) {
-  return gate(config(), tier_override(), bytes, ElemKind::bytes, GateScope::transfer).tier.tier !=
+  return gate(config(), ErrorBound{}, tier_override(), bytes, ElemKind::bytes, GateScope::transfer).tier.tier !=
          Tier::raw;
 }
 

@@ -28,6 +28,7 @@ struct Plan {
   TypeInfo type;
   size_t bytes = 0;  // message bytes (count x type size)
   TierChoice tier;
+  ErrorBound bound;  // the communicator's (services/comm_hints.h): a lossy tier's
   // The candidate codec (policy/tier.h Candidates::arm) the adaptive model
   // chose, 1 outside it, and that codec for the call's own datatype.
   int arm = 1;

@@ -61,11 +61,9 @@ void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]) {
 CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
                          int per_member) {
   const ElemKind kind = plan.type.kind;
-  const Config& cfg = config();
   const double lo = -view[0], hi = view[1];
   if (view[2] != 0 || !(hi >= lo)) return {};
-  const double bound =
-      cfg.abs_error_bound > 0 ? cfg.abs_error_bound : cfg.rel_error_bound * (hi - lo);
+  const double bound = plan.bound.over(lo, hi);
   // A member's input is a PMPI sum of up to L = per_member inputs: each is
   // within (L-1) u L max|x| of its exact sum (any order of additions; 1%
   // covers the second-order term), and at most L max|x| (1 + L u) large.

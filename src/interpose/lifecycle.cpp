@@ -59,7 +59,7 @@ int finalize() {
 // Level 0 switches coding off, any other level on again; the statistics of
 // each level are kept apart (observe/op_stats.h regions).
 CallResult pcontrol(int level) {
-  set_coding_on(level != 0);
+  set_pcontrol_level(level);
   set_stats_region(level != 0 ? 1 : 0);
   return kDeclined;
 }

@@ -15,6 +15,7 @@
 #include "observe/stats.h"
 #include "policy/model.h"
 #include "services/args.h"
+#include "services/comm_hints.h"
 #include "services/comm_state.h"
 #include "services/datatype.h"
 #include "services/eager_limit.h"
@@ -172,15 +173,39 @@ void check_mpi_library() {
   std::exit(1);
 }
 
+// ADACOMP_LOSSY_RULES, checked against the report's operation names.
+static bool parse_rules(Config* c, std::string* error) {
+  if (c->lossy_rules.text.empty()) return true;
+  const auto known = [](const std::string& op) {
+    for (int i = 0; i < static_cast<int>(OpKind::kCount); ++i)
+      if (op == op_name(static_cast<OpKind>(i))) return true;
+    return false;
+  };
+  std::string why;
+  if (!parse_lossy_rules(c->lossy_rules.text, known, &c->lossy_rules, &why)) {
+    *error = "ADACOMP_LOSSY_RULES: " + why;
+    return false;
+  }
+  for (const LossyRule& r : c->lossy_rules.rules)
+    if (r.lossy && r.abs == 0 && r.rel == 0 && !c->lossy_enabled()) {
+      *error = "ADACOMP_LOSSY_RULES: rule '" + r.text +
+               "' is lossy under the job's bound, and none is set: give the rule abs= or rel=, "
+               "or set ADACOMP_ERROR_BOUND or ADACOMP_REL_ERROR_BOUND";
+      return false;
+    }
+  return true;
+}
+
 void runtime_start() {
   check_mpi_library();
   report_begin();
   std::string error;
   Config cfg;
-  bool valid = load_config(&cfg, &error);
+  bool valid = load_config(&cfg, &error) && parse_rules(&cfg, &error);
   set_config(cfg);
   errors_init();
   comm_state_init();
+  comm_hints_init();
   args_init();
   learn_predefined_sizes();
   int rank = 0;
@@ -276,6 +301,7 @@ void runtime_stop() {
   }
   set_active(false);
   args_finalize();
+  comm_hints_finalize();
   comm_state_finalize();
 }
 

@@ -9,6 +9,7 @@
 
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
+#include "services/comm_hints.h"
 
 namespace adacomp {
 namespace {
@@ -213,8 +214,20 @@ CallResult comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return attached(PMPI_Comm_dup(comm, newcomm), newcomm);
 }
+// The duplicate has the hints of `info` alone, not `comm`'s (MPI 4.0
+// section 7.4.2), though the attribute copy brought those along.
 CallResult comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-  return attached(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+  const int rc = attached(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+  return rc == MPI_SUCCESS ? set_comm_hints(*newcomm, info, true, "Comm_dup_with_info") : rc;
+}
+CallResult comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                               MPI_Request* request) {
+  return idup_with_hints(comm, info, newcomm, request);
+}
+// MPI keeps the info too (its own keys, and get_info where it returns ours).
+CallResult comm_set_info(MPI_Comm comm, MPI_Info info) {
+  const int rc = PMPI_Comm_set_info(comm, info);
+  return rc == MPI_SUCCESS ? set_comm_hints(comm, info, false, "Comm_set_info") : rc;
 }
 CallResult comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   return attached(PMPI_Comm_split(comm, color, key, newcomm), newcomm);

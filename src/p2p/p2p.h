@@ -77,6 +77,11 @@ CallResult comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 // Communicator constructors: PMPI, then the new communicator's p2p state.
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
 CallResult comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
+// The lossy hints of `info` (services/comm_hints.h): agreed and kept by the
+// library, as well as passed to PMPI.
+CallResult comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                               MPI_Request* request);
+CallResult comm_set_info(MPI_Comm comm, MPI_Info info);
 CallResult comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm);
 CallResult comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                            MPI_Comm* newcomm);

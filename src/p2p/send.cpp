@@ -24,14 +24,20 @@ CodingEstimate g_estimate;  // this rank's sends, all communicators
 // rank's node when the communicator spans nodes; under the adaptive policy
 // (the gate's verdict) the one that the link and earlier measurements say
 // pays best, if any; otherwise the first.
-int coding_arm(const P2PComm* st, int dest, size_t bytes, ElemKind kind, int count, bool adaptive) {
+// The estimate's slot of a message: its element kind, lossy ones apart
+// (a lossy codec's ratio says nothing of the lossless ones').
+int estimate_kind(ElemKind kind, Tier tier) {
+  return static_cast<int>(kind) + (tier == Tier::lossy ? CodingEstimate::kLossyKinds : 0);
+}
+
+int coding_arm(const P2PComm* st, int dest, size_t bytes, int kind, int count, bool adaptive) {
   const Locality& loc = st->loc;
   if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return 0;  // PMPI reports it
   const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
   if (spans && loc.same_node(dest)) return 0;
   if (!adaptive) return 1;
   std::lock_guard<std::mutex> g(g_estimate_mu);
-  return g_estimate.choose(static_cast<int>(kind), bytes, count,
+  return g_estimate.choose(kind, bytes, count,
                            spans ? inter_node_link() : config().intra);
 }
 
@@ -76,7 +82,8 @@ bool marker_fits(MPI_Datatype type) {
 // marker before unlocking.
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
-  const CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
+  CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
+  apply_lossy_rules(comm, op_name(OpKind::send), &facts);  // a sender decides alone
   const CallVerdict v = verdict(config(), facts);
   note_verdict(v);
   if (!v.coded()) return false;
@@ -84,8 +91,10 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   const ElemKind kind = facts.kind;
   const Config& cfg = config();
   const bool adaptive = v.gate.adaptive;
+  const Tier tier = v.gate.tier.tier;
+  const int estimated = estimate_kind(kind, tier);
   const int arm =
-      coding_arm(st, dest, bytes, kind, candidates(cfg, Tier::lossless, kind).count, adaptive);
+      coding_arm(st, dest, bytes, estimated, candidates(cfg, tier, kind).count, adaptive);
   if (model_passes(arm)) return false;
   // A datatype the marker would not end on a whole element of travels plain
   // (wire/marker.h).
@@ -93,7 +102,7 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
   int rc = MPI_SUCCESS;
   const uint8_t* data = stage(buf, count, type, type_info(type), bytes, true, comm, &rc);
   if (rc != MPI_SUCCESS) return false;
-  const Coder c = lossless_coder(kind, arm);  // a message has no bound to share
+  const Coder c = transfer_coder(facts.bound, kind, arm, data, bytes);
   frame->resize(frame_capacity(bytes));
   uint8_t* out = frame->data();
   OpStats& s = stats_for(OpKind::send);
@@ -102,7 +111,12 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
       s, out,
       [&] {
         size_t m = 0;
-        if (!kSmpi && interstep_enabled()) {  // internal.h
+        // Never both lossy and inter-step: the sender's reference is the
+        // message as it was, the receiver's the message as decoded; XOR
+        // against references that differ would not give the message back,
+        // and the error would grow at every step. A lossy message goes
+        // outside its channel, whose references both ends keep unchanged.
+        if (!kSmpi && interstep_enabled() && !c.codec->lossy) {  // internal.h
           read_lost_reports();
           *order = std::unique_lock<std::mutex>(st->mu);
           bool interstep_used = false;
@@ -116,9 +130,10 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
       &ns);
   if (adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);
-    g_estimate.record(static_cast<int>(kind), bytes, arm, n, ns * 1e-9);
+    g_estimate.record(estimated, bytes, arm, n, ns * 1e-9);
   }
   s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
+  if (c.codec->lossy) s.lossy_calls.fetch_add(1, std::memory_order_relaxed);
   count_frame(s, bytes, n);
   frame->resize(n);
   return true;

@@ -5,11 +5,10 @@
 
 namespace adacomp {
 
-double hop_budget(const Config& cfg, ElemKind kind, double lo, double hi, int ranks,
+double hop_budget(const ErrorBound& bound, ElemKind kind, double lo, double hi, int ranks,
                   int compressions, int additions) {
   if (!(hi >= lo)) return 0;  // no finite values at all
-  const double user =
-      cfg.abs_error_bound > 0 ? cfg.abs_error_bound : cfg.rel_error_bound * (hi - lo);
+  const double user = bound.over(lo, hi);
   const double unit_roundoff = kind == ElemKind::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
   const double magnitude = std::max(std::fabs(lo), std::fabs(hi)) * ranks;
   const double rounding = (additions + 1) * unit_roundoff * magnitude;

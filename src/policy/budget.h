@@ -11,14 +11,14 @@
 #include <cstddef>
 
 #include "codec/codec.h"
-#include "policy/config.h"
+#include "policy/lossy_scope.h"
 
 namespace adacomp {
 
 // Per-compression bound, or 0 when no positive bound is left (the call then
 // codes losslessly). A relative user bound is scaled by the range [lo, hi];
 // partial results are assumed to reach `ranks` times the largest magnitude.
-double hop_budget(const Config& cfg, ElemKind kind, double lo, double hi, int ranks,
+double hop_budget(const ErrorBound& bound, ElemKind kind, double lo, double hi, int ranks,
                   int compressions, int additions);
 
 }  // namespace adacomp

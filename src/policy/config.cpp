@@ -198,6 +198,9 @@ const Setting kSettings[] = {
        return parse_positive(v, &c.rel_error_bound) && c.rel_error_bound > 0 &&
               c.rel_error_bound < 1;
      }},
+    {"ADACOMP_LOSSY_RULES", "none (the job's bound applies to every call it can)",
+     "rules separated by ';' (docs/lossy-scopes.md), or @FILE holding one a line",
+     [](const std::string& v, Config& c) { return read_rules_text(v, &c.lossy_rules.text); }},
     {"ADACOMP_MPI", "this build's",
      "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
      [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
@@ -338,6 +341,19 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
+bool apply_setting(const std::string& key, const std::string& value, Config* c,
+                   std::string* error, const std::string& shown_as) {
+  const Setting* setting = find_setting(key);
+  if (!setting) {
+    *error = unknown_key("setting", key);
+    return false;
+  }
+  if (setting->apply(value, *c)) return true;
+  *error = (shown_as.empty() ? key : shown_as) + "='" + value + "' is invalid; accepts " +
+           setting->accepts;
+  return false;
+}
+
 bool load_config(Config* out, std::string* error) {
   Config c;
   std::vector<Source> sources;
@@ -361,13 +377,8 @@ bool load_config(Config* out, std::string* error) {
   }
   if (sources.empty()) c.source = "defaults";
 
-  for (const auto& [key, value] : s) {
-    const Setting* setting = find_setting(key);
-    if (!setting->apply(value, c)) {
-      *error = key + "='" + value + "' is invalid; accepts " + setting->accepts;
-      return false;
-    }
-  }
+  for (const auto& [key, value] : s)
+    if (!apply_setting(key, value, &c, error)) return false;
   for (const Setting& setting : kSettings) {
     const auto from = origin.find(setting.key);
     if (from == origin.end()) {
@@ -416,7 +427,7 @@ std::string config_fingerprint(const Config& c) {
     << c.pipeline_chunk_bytes << "," << c.pipeline_eager
     << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound << ","
-    << c.rel_error_bound << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
+    << c.rel_error_bound << ";rules=" << c.lossy_rules.text << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
     << ";model=" << c.model << ";link=" << c.link.bandwidth_Bps << "," << c.link.latency_s
     << ";intra=" << c.intra.bandwidth_Bps << "," << c.intra.latency_s
     << ";hier=" << int(c.hierarchy) << ";nonblocking=" << c.nonblocking

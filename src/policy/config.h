@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "policy/lossy_rules.h"
 
 namespace adacomp {
 
@@ -102,6 +103,10 @@ struct Config {
   // holds for every element of the final result.
   double abs_error_bound = 0;
   double rel_error_bound = 0;  // relative to the value range of the message
+  // ADACOMP_LOSSY_RULES: where lossy applies and under which bound, by call
+  // (policy/lossy_rules.h); its text here, parsed at MPI_Init, where the
+  // report's operation names are known (interpose/start.cpp).
+  LossyRules lossy_rules;
   // Lossy Allreduce SUM on float/double: reduce on quantisation codes
   // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
   bool reduce_on_codes = true;
@@ -161,6 +166,12 @@ struct Config {
 // Parses file then environment. On an invalid value returns false and fills
 // `error` with a message naming the variable and what it accepts.
 bool load_config(Config* out, std::string* error);
+
+// Applies one setting KEY=value to *c, as load_config does; on an invalid
+// value fills `error` with the same message, naming `shown_as` (another
+// name of the same value: a communicator's info key) when given.
+bool apply_setting(const std::string& key, const std::string& value, Config* c,
+                   std::string* error, const std::string& shown_as = "");
 
 // Canonical text of every setting that must agree across ranks. Not
 // ADACOMP_XOR and ADACOMP_XOR_MEMORY: only a sender uses them, and receivers

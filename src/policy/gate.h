@@ -10,6 +10,7 @@
 
 #include "codec/codec.h"
 #include "policy/config.h"
+#include "policy/lossy_scope.h"
 #include "policy/tier.h"
 #include "wire/marker.h"
 
@@ -23,13 +24,17 @@ struct GateVerdict {
 
 // collective: the reductions and Bcast, in any tier; a tier forced with
 // adacomp_override_tier() applies at every size (calibration and benchmarks
-// use it). transfer: data movement and point-to-point, always lossless and
-// coded only within the configured sizes; of the override, only raw and the
-// adaptive modes apply.
+// use it). transfer: data movement and point-to-point, lossless unless a
+// scoped bound allows lossy, and coded only within the configured sizes; of
+// the override, only raw and the adaptive modes apply.
 enum class GateScope { collective, transfer };
 
-// The tier of a message of `bytes` whose elements are `kind`.
-GateVerdict gate(const Config& c, Override ov, size_t bytes, ElemKind kind, GateScope scope);
+// The tier of a message of `bytes` whose elements are `kind`, under `bound`
+// (the job's default or the communicator's). A transfer is lossy only under
+// a scoped bound (ErrorBound::scoped): a job-wide one keeps data movement
+// and point-to-point lossless, as they were before scopes existed.
+GateVerdict gate(const Config& c, const ErrorBound& bound, Override ov, size_t bytes,
+                 ElemKind kind, GateScope scope);
 
 // Whether the runtime model decides a coded transfer (gate's `adaptive`
 // for GateScope::transfer): the adaptive policy, or an override to it.
@@ -62,6 +67,7 @@ struct CallFacts {
   GateScope scope = GateScope::collective;
   Decider who = Decider::all_ranks;
   Override override = Override::none;  // adacomp_override_tier()
+  ErrorBound bound;                    // the communicator's (services/comm_hints.h)
   bool coding_on = true;               // MPI_Pcontrol: a sender's own state
   bool job_spans_nodes = false;        // the job's layout
 };
@@ -109,7 +115,7 @@ inline CallVerdict verdict(const Config& c, const CallFacts& f) {
     if (f.bytes < kMinCodedPayload) return CallVerdict::passes(PassReason::below_threshold);
   }
   CallVerdict v;
-  v.gate = gate(c, f.override, f.bytes, f.kind, f.scope);
+  v.gate = gate(c, f.bound, f.override, f.bytes, f.kind, f.scope);
   if (!v.coded())
     return CallVerdict::passes(c.mode == Mode::raw || f.override == Override::raw
                                    ? PassReason::switched_off

@@ -112,8 +112,9 @@ size_t auto_threshold_lossless(const Config& c, const LinkModel& link) {
 
 CodingEstimate::Entry& CodingEstimate::at(int kind, size_t bytes, int arm) {
   constexpr int kArms = Candidates::kMax;
-  if (entries_.empty()) entries_.resize(4 * kSizeClasses * kArms);
-  const size_t cls = static_cast<size_t>(kind & 3) * kSizeClasses + size_class(bytes);
+  constexpr int kKinds = 2 * kLossyKinds;
+  if (entries_.empty()) entries_.resize(kKinds * kSizeClasses * kArms);
+  const size_t cls = static_cast<size_t>(kind % kKinds) * kSizeClasses + size_class(bytes);
   return entries_[cls * kArms + static_cast<size_t>(arm - 1)];
 }
 

@@ -189,6 +189,8 @@ class CodingEstimate {
   // of it or its retry is due; otherwise, of those that pay, the one whose
   // wire plus codec time per byte, 1 / (R bandwidth) + codec seconds, is
   // least.
+  // `kind`: an ElemKind, plus kLossyKinds for a lossy message's.
+  static constexpr int kLossyKinds = 3;
   int choose(int kind, size_t bytes, int count, const LinkModel& link);
   void record(int kind, size_t bytes, int arm, size_t wire_bytes, double codec_seconds);
 

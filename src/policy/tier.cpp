@@ -8,10 +8,11 @@
 
 namespace adacomp {
 
-TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind) {
+TierChoice choose_tier(const Config& c, const ErrorBound& bound, Mode mode, size_t bytes,
+                       ElemKind kind) {
   TierChoice t;
   if (mode == Mode::raw || bytes < c.threshold_lossless) return t;
-  const bool lossy_ok = c.lossy_enabled() && kind != ElemKind::bytes;
+  const bool lossy_ok = bound.enabled() && kind != ElemKind::bytes;
   switch (mode) {
     case Mode::lossless:
       t.tier = Tier::lossless;
@@ -110,10 +111,10 @@ Candidates candidates(const Config& c, Tier tier, ElemKind kind) {
   return list({usable ? c.lossless_codec : CodecId::zstd});
 }
 
-Candidates padded_candidates(const Config& c, Tier tier, ElemKind kind) {
+Candidates padded_candidates(const Config& c, const ErrorBound& bound, Tier tier, ElemKind kind) {
   int most = 1;
   for (Tier t : {Tier::lossless, Tier::lossy}) {
-    if (t == Tier::lossy && !c.lossy_enabled()) continue;
+    if (t == Tier::lossy && !bound.enabled()) continue;
     for (ElemKind k : {ElemKind::bytes, ElemKind::f64})
       most = std::max(most, candidates(c, t, k).count);
   }

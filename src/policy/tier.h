@@ -8,6 +8,7 @@
 
 #include "codec/codec.h"
 #include "policy/config.h"
+#include "policy/lossy_scope.h"
 
 namespace adacomp {
 
@@ -20,8 +21,9 @@ struct TierChoice {
 
 // The static four-tier choice of `mode` with the configured thresholds for a
 // message of `bytes` whose elements are of `kind` (lossy only for floating
-// point, and only when the user set a bound).
-TierChoice choose_tier(const Config& c, Mode mode, size_t bytes, ElemKind kind);
+// point, and only under a `bound`: the job's or the communicator's).
+TierChoice choose_tier(const Config& c, const ErrorBound& bound, Mode mode, size_t bytes,
+                       ElemKind kind);
 
 // What adacomp_override_tier() set: the configured policy, a policy mode, or
 // one tier forced at every size (for calibration and benchmarks).
@@ -73,9 +75,10 @@ struct Candidates {
 Candidates candidates(const Config& c, Tier tier, ElemKind kind);
 
 // candidates(), the last one repeated up to the most candidates of any tier
-// and element kind under `c`: as many on every rank of a call whose ranks
-// may pass different datatypes (Bcast), which must still explore alike.
-Candidates padded_candidates(const Config& c, Tier tier, ElemKind kind);
+// and element kind under `c` and `bound`: as many on every rank of a call
+// whose ranks may pass different datatypes (Bcast), which must still
+// explore alike.
+Candidates padded_candidates(const Config& c, const ErrorBound& bound, Tier tier, ElemKind kind);
 
 // The first candidate: the codec outside the adaptive model.
 const Codec& codec_for(const Config& c, Tier tier, ElemKind kind);

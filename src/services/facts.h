@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "policy/gate.h"
+#include "services/comm_hints.h"
 #include "services/datatype.h"
 #include "services/runtime.h"
 
@@ -19,7 +20,8 @@ namespace adacomp {
 
 namespace detail {
 // The facts of a call the library runs for.
-inline CallFacts active_facts(size_t bytes, ElemKind kind, GateScope scope, Decider who) {
+inline CallFacts active_facts(MPI_Comm comm, size_t bytes, ElemKind kind, GateScope scope,
+                              Decider who) {
   CallFacts f;
   f.active = true;
   f.bytes = bytes;
@@ -27,6 +29,7 @@ inline CallFacts active_facts(size_t bytes, ElemKind kind, GateScope scope, Deci
   f.scope = scope;
   f.who = who;
   f.override = tier_override();
+  f.bound = comm_bound(comm);
   f.coding_on = who == Decider::sender ? coding_on() : true;
   f.job_spans_nodes = job_spans_nodes();
   return f;
@@ -40,13 +43,13 @@ inline CallFacts call_facts(MPI_Comm comm, MPI_Count count, MPI_Datatype type, G
                             Decider who) {
   if (count <= 0 || type == MPI_DATATYPE_NULL || !runtime_active() || comm == MPI_COMM_NULL)
     return {};
-  return detail::active_facts(data_size(count, type), elem_kind(type), scope, who);
+  return detail::active_facts(comm, data_size(count, type), elem_kind(type), scope, who);
 }
 // The same for a size every rank knows only in bytes (an exchange's block).
 inline CallFacts call_facts(MPI_Comm comm, size_t bytes, ElemKind kind, GateScope scope,
                             Decider who) {
   if (!runtime_active() || comm == MPI_COMM_NULL) return {};
-  return detail::active_facts(bytes, kind, scope, who);
+  return detail::active_facts(comm, bytes, kind, scope, who);
 }
 
 }  // namespace adacomp

@@ -20,6 +20,7 @@ bool g_active = false;
 std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_interstep_override{-1};
 std::atomic<bool> g_coding_on{true};
+std::atomic<int> g_pcontrol_level{1};
 int g_err_corrupt = MPI_ERR_OTHER, g_err_truncated = MPI_ERR_OTHER, g_err_lost = MPI_ERR_OTHER;
 
 }  // namespace
@@ -52,7 +53,11 @@ void set_interstep_override(int on) {
 }
 
 bool coding_on() { return g_coding_on.load(std::memory_order_relaxed); }
-void set_coding_on(bool on) { g_coding_on.store(on, std::memory_order_relaxed); }
+void set_pcontrol_level(int level) {
+  g_pcontrol_level.store(level, std::memory_order_relaxed);
+  g_coding_on.store(level != 0, std::memory_order_relaxed);
+}
+int pcontrol_level() { return g_pcontrol_level.load(std::memory_order_relaxed); }
 
 void set_config(const Config& c) { g_config = c; }
 void set_job(const JobFacts& job) {

@@ -57,7 +57,10 @@ void set_interstep_override(int on);
 // which every frame names; the reduction on codes agrees on it with its
 // grid (coll/ring_codes.cpp); a point-to-point sender alone decides.
 bool coding_on();
-void set_coding_on(bool on);  // interpose/lifecycle.cpp pcontrol
+// The last MPI_Pcontrol level (1 before any), which lossy rules may select
+// (policy/lossy_rules.h pcontrol=); level 0 switches coding off.
+int pcontrol_level();
+void set_pcontrol_level(int level);  // interpose/lifecycle.cpp pcontrol
 
 // ---- Written by the library's start and stop alone (interpose/start.cpp) ----
 // The configuration, set as soon as it is loaded.

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <mutex>
 
+#include "codec/bits.h"
+#include "codec/quant_grid.h"
+#include "policy/gate.h"
 #include "policy/tier.h"
 #include "services/args.h"
 #include "services/runtime.h"
@@ -107,6 +110,23 @@ Coder lossless_coder(ElemKind kind, int arm) {
       coding_on() ? &candidates(cfg, Tier::lossless, kind).arm(arm) : find_codec(CodecId::stored);
   c.params.kind = kind;
   c.params.zstd_level = cfg.zstd_level;
+  return c;
+}
+
+Coder transfer_coder(const ErrorBound& bound, ElemKind kind, int arm, const void* data,
+                     size_t bytes) {
+  const Config& cfg = config();
+  const GateVerdict v = gate(cfg, bound, Override::none, bytes, kind, GateScope::transfer);
+  if (v.tier.tier != Tier::lossy || !coding_on()) return lossless_coder(kind, arm);
+  double lo = 0, hi = 0;
+  qgrid::finite_range(kind, data, bytes / bits::elem_size(kind), &lo, &hi);
+  const double abs_bound = hi >= lo ? bound.over(lo, hi) : 0;
+  if (!(abs_bound > 0)) return lossless_coder(kind, arm);
+  Coder c;
+  c.codec = &candidates(cfg, Tier::lossy, kind).arm(arm);
+  c.params.kind = kind;
+  c.params.zstd_level = cfg.zstd_level;
+  c.params.abs_bound = abs_bound;
   return c;
 }
 

@@ -14,6 +14,7 @@
 
 #include "codec/codec.h"
 #include "observe/stats.h"
+#include "policy/lossy_scope.h"
 #include "services/datatype.h"
 #include "services/scratch.h"
 
@@ -46,6 +47,14 @@ struct Coder {
 // with candidate `arm` (policy/tier.h Candidates::arm); stored while
 // MPI_Pcontrol(0) has switched coding off (runtime.h coding_on).
 Coder lossless_coder(ElemKind kind, int arm = 1);
+// The coding of one transfer's message of `bytes` at `data` (data movement
+// and point-to-point), whose sender alone decides and whose frame tells the
+// receiver: lossy where gate() lets a transfer of its kind be under `bound`
+// (a scoped bound only), with the bound taken over this message's own
+// finite values (NaN and Inf travel exactly); lossless_coder otherwise, and
+// for a message whose relative bound leaves nothing (constant values).
+Coder transfer_coder(const ErrorBound& bound, ElemKind kind, int arm, const void* data,
+                     size_t bytes);
 
 // ADACOMP_FAULT=corrupt-frames: the one place a frame is damaged on purpose.
 void inject_fault(uint8_t* frame);

@@ -120,7 +120,7 @@ int main() {
   {  // a padded arm (the same codec again, padded_candidates) gives its codec
      // no second chance: a lucky call on the repeat does not beat raw
     Config cfg;
-    const Candidates padded = padded_candidates(cfg, Tier::lossless, ElemKind::f64);
+    const Candidates padded = padded_candidates(cfg, job_bound(cfg), Tier::lossless, ElemKind::f64);
     EXPECT(padded.count == 2 && &padded.arm(1) == &padded.arm(2));
     PathChoice c;
     EXPECT(explore(c, padded, {1.0, 1.1, 0.9}) == 0);

@@ -20,30 +20,30 @@ void tiers() {
   Config c;  // T1 64K, T2 1M, T3 256K; no bound yet
   const size_t t1 = c.threshold_lossless, t2 = c.threshold_lossy, t3 = c.threshold_pipeline;
   const ElemKind f64 = ElemKind::f64, bytes = ElemKind::bytes;
-  EXPECT(is(choose_tier(c, Mode::adaptive, t1 - 1, f64), Tier::raw));
-  EXPECT(is(choose_tier(c, Mode::adaptive, t1, f64), Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossless));  // no bound: no lossy
-  EXPECT(is(choose_tier(c, Mode::lossy, t3, f64), Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::raw, t3, f64), Tier::raw));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t1 - 1, f64), Tier::raw));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t1, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t3, f64), Tier::lossless));  // no bound: no lossy
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::lossy, t3, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::raw, t3, f64), Tier::raw));
   c.abs_error_bound = 1e-3;
-  EXPECT(is(choose_tier(c, Mode::adaptive, t2 - 1, f64), Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::adaptive, t2, f64), Tier::lossy));
-  EXPECT(is(choose_tier(c, Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
-  EXPECT(is(choose_tier(c, Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
-  EXPECT(is(choose_tier(c, Mode::adaptive, t3, f64), Tier::lossless));  // adaptive: never pipelined
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t2 - 1, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t2, f64), Tier::lossy));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t2, ElemKind::f32), Tier::lossy));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t2, bytes), Tier::lossless));  // integers: exact
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, t3, f64), Tier::lossless));  // adaptive: never pipelined
   // Just under T3: unpipelined; from T3 (below T2 here) pipelined lossless,
   // from T2 pipelined lossy.
   EXPECT(t3 < t2);
-  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3 - 1, f64), Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, f64), Tier::lossless, true));
-  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t2, f64), Tier::lossy, true));
-  EXPECT(is(choose_tier(c, Mode::adaptive_pipelined, t3, bytes), Tier::lossless, true));
-  EXPECT(is(choose_tier(c, Mode::lossy, t1, f64), Tier::lossy));  // forced modes: from T1
-  EXPECT(is(choose_tier(c, Mode::lossy, t1, bytes), Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::lossless, t3, f64), Tier::lossless));
-  EXPECT(is(choose_tier(c, Mode::lossless, t1 - 1, f64), Tier::raw));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive_pipelined, t3 - 1, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive_pipelined, t3, f64), Tier::lossless, true));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive_pipelined, t2, f64), Tier::lossy, true));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive_pipelined, t3, bytes), Tier::lossless, true));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::lossy, t1, f64), Tier::lossy));  // forced modes: from T1
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::lossy, t1, bytes), Tier::lossless));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::lossless, t3, f64), Tier::lossless));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::lossless, t1 - 1, f64), Tier::raw));
   c.threshold_lossless = kNever;  // "never" from adacomp-calibrate
-  EXPECT(is(choose_tier(c, Mode::adaptive, ~size_t{0} - 1, f64), Tier::raw));
+  EXPECT(is(choose_tier(c, job_bound(c), Mode::adaptive, ~size_t{0} - 1, f64), Tier::raw));
 }
 
 void overrides_and_ranges() {
@@ -55,7 +55,7 @@ void overrides_and_ranges() {
   // The transfer gate's compressed range (data movement, point-to-point).
   Config c;
   auto coded = [&](Override ov, size_t bytes) {
-    return gate(c, ov, bytes, ElemKind::f64, GateScope::transfer).tier.tier != Tier::raw;
+    return gate(c, job_bound(c), ov, bytes, ElemKind::f64, GateScope::transfer).tier.tier != Tier::raw;
   };
   EXPECT(!coded(Override::none, c.threshold_lossless - 1));
   EXPECT(coded(Override::none, c.threshold_lossless));
@@ -111,22 +111,22 @@ void chunks_and_codecs() {
   EXPECT(codec_for(d, Tier::lossy, ElemKind::bytes).id == CodecId::zstd);
   // Padded (Bcast: the ranks' kinds may differ) to the most of any tier and
   // kind: two with auto, whether or not a bound is set (bytes have two).
-  EXPECT(ids(padded_candidates(d, Tier::lossless, ElemKind::f64)) ==
+  EXPECT(ids(padded_candidates(d, job_bound(d), Tier::lossless, ElemKind::f64)) ==
          V({CodecId::bitplane, CodecId::bitplane}));
   d.lossless_auto = false;
   d.lossless_codec = CodecId::bitplane;  // float-only: integers still go to zstd
   EXPECT(codec_for(d, Tier::lossless, ElemKind::f32).id == CodecId::bitplane);
   EXPECT(ids(candidates(d, Tier::lossless, ElemKind::bytes)) == V{CodecId::zstd});
   // Lossless named, no bound: one candidate everywhere, nothing padded.
-  EXPECT(ids(padded_candidates(d, Tier::lossless, ElemKind::f64)) == V{CodecId::bitplane});
+  EXPECT(ids(padded_candidates(d, job_bound(d), Tier::lossless, ElemKind::f64)) == V{CodecId::bitplane});
   d.abs_error_bound = 1e-3;  // lossy auto counts once a bound makes it usable
-  EXPECT(padded_candidates(d, Tier::lossless, ElemKind::f64).count == 2);
+  EXPECT(padded_candidates(d, job_bound(d), Tier::lossless, ElemKind::f64).count == 2);
   d.lossless_codec = CodecId::lz4;
   EXPECT(codec_for(d, Tier::lossless, ElemKind::bytes).id == CodecId::lz4);
   d.lossy_auto = false;  // a named lossy codec is the only candidate
   d.lossy_codec = CodecId::to_f32;
   EXPECT(ids(candidates(d, Tier::lossy, ElemKind::f64)) == V{CodecId::to_f32});
-  EXPECT(padded_candidates(d, Tier::lossy, ElemKind::f64).count == 1);
+  EXPECT(padded_candidates(d, job_bound(d), Tier::lossy, ElemKind::f64).count == 1);
 }
 
 }  // namespace

@@ -1,0 +1,127 @@
+// Lossy rules (ADACOMP_LOSSY_RULES, docs/lossy-scopes.md): each selector
+// picks the calls it names, the first rule that selects a call decides, and
+// the calls no rule selects keep the job's default. Run with the rules of
+// the selector under test and every call coded (ADACOMP_MODEL=off); values
+// are multiples of 1/64 whose sums are exact in any order, so "exact"
+// compares bit for bit, and "lossy" means counted lossy and within the bound.
+//   test_lossy_rules op|size|type|comm|after|pcontrol|first
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+constexpr double kRel = 1e-4;
+
+std::vector<double> field(size_t n, int salt) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = std::round(64 * (200 * std::sin(1e-4 * i + salt) + 0.3 * std::sin(0.7 * i))) / 64;
+  return v;
+}
+
+// An Allreduce SUM of `n` values of T on `comm`: true when it was coded
+// lossy, and every element within kRel of the range (exact otherwise).
+template <typename T>
+bool allreduce_lossy(const char* what, MPI_Comm comm, MPI_Datatype type, size_t n) {
+  std::vector<T> mine(n), sum(n);
+  std::vector<double> exact(n, 0.0);
+  for (int r = 0; r < g_size; ++r) {
+    const std::vector<double> f = field(n, r);
+    for (size_t i = 0; i < n; ++i) exact[i] += static_cast<T>(f[i]);
+    if (r == g_rank)
+      for (size_t i = 0; i < n; ++i) mine[i] = static_cast<T>(f[i]);
+  }
+  double lo = exact[0], hi = exact[0];
+  for (double x : exact) lo = std::min(lo, x), hi = std::max(hi, x);
+  const unsigned long long before = op_stats("allreduce").lossy_calls;
+  MPI_Allreduce(mine.data(), sum.data(), static_cast<int>(n), type, MPI_SUM, comm);
+  const bool lossy = op_stats("allreduce").lossy_calls > before;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(static_cast<double>(sum[i]) - static_cast<double>(static_cast<T>(exact[i])));
+    bad += lossy ? err > kRel * (hi - lo) : err != 0;
+  }
+  CHECK(bad == 0, "%s: %zu elements off (%s)", what, bad, lossy ? "lossy" : "exact");
+  return lossy;
+}
+
+constexpr size_t kBig = 1 << 19;  // 4 MB of doubles: past T2 (1 MB)
+
+bool doubles(const char* what, MPI_Comm comm = MPI_COMM_WORLD, size_t n = kBig) {
+  return allreduce_lossy<double>(what, comm, MPI_DOUBLE, n);
+}
+
+// An Alltoall of 256 KB of doubles a peer: whether it was coded lossy.
+bool alltoall_lossy(MPI_Comm comm) {
+  const size_t block = 1 << 15;
+  std::vector<double> out = field(block * g_size, g_rank), in(out.size());
+  const unsigned long long before = op_stats("alltoall").lossy_calls;
+  MPI_Alltoall(out.data(), static_cast<int>(block), MPI_DOUBLE, in.data(), static_cast<int>(block),
+               MPI_DOUBLE, comm);
+  int mine = op_stats("alltoall").lossy_calls > before, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return any;
+}
+
+MPI_Comm named(const char* name) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_name(c, name);
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  start_test(&argc, &argv, &g_rank, &g_size);
+  const std::string selector = argc > 1 ? argv[1] : "";
+  if (selector == "op") {  // lossy rel=1e-4 op=alltoall
+    CHECK(alltoall_lossy(MPI_COMM_WORLD), "op=alltoall: the Alltoall stayed exact");
+    CHECK(!doubles("op, allreduce"), "op=alltoall: an Allreduce went lossy");
+  } else if (selector == "size") {  // lossy rel=1e-4 size=2M..
+    CHECK(doubles("size 4M"), "size=2M..: a 4 MB Allreduce stayed exact");
+    CHECK(!doubles("size 1.5M", MPI_COMM_WORLD, 3 << 16), "size=2M..: a 1.5 MB one went lossy");
+  } else if (selector == "type") {  // lossy rel=1e-4 type=float
+    CHECK(allreduce_lossy<float>("type float", MPI_COMM_WORLD, MPI_FLOAT, kBig),
+          "type=float: floats stayed exact");
+    CHECK(!doubles("type double"), "type=float: doubles went lossy");
+  } else if (selector == "comm") {  // lossy rel=1e-4 comm=halo*
+    MPI_Comm halo = named("halo_x"), dots = named("dots");
+    CHECK(doubles("comm halo_x", halo), "comm=halo*: halo_x stayed exact");
+    CHECK(!doubles("comm dots", dots), "comm=halo*: dots went lossy");
+    CHECK(!doubles("comm world"), "comm=halo*: an unnamed-matching communicator went lossy");
+    MPI_Comm_free(&halo);
+    MPI_Comm_free(&dots);
+  } else if (selector == "after") {  // lossy rel=1e-4 op=allreduce after=3
+    for (int call = 0; call < 6; ++call)
+      CHECK(doubles("after") == (call >= 3), "after=3: call %d %s", call,
+            call >= 3 ? "stayed exact" : "went lossy");
+  } else if (selector == "pcontrol") {  // lossy rel=1e-4 pcontrol=2
+    CHECK(!doubles("before pcontrol"), "pcontrol=2: lossy before MPI_Pcontrol(2)");
+    MPI_Pcontrol(2);
+    CHECK(doubles("in pcontrol 2"), "pcontrol=2: exact inside MPI_Pcontrol(2)");
+    MPI_Pcontrol(1);
+    CHECK(!doubles("after pcontrol"), "pcontrol=2: lossy after MPI_Pcontrol(1)");
+  } else if (selector == "first") {  // exact comm=dots; lossy rel=1e-4 (and a job-wide bound)
+    MPI_Comm dots = named("dots"), halo = named("halo");
+    CHECK(!doubles("first: dots", dots), "the first rule (exact comm=dots) did not win");
+    CHECK(doubles("first: halo", halo), "the second rule did not apply");
+    // A communicator's hint wins over the rules.
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "adacomp_rel_error_bound", "1e-4");
+    CHECK(MPI_Comm_set_info(dots, info) == MPI_SUCCESS, "set_info failed");
+    MPI_Info_free(&info);
+    CHECK(doubles("first: hinted dots", dots), "a hint did not win over the rules");
+    MPI_Comm_free(&dots);
+    MPI_Comm_free(&halo);
+  } else {
+    CHECK(false, "usage: test_lossy_rules op|size|type|comm|after|pcontrol|first");
+  }
+  return finish_test("lossy_rules");
+}
