@@ -8,7 +8,8 @@
 #define FUZZ_CALLS_MPI3(X)                                                                        \
   X(Send) X(Ssend) X(Bsend) X(Rsend) X(Recv) X(Isend) X(Issend) X(Ibsend) X(Irsend) X(Irecv)      \
   X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Bsend_init) X(Rsend_init)          \
-  X(Recv_init) X(Start) X(Wait) X(Waitall) X(Request_free) X(Mprobe) X(Mrecv) X(Improbe)          \
+  X(Recv_init) X(Start) X(Wait) X(Waitall) X(Request_free) X(Probe) X(Iprobe) X(Mprobe) X(Mrecv) \
+  X(Improbe)          \
   X(Imrecv) X(Bcast) X(Ibcast) X(Gather) X(Igather) X(Gatherv) X(Igatherv) X(Scatter)             \
   X(Iscatter) X(Scatterv) X(Iscatterv) X(Allgather) X(Iallgather) X(Allgatherv) X(Iallgatherv)    \
   X(Alltoall) X(Ialltoall) X(Alltoallv) X(Ialltoallv) X(Alltoallw) X(Ialltoallw) X(Reduce)        \

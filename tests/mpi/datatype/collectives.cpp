@@ -82,6 +82,11 @@ void gather(const Api& api, const Case& c, Outcome& out) {
 // Scatter (v: counts_of, reversed_displs); in place at the root.
 template <Form F, bool v, bool in_place = false>
 void scatter(const Api& api, const Case& c, Outcome& out) {
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+  // MPICH 4.0's own Scatter_init fails on 3 ranks and more ("Invalid
+  // communicator" in its schedule): no oracle there.
+  if (F == Form::persistent && !v && c.size > 2) return;
+#endif
   const int root = root_of(c);
   const auto counts = counts_of<CountOf<F>>(c);
   const auto displs = v ? reversed_displs<DisplOf<F>>(c) : packed_displs<DisplOf<F>>(c);

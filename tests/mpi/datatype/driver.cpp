@@ -88,10 +88,12 @@ constexpr MPI_Count kLargeDerived = 32 << 10;
 // The case of type `index`: its count (a few elements, or a message of
 // tens to hundreds of kilobytes for every predefined and every eighth
 // derived type), and which side names the type and which its dense twin.
-Case case_for(const GenType& g, const Options& o, int index, MPI_Comm comm) {
+Case case_for(const GenType& g, const Options& o, int index, MPI_Comm comm,
+              MPI_Comm errors_return) {
   Case c;
   c.gen = &g;
   c.comm = comm;
+  c.errors_return = errors_return;
   PMPI_Comm_rank(comm, &c.rank);
   PMPI_Comm_size(comm, &c.size);
   Rng rng(mix(o.seed, static_cast<uint64_t>(index) + 0x5eed));
@@ -124,8 +126,10 @@ int main(int argc, char** argv) {
   using namespace fuzz;
   MPI_Init(&argc, &argv);
   const Options o = parse(argc, argv);
-  MPI_Comm comm;
+  MPI_Comm comm, errors_return;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_dup(MPI_COMM_WORLD, &errors_return);
+  MPI_Comm_set_errhandler(errors_return, MPI_ERRORS_RETURN);
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -146,10 +150,10 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(o.seed), o.first, o.first + o.types - 1,
                 families.size(), size, bound > 0 ? ", lossy bound checked" : "");
   const auto start = std::chrono::steady_clock::now();
-  long long calls = 0, differences = 0;
+  long long calls = 0, differences = 0, within_bound = 0;
   for (int index = o.first; index < o.first + o.types; ++index) {
     GenType g = generate(o.seed, index);
-    const Case base = case_for(g, o, index, comm);
+    const Case base = case_for(g, o, index, comm, errors_return);
     for (size_t k = 0; k < families.size(); ++k) {
       const Family& f = families[k];
       if (o.family && !std::strstr(f.name, o.family)) continue;
@@ -170,24 +174,27 @@ int main(int argc, char** argv) {
                     rank, f.name, index, c.count, c.stype == g.flat ? ", sent dense" : "",
                     c.rtype == g.flat ? ", received dense" : "", g.desc.c_str(),
                     static_cast<unsigned long long>(o.seed), index, f.name);
-      differences += compare(lib, plain, bound, where);
+      const Comparison result = compare(lib, plain, bound, where);
+      differences += result.differences;
+      within_bound += result.within_bound;
       ++calls;
     }
     release(g);
   }
-  long long totals[2] = {calls, differences}, sums[2];
-  PMPI_Allreduce(totals, sums, 2, MPI_LONG_LONG, MPI_SUM, comm);
+  long long totals[3] = {calls, differences, within_bound}, sums[3];
+  PMPI_Allreduce(totals, sums, 3, MPI_LONG_LONG, MPI_SUM, comm);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (rank == 0)
     std::printf("datatype fuzz: seed %llu: %d types, %lld calls per rank through %zu families, "
-                "%lld differences, %.1f s\n",
+                "%lld differences, %lld float buffers within the lossy bound, %.1f s\n",
                 static_cast<unsigned long long>(o.seed), o.types, calls, families.size(), sums[1],
-                seconds);
+                sums[2], seconds);
   void* detached;
   int detached_size;
   MPI_Buffer_detach(&detached, &detached_size);
   MPI_Comm_free(&comm);
+  MPI_Comm_free(&errors_return);
   MPI_Finalize();
   return sums[1] == 0 ? 0 : 1;
 }

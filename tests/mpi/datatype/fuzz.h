@@ -67,6 +67,9 @@ struct Region {
   MPI_Aint origin = 0;  // where the buffer address points into mem
   MPI_Aint lo = 0, hi = 0;  // bytes the call may touch: [origin + lo, origin + hi)
   MPI_Datatype lossy_type = MPI_DATATYPE_NULL;  // MPI_FLOAT/MPI_DOUBLE: compared within the bound
+  // Only the guard bytes compared: what lands inside is not defined (a
+  // truncated message).
+  bool guards_only = false;
   void* at() { return mem.data() + origin; }
 };
 
@@ -81,6 +84,7 @@ struct Case {
   MPI_Datatype reduce_type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm errors_return = MPI_COMM_NULL;  // the same group, errors returned
   int rank = 0, size = 1;
   uint64_t seed = 0;
 };
@@ -103,6 +107,8 @@ class Outcome {
   // Status facts of a receive of `type`: MPI_Get_count and MPI_Get_elements.
   void status(const MPI_Status& s, MPI_Datatype type);
   void fact(long long v) { facts_.push_back(v); }
+  // The error class of return code `rc`.
+  void error(int rc);
   std::vector<Region>& regions() { return regions_; }
   const std::vector<long long>& facts() const { return facts_; }
 
@@ -125,7 +131,10 @@ void add_exchange_families(std::vector<Family>& f);
 void add_reduction_families(std::vector<Family>& f);
 
 // Compares the library's run with plain MPI's; prints each difference.
-// Returns the number of regions or facts that differ.
-int compare(Outcome& lib, Outcome& plain, double rel_bound, const std::string& where);
+struct Comparison {
+  int differences = 0;   // regions or facts that differ
+  int within_bound = 0;  // float regions that differ within the lossy bound
+};
+Comparison compare(Outcome& lib, Outcome& plain, double rel_bound, const std::string& where);
 
 }  // namespace fuzz

@@ -159,8 +159,15 @@ bool within(const Region& lib, const Region& plain, double rel_bound) {
 
 }  // namespace
 
-int compare(Outcome& lib, Outcome& plain, double rel_bound, const std::string& where) {
-  int differences = 0;
+void Outcome::error(int rc) {
+  int error_class = rc;
+  if (rc != MPI_SUCCESS) PMPI_Error_class(rc, &error_class);
+  facts_.push_back(error_class);
+}
+
+Comparison compare(Outcome& lib, Outcome& plain, double rel_bound, const std::string& where) {
+  Comparison result;
+  int& differences = result.differences;
   if (lib.facts() != plain.facts()) {
     ++differences;
     std::string shown;
@@ -173,8 +180,15 @@ int compare(Outcome& lib, Outcome& plain, double rel_bound, const std::string& w
     Region& a = lib.regions()[k];
     const Region& b = plain.regions()[k];
     if (a.mem == b.mem) continue;
-    if (rel_bound > 0 && a.lossy_type == MPI_DOUBLE && within<double>(a, b, rel_bound)) continue;
-    if (rel_bound > 0 && a.lossy_type == MPI_FLOAT && within<float>(a, b, rel_bound)) continue;
+    const size_t begin = static_cast<size_t>(a.origin + a.lo), end = begin + (a.hi - a.lo);
+    if (a.guards_only && std::equal(a.mem.begin(), a.mem.begin() + begin, b.mem.begin()) &&
+        std::equal(a.mem.begin() + end, a.mem.end(), b.mem.begin() + end))
+      continue;
+    if (rel_bound > 0 && ((a.lossy_type == MPI_DOUBLE && within<double>(a, b, rel_bound)) ||
+                          (a.lossy_type == MPI_FLOAT && within<float>(a, b, rel_bound)))) {
+      ++result.within_bound;
+      continue;
+    }
     ++differences;
     size_t first = 0, wrong = 0;
     for (size_t i = a.mem.size(); i-- > 0;)
@@ -185,7 +199,7 @@ int compare(Outcome& lib, Outcome& plain, double rel_bound, const std::string& w
                  where.c_str(), k, wrong, static_cast<long>(offset),
                  outside ? " (a guard byte: written outside the type map)" : "");
   }
-  return differences;
+  return result;
 }
 
 }  // namespace fuzz
