@@ -35,3 +35,9 @@ adacomp_mpi_test(backward_types_nodes_large_np2 2 300 ENV ADACOMP_NODE_MAP=1,1
                  COMMAND $<TARGET_FILE:test_backward_types> 262144 10)
 adacomp_mpi_test(backward_types_nodes_2_2_np4 4 300 ENV ADACOMP_NODE_MAP=2,2
                  COMMAND $<TARGET_FILE:test_backward_types> 262144 6)
+# Three ranks (trees, uneven splits, a rank that only relays): Open MPI only,
+# MPICH over UCX busy-polls oversubscribed (a few minutes per 60 types).
+if(ADACOMP_MPI_FLAVOR STREQUAL "openmpi")
+  adacomp_mpi_test(datatype_fuzz_nodes_2_1_np3 3 600 ENV ADACOMP_NODE_MAP=2,1 ${DATATYPE_FORCED}
+                   COMMAND $<TARGET_FILE:test_datatype_fuzz> --seed 50 --types 100)
+endif()
