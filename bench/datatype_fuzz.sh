@@ -8,6 +8,11 @@
 # lossless lossy nodes], NP [2] ranks (nodes: NP ranks as NP nodes),
 # TIMEOUT [1800] seconds per run, BUILD_PREFIX [build/] (MPI m's build is
 # BUILD_PREFIXm, built with tests: tools/build.sh m).
+# A run that fails is run again with plain MPI against itself (--plain-twice):
+# where that fails too, the installed MPI cannot be the oracle for that seed
+# (MPICH 4.0.2's own Send fails on some types with blocks of no elements or
+# zero strides, as on seeds 1 and 3; seed 50, the one CI runs, is clear) and
+# the run counts as "plain MPI failed", not against the library.
 # A difference prints the line that replays it:
 #   mpirun -np NP build/m/tests/test_datatype_fuzz --seed S --first K --types 1 --family NAME
 set -uo pipefail
@@ -32,7 +37,7 @@ setting_env() {  # the same settings as tests/mpi/datatype/suites.cmake
   esac
 }
 
-total_types=0 total_calls=0 total_differences=0 failed=0
+total_types=0 total_calls=0 total_differences=0 failed=0 plain_failed=0
 for mpi in "${mpis[@]}"; do
   exe=${build_prefix}$mpi/tests/test_datatype_fuzz
   [ -x "$exe" ] || { echo "no $exe: build it with tools/build.sh $mpi" >&2; exit 2; }
@@ -48,7 +53,11 @@ for mpi in "${mpis[@]}"; do
       summary=$(grep 'calls per rank' <<<"$out" | tail -1)
       printf '%-8s %-9s seed %-6s %4ss  %s\n' "$mpi" "$setting" "$seed" $(($(date +%s) - start)) \
         "${summary:-FAILED (exit $rc)}"
-      if [ -z "$summary" ] || [ $rc -ne 0 ]; then
+      if [ -z "$summary" ] && ! ADACOMP_MODE=raw timeout "$timeout" "${launch[@]}" "$exe" \
+          --seed "$seed" --types "$types" --plain-twice >/dev/null 2>&1; then
+        plain_failed=$((plain_failed + 1))
+        echo "  plain MPI fails this seed too (--plain-twice): not counted against the library"
+      elif [ -z "$summary" ] || [ $rc -ne 0 ]; then
         failed=$((failed + 1))
         grep -E 'DIFF|replay|rror|signal' <<<"$out" | head -20
       fi
@@ -63,5 +72,5 @@ for mpi in "${mpis[@]}"; do
   done
 done
 echo "datatype fuzz, long run: $total_types types, $total_calls calls per rank," \
-     "$total_differences differences, $failed failed runs"
+     "$total_differences differences, $failed failed runs, $plain_failed where plain MPI failed"
 [ "$total_differences" -eq 0 ] && [ "$failed" -eq 0 ]
