@@ -17,7 +17,9 @@
 # divided by the calls of the round. Prints a TSV (call, route, instructions
 # per call) and, with --check, compares it with
 # bench/instructions/expected-<mpi>.tsv and fails when any count grows more
-# than 20% over it; --write rewrites that table.
+# than 20% over it (INSTRUCTIONS_TABLE: another table); --write rewrites
+# that table. The counts of the first three routes are the same in every
+# run; the coded route's move by a few in 10,000 (the codecs' own timing).
 #   bench/instructions.sh [openmpi|mpich] [--check | --write] [BUILD_DIR]
 # ROUTES picks routes (default all four), ROUNDS the rounds (default 1000).
 set -euo pipefail
@@ -27,7 +29,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${3:-$root/build/$flavor}
 routes=${ROUTES:-passthrough direct framed coded}
 rounds=${ROUNDS:-1000}
-expected=$root/bench/instructions/expected-$flavor.tsv
+expected=${INSTRUCTIONS_TABLE:-$root/bench/instructions/expected-$flavor.tsv}
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (callgrind)" >&2; exit 2; }
 if [ ! -x "$build/bench/adacomp-instructions" ] || [ ! -x "$build/adacomp" ]; then
   "$root/tools/build.sh" "$flavor" "$build" --target adacomp >/dev/null
@@ -86,11 +88,9 @@ case $mode in
            cat "$expected" ;;
   --check)
     [ -f "$expected" ] || { echo "instructions.sh: no committed table $expected" >&2; exit 2; }
-    # Grown more than 20% over the committed count (and by more than 5
-    # instructions: a count of 3 going to 4 is not a regression).
     awk -F'\t' 'NR == FNR { if (FNR > 1) want[$1 "/" $2] = $3; next }
                 { key = $1 "/" $2; if (!(key in want)) { print "not in the table: " key; bad = 1; next }
-                  grown = $3 > want[key] * 1.2 && $3 > want[key] + 5
+                  grown = $3 > want[key] * 1.2
                   printf "%-10s %-12s %7d  (table %d)%s\n", $1, $2, $3, want[key], grown ? "  GROWN over 20%" : ""
                   bad = bad || grown }
                 END { exit bad }' "$expected" "$table" ;;
