@@ -19,11 +19,33 @@
 #include "services/call_result.h"
 #include "services/datatype.h"
 #include "services/device.h"
+#include "services/facts.h"
 #include "services/large_count.h"
+#include "services/requests.h"
 
 #define ADACOMP_EXPORT __attribute__((visibility("default")))
 
 namespace adacomp::entry {
+
+// The generated entries' first step (flags idle_* in mpi_calls.txt): a call
+// that nothing of the library's can be at stake in goes to PMPI at once,
+// for a few loads, instead of through the device check, the call clock and
+// the implementation, which would decline it (bench/instructions.sh). Each
+// answers what the implementation decides, from what it reads first. None
+// applies while calls are timed (the report counts every call) or
+// nonblocking collectives are outstanding (each call advances them).
+inline bool idle() { return !collectives_outstanding() && !calls_timed(); }
+// Point-to-point is off: no communicator has a part (p2p/attach.cpp p2p_of).
+inline bool p2p_passes() { return idle() && !p2p_engaged(); }
+// No request is the library's (services/completion.cpp run).
+inline bool completion_passes() { return idle() && !requests_registered(); }
+// No tier codes a blocking collective of this size (coll/plan.cpp
+// plan_common's verdict); counted as its implementation counts every call.
+inline bool collective_passes(OpKind op, MPI_Count count, MPI_Datatype type) {
+  if (!idle() || !below_every_tier(count, type)) return false;
+  stats_for(op).calls.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
 
 // An implementation returns an MPI return code, as int (Init, Finalize:
 // never declined) or as a CallResult

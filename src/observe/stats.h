@@ -40,6 +40,7 @@ struct CallTimes {
 };
 extern CallTimes g_call_times;
 inline void set_call_timing(bool on) { g_call_times.on.store(on, std::memory_order_relaxed); }
+inline bool calls_timed() { return g_call_times.on.load(std::memory_order_relaxed); }
 // Adds one call of `ns` made from `site` (the entry point's return
 // address), whose coding added `coded` to the thread's tally; bytes < 0: no
 // single payload size. With `persistent`, the _init call that made that
@@ -50,7 +51,7 @@ void record_call(CallId id, void* site, uint64_t ns, long long bytes, const Thre
 class CallClock {
  public:
   CallClock(CallId id, void* site)
-      : id_(id), site_(site), on_(g_call_times.on.load(std::memory_order_relaxed)) {
+      : id_(id), site_(site), on_(calls_timed()) {
     if (!on_) return;
     tally_ = t_tally;
     start_ = std::chrono::steady_clock::now();

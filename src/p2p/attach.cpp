@@ -12,9 +12,10 @@
 #include "services/comm_hints.h"
 
 namespace adacomp {
-namespace {
 
-std::atomic<bool> g_on{false};
+std::atomic<bool> detail::g_p2p_on{false};
+
+namespace {
 
 int attached(int rc, MPI_Comm* newcomm) {
   if (rc == MPI_SUCCESS) p2p_attach(*newcomm);
@@ -37,7 +38,7 @@ bool frames_possible() {
 }  // namespace
 
 P2PComm* p2p_of(MPI_Comm comm) {
-  if (!g_on.load(std::memory_order_acquire)) return nullptr;
+  if (!p2p_engaged()) return nullptr;
   CommState* s = find_comm_state(comm);
   return s ? s->p2p_part.get() : nullptr;
 }
@@ -141,7 +142,7 @@ void p2p_init() {
   if (!runtime_active() || config().mode == Mode::raw || !frames_possible()) return;
   bodies_open();
   g_world_fatal.store(fatal_handler(MPI_COMM_WORLD), std::memory_order_relaxed);
-  g_on.store(true, std::memory_order_release);
+  detail::g_p2p_on.store(true, std::memory_order_release);
   p2p_attach(MPI_COMM_WORLD);
   p2p_attach(MPI_COMM_SELF);
 }
@@ -149,14 +150,14 @@ void p2p_init() {
 // The parts of MPI_COMM_WORLD and MPI_COMM_SELF go with their states
 // (comm_state_finalize, after this).
 void p2p_finalize() {
-  if (!g_on.load()) return;
-  g_on.store(false, std::memory_order_release);
+  if (!p2p_engaged()) return;
+  detail::g_p2p_on.store(false, std::memory_order_release);
   bodies_close();
   requests_finalize();
 }
 
 void p2p_attach(MPI_Comm comm) {
-  if (!g_on.load(std::memory_order_acquire) || comm == MPI_COMM_NULL) return;
+  if (!p2p_engaged() || comm == MPI_COMM_NULL) return;
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return;  // intercommunicators pass through

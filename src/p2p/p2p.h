@@ -7,9 +7,18 @@
 
 #include <mpi.h>
 
+#include <atomic>
+
 #include "services/call_result.h"
 
 namespace adacomp {
+
+namespace detail {
+extern std::atomic<bool> g_p2p_on;
+}  // namespace detail
+// Whether point-to-point runs at all (p2p_init): off, every point-to-point
+// call passes to MPI untouched (p2p/attach.cpp p2p_of).
+inline bool p2p_engaged() { return detail::g_p2p_on.load(std::memory_order_acquire); }
 
 // Point-to-point's part of an application communicator's state (no
 // communicator of its own). Made only where every member is present:

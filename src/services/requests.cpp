@@ -9,12 +9,14 @@
 #include "services/runtime.h"
 
 namespace adacomp {
+
+std::atomic<int> detail::g_registered{0};
+
 namespace {
 
+using detail::g_registered;
 std::mutex g_mu;
 HandleTable<MPI_Request, LibraryRequest> g_registry;
-// g_registry.size(), read without the lock: most completions involve none.
-std::atomic<int> g_registered{0};
 std::atomic<const Progress*> g_progress{nullptr};
 
 void count_registered() {
@@ -96,8 +98,6 @@ void release_requests(int n, const MPI_Request handles[], LibraryRequest* const 
   }
   if (!stay) count_registered();
 }
-
-bool requests_registered() { return g_registered.load(std::memory_order_acquire) != 0; }
 
 void set_progress(const Progress* p) { g_progress.store(p, std::memory_order_release); }
 const Progress* progress() { return g_progress.load(std::memory_order_acquire); }

@@ -14,6 +14,8 @@
 
 #include <mpi.h>
 
+#include <atomic>
+
 namespace adacomp {
 
 // A request's finish() answer when it must wait for another request (a
@@ -78,8 +80,13 @@ void for_each_request(F f);
 bool claim_requests(int n, const MPI_Request reqs[], LibraryRequest* rs[]);
 void release_requests(int n, const MPI_Request handles[], LibraryRequest* const rs[],
                       const char done[]);
+namespace detail {
+extern std::atomic<int> g_registered;  // the registry's size, read without its lock
+}  // namespace detail
 // Whether any request is registered (most completions involve none).
-bool requests_registered();
+inline bool requests_registered() {
+  return detail::g_registered.load(std::memory_order_acquire) != 0;
+}
 
 // Work the library advances without blocking besides completing requests:
 // the nonblocking collectives' engine, which sets it when it first starts a

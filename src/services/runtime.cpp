@@ -8,16 +8,20 @@
 #include "services/link_check.h"
 
 namespace adacomp {
+
+Config detail::g_config;
+std::atomic<int> detail::g_override{static_cast<int>(Override::none)};
+
 namespace {
 
-Config g_config;
+using detail::g_config;
+using detail::g_override;
 size_t g_eager_limit = kDefaultEagerLimit;
 bool g_spans_nodes = false;
 int g_nodes = 1;
 bool g_thread_multiple = false;
 bool g_p2p_direct = false;
 bool g_active = false;
-std::atomic<int> g_override{static_cast<int>(Override::none)};
 std::atomic<int> g_interstep_override{-1};
 std::atomic<bool> g_coding_on{true};
 std::atomic<int> g_pcontrol_level{1};
@@ -37,10 +41,6 @@ const char* p2p_route_name() {
 }
 size_t eager_limit() { return g_eager_limit; }
 bool node_local_raw() { return g_config.node_local_raw(); }
-const Config& config() { return g_config; }
-Override tier_override() {
-  return static_cast<Override>(g_override.load(std::memory_order_relaxed));
-}
 void set_tier_override(Override o) {
   g_override.store(static_cast<int>(o), std::memory_order_relaxed);
 }

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 
 #include "policy/config.h"
@@ -12,11 +13,18 @@
 
 namespace adacomp {
 
+// Read inline: the pass-through of every intercepted call reads them
+// (interpose/entry.h).
+namespace detail {
+extern Config g_config;
+extern std::atomic<int> g_override;
+}  // namespace detail
+
 // True between a successful runtime_start() and runtime_stop()
 // (interpose/start.h); false means pass everything through (e.g. MPI
 // initialised by something we did not intercept).
 bool runtime_active();
-const Config& config();
+inline const Config& config() { return detail::g_config; }
 // The link between nodes: calibrated, or measured at MPI_Init when the job
 // spans nodes (unknown otherwise), and raised during the run by what the
 // library's own transfers achieved (services/link_check.h).
@@ -42,7 +50,9 @@ const char* p2p_route_name();
 bool node_local_raw();
 
 // Set by adacomp_override_tier(); Override::none means the configuration.
-Override tier_override();
+inline Override tier_override() {
+  return static_cast<Override>(detail::g_override.load(std::memory_order_relaxed));
+}
 void set_tier_override(Override o);
 // Point-to-point inter-step coding: the configuration, unless
 // adacomp_override_interstep() set it (-1 restores the configuration). Only
