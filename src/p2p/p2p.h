@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "services/call_result.h"
+#include "services/mpi_abi.h"
 
 namespace adacomp {
 
