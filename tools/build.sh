@@ -40,11 +40,19 @@ wrappers() {
   local launcher=$bin/mpiexec
   [ -x "$bin/mpirun$suffix" ] && launcher=$bin/mpirun$suffix
   cmake_mpi+=(-DMPIEXEC_EXECUTABLE="$launcher")
-  if [ -x "$bin/mpif90$suffix" ]; then
+  if [ -x "$bin/mpif90$suffix" ] && fortran_modules "$bin/mpif90$suffix"; then
     cmake_mpi+=(-DMPI_Fortran_COMPILER="$bin/mpif90$suffix")
   else
     cmake_mpi+=(-DADACOMP_FORTRAN=OFF)
   fi
+}
+# Whether a Fortran wrapper's MPI ships its modules (use mpi): Intel MPI's
+# wheel has only mpif.h, and its wrapper names an include directory that is
+# not there (include/gfortran/VERSION), which FindMPI refuses.
+fortran_modules() {
+  local dirs
+  dirs=$("$1" -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p')
+  for dir in $dirs; do [ -d "$dir" ] || return 1; done
 }
 case $mpi in
   openmpi|mpich) wrappers /usr/bin ".$mpi" ;;
@@ -52,8 +60,7 @@ case $mpi in
   mpiabi)
     if command -v mpicc_abi >/dev/null; then bin=$(dirname "$(command -v mpicc_abi)")
     else bin=$("$root/tools/install-mpi.sh" mpich5)/bin; fi
-    wrappers "$bin" _abi
-    cmake_mpi+=(-DADACOMP_FORTRAN=OFF) ;;  # the standard ABI's Fortran is not standardised
+    wrappers "$bin" _abi ;;
   env)
     if [ -n "${MPI_HOME:-}" ]; then bin=$MPI_HOME/bin
     else bin=$(dirname "$(command -v mpicc)") || { echo "tools/build.sh: no MPI_HOME and no mpicc on PATH" >&2; exit 2; }; fi

@@ -199,7 +199,8 @@ const Setting kSettings[] = {
               c.rel_error_bound < 1;
      }},
     {"ADACOMP_MPI", "this build's",
-     "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
+     "openmpi|openmpi5|mpich|impi|mpiabi (the MPI whose settings these are, as "
+     "adacomp-calibrate writes)",
      [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
     {"ADACOMP_ZSTD_LEVEL", "1", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},
