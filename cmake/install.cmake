@@ -25,7 +25,6 @@ add_dependencies(adacomp_installed adacomp ${_programs})
 # CMake: find_package(AdaComp [COMPONENTS <flavour>]) -> AdaComp::adacomp.
 install(EXPORT AdaCompTargets NAMESPACE AdaComp::
         FILE AdaCompTargets${ADACOMP_SUFFIX}.cmake DESTINATION ${_cmakedir})
-list(JOIN ADACOMP_MPI_FLAVORS " " ADACOMP_MPI_FLAVORS_TEXT)
 configure_package_config_file(packaging/cmake/AdaCompConfig.cmake.in
   ${CMAKE_BINARY_DIR}/install/AdaCompConfig.cmake INSTALL_DESTINATION ${_cmakedir})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/AdaCompConfigVersion.cmake
