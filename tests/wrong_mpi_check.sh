@@ -7,7 +7,7 @@
 # is preloaded by hand, before anything can reach a symbol that MPI lacks.
 # Where the two MPIs' libraries differ in name (so both can be loaded), also
 # at MPI_Init when the program loads its MPI itself later (as python/mpi4py
-# does: then this build's MPI is initialised, and the program's found loaded).
+# does), before either MPI starts.
 set -u
 build=$1 other=$2 expected=$3
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -29,7 +29,8 @@ for arg in "${@:3}"; do
   elif [ ${#target[@]} = 1 ]; then target+=("$arg")
   else options+=("$arg"); fi
 done
-# wrappers BINDIR SUFFIX: the MPI whose wrappers are BINDIR/mpicc$SUFFIX ...;
+# wrappers BINDIR SUFFIX: the MPI whose wrappers are BINDIR/mpicc$SUFFIX ...
+# (mpicc_abi: the standard ABI's, launched by the MPI's own mpiexec);
 # Fortran only if that MPI has its own (never another MPI's mpif90).
 wrappers() {
   local bin=$1 suffix=$2
@@ -37,8 +38,11 @@ wrappers() {
   # Intel MPI's wrappers find their MPI through I_MPI_ROOT.
   [ -x "$bin/impi_info" ] && export I_MPI_ROOT=${I_MPI_ROOT:-$(dirname "$bin")}
   cmake_mpi=(-DMPI_C_COMPILER="$bin/mpicc$suffix" -DMPI_CXX_COMPILER="$bin/mpicxx$suffix")
-  local launcher=$bin/mpiexec
-  [ -x "$bin/mpirun$suffix" ] && launcher=$bin/mpirun$suffix
+  # mpiexec, the standard's launcher (Intel MPI's mpirun fails to start
+  # ranks outside its own environment script); Debian's pair: mpirun.<mpi>.
+  local launcher=$bin/mpiexec$suffix
+  [ "$suffix" = ".openmpi" ] || [ "$suffix" = ".mpich" ] && launcher=$bin/mpirun$suffix
+  [ -x "$launcher" ] || launcher=$bin/mpiexec
   cmake_mpi+=(-DMPIEXEC_EXECUTABLE="$launcher")
   if [ -x "$bin/mpif90$suffix" ] && fortran_modules "$bin/mpif90$suffix"; then
     cmake_mpi+=(-DMPI_Fortran_COMPILER="$bin/mpif90$suffix")

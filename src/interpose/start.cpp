@@ -160,7 +160,9 @@ void print_banner() {
 // Before any handle is used: with another MPI's library underneath, every
 // handle this build knows is wrong. Each rank stops alike; the launcher's
 // rank-0 variable (MPI not usable for it) keeps the message to one copy.
-static void stop_on_wrong_mpi(bool initialized) {
+// SMPI: linked into each simulated program, whose only MPI is the simulator.
+void stop_on_wrong_mpi() {
+#ifndef ADACOMP_STATIC_IN_EVERY_RANK
   const std::string mismatch = mpi_library_mismatch();
   if (mismatch.empty()) return;
   const char* rank = nullptr;
@@ -168,21 +170,19 @@ static void stop_on_wrong_mpi(bool initialized) {
     if (!rank) rank = std::getenv(var);
   if (!rank || std::string(rank) == "0") std::fprintf(stderr, "adacomp: %s\n", mismatch.c_str());
   std::fflush(stderr);
-  if (initialized) PMPI_Finalize();
   std::exit(1);
+#endif
 }
 
 #ifndef ADACOMP_STATIC_IN_EVERY_RANK
 // At load (the library preloaded or linked in), before the program can
 // reach a function or handle the running MPI lacks: Open MPI 4 and 5, and
 // MPICH and Intel MPI, share a soname, so the loader takes either for the
-// other. MPI_Get_library_version may be called before MPI_Init. A program
-// that loads its MPI later (python, mpi4py) is checked again at MPI_Init.
-__attribute__((constructor)) static void check_mpi_library_at_load() { stop_on_wrong_mpi(false); }
+// other. MPI_Get_library_version may be called before MPI_Init.
+__attribute__((constructor)) static void check_mpi_library_at_load() { stop_on_wrong_mpi(); }
 #endif
 
 void runtime_start() {
-  stop_on_wrong_mpi(true);
   report_begin();
   std::string error;
   Config cfg;
