@@ -11,8 +11,10 @@
 # build/imb/<MPI>: with -DCHECK, whose run (once each side) checks every
 # message and result IMB receives, and without, for the timings. Runs
 # PingPong Sendrecv Allreduce Bcast Alltoall Reduce_scatter (BENCHMARKS),
-# messages up to 2^MSGLOG bytes [20], at most SAMPLE_SECONDS [1] a size,
-# REPS runs a side [3]. Writes
+# messages up to 2^MSGLOG bytes [18], REPS timed runs a side [3]. IMB gives
+# a benchmark SECONDS_PER_SIZE [1] (checked runs: CHECK_SECONDS [4]) per message size,
+# in all, before it stops it with "time-out". PARTS [checked timed]: either
+# alone (the checked runs need no idle machine). Writes
 #   OUT_DIR/raw/<side>-<run>.txt   IMB's output
 #   OUT_DIR/summary.md             per benchmark and size: the median
 #                                  t_avg of each side and default/plain
@@ -56,24 +58,33 @@ defects_none() {
 }
 mkdir -p "$out/raw"
 status=0
-imb_args=(-msglog "${MSGLOG:-20}" -time "${SAMPLE_SECONDS:-1}" -npmin 2 $benchmarks)
+imb_args=(-msglog "${MSGLOG:-18}" -npmin 2 $benchmarks)
+parts=${PARTS:-checked timed}
 for side in plain default; do
+  [[ $parts == *checked* ]] || break
   wrap=(); [ $side = default ] && wrap=("$build/adacomp")
   log=$out/raw/$side-checked.txt
-  if ! timeout 900 "${run[@]}" "${wrap[@]}" "$checked" "${imb_args[@]}" >"$log" 2>&1; then
+  if ! timeout 900 "${run[@]}" "${wrap[@]}" "$checked" -time "${CHECK_SECONDS:-4}" "${imb_args[@]}" \
+       >"$log" 2>&1; then
     echo "bench/imb.sh: the checked $side run failed ($log)" >&2; status=1
   elif ! defects_none "$log"; then
     echo "bench/imb.sh: the checked $side run reports defects ($log)" >&2; status=1
+  else
+    echo "bench/imb.sh: $mpi $side: no defects in $(grep -c '^ *[0-9]' "$log") checked rows;" \
+         "$(grep -c time-out "$log") benchmarks stopped by IMB's time limit (CHECK_SECONDS)"
   fi
 done
+[[ $parts == *timed* ]] || reps=0
 for r in $(seq 1 "$reps"); do
   order=(plain default); [ $((r % 2)) = 0 ] && order=(default plain)
   for side in "${order[@]}"; do
     wrap=(); [ $side = default ] && wrap=("$build/adacomp")
-    timeout 900 "${run[@]}" "${wrap[@]}" "$timed" "${imb_args[@]}" >"$out/raw/$side-$r.txt" 2>&1 ||
+    timeout 900 "${run[@]}" "${wrap[@]}" "$timed" -time "${SECONDS_PER_SIZE:-1}" "${imb_args[@]}" \
+      >"$out/raw/$side-$r.txt" 2>&1 ||
       { echo "bench/imb.sh: $side run $r failed" >&2; status=1; }
   done
 done
+[ "$reps" = 0 ] && exit $status
 python3 "$root/bench/imb_summary.py" "$mpi" "$("$build/adacomp" --version)" "$out/raw" >"$out/summary.md"
 cat "$out/summary.md"
 exit $status
