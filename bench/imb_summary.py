@@ -34,6 +34,9 @@ def parse(path):
 
 
 def main():
+    if len(sys.argv) < 4 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
     mpi, version, raw = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
     sizes = {int(s) for s in sys.argv[4].split(",")} if len(sys.argv) > 4 else None
     runs = {"plain": [], "default": []}
