@@ -1,5 +1,5 @@
 # Install rules. Everything MPI-specific carries ${ADACOMP_SUFFIX}
-# (-openmpi, -mpich) so that both builds can share one prefix; the rest
+# (-openmpi, -openmpi5, -mpich, -impi, -mpiabi) so that any builds can share one prefix; the rest
 # (header, docs, man pages, CMake package entry) is identical in both.
 include(CMakePackageConfigHelpers)
 set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/AdaComp)
@@ -22,7 +22,7 @@ install(TARGETS ${_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 add_custom_target(adacomp_installed)
 add_dependencies(adacomp_installed adacomp ${_programs})
 
-# CMake: find_package(AdaComp [COMPONENTS openmpi|mpich]) -> AdaComp::adacomp.
+# CMake: find_package(AdaComp [COMPONENTS <flavour>]) -> AdaComp::adacomp.
 install(EXPORT AdaCompTargets NAMESPACE AdaComp::
         FILE AdaCompTargets${ADACOMP_SUFFIX}.cmake DESTINATION ${_cmakedir})
 configure_package_config_file(packaging/cmake/AdaCompConfig.cmake.in
@@ -56,7 +56,7 @@ Settings: PREFIX/etc/adacomp.conf, PREFIX/etc/adacomp${ADACOMP_SUFFIX}.conf (thi
 ./adacomp.conf, ADACOMP_* variables. Manuals: man adacomp, man adacomp.conf")
 set(ADACOMP_MODULE_NO_MPI "adacomp${ADACOMP_SUFFIX} is built for ${ADACOMP_MPI_NAME}, and its \
 launcher ${MPIEXEC_EXECUTABLE} is not there: install that MPI, or load \
-adacomp-${ADACOMP_MPI_OTHER_FLAVOR} for ${ADACOMP_MPI_OTHER_NAME}")
+the module of the MPI you run (${ADACOMP_MPI_OTHER_MODULES})")
 configure_file(packaging/modules/adacomp.lua.in
                ${CMAKE_BINARY_DIR}/install/modulefiles/adacomp${ADACOMP_SUFFIX}.lua @ONLY)
 configure_file(packaging/modules/adacomp.tcl.in

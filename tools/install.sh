@@ -1,17 +1,18 @@
 #!/bin/bash
-# Builds and installs AdaComp for both MPIs into one prefix, side by side:
-#   tools/install.sh PREFIX [openmpi|mpich ...]     (default: openmpi mpich)
-# Each build's library and tools carry its MPI in their names
-# (libadacomp-openmpi.so, adacomp-mpich, ...); the first flavour named also
+# Builds and installs AdaComp for several MPIs into one prefix, side by side:
+#   tools/install.sh PREFIX [MPI ...]     (default: openmpi mpich)
+# MPI as tools/build.sh takes it (openmpi, mpich, openmpi5, mpich5, impi,
+# mpiabi, ...). Each build's library and tools carry its MPI's flavour in
+# their names (libadacomp-openmpi5.so, adacomp-impi, ...); the first named also
 # gets the plain names (adacomp, adacomp-calibrate, libadacomp.so,
 # adacomp.pc, find_package(AdaComp) without a component). Builds only what
 # it installs (the library, launcher, calibrator and codecs tool), in trees
-# configured without tests: BUILD_ROOT/<flavour> (default build/install). A
+# configured without tests: BUILD_ROOT/<MPI> (default build/install). A
 # tree the test suite built (BUILD_ROOT=build, as CI does) keeps its tests.
 set -euo pipefail
 source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
-prefix=${1:?usage: tools/install.sh PREFIX [openmpi|mpich ...]}
+prefix=${1:?usage: tools/install.sh PREFIX [MPI ...]}
 shift
 flavors=("${@:-openmpi}")
 [ $# -gt 0 ] || flavors=(openmpi mpich)

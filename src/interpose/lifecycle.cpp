@@ -34,6 +34,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int init(int* argc, char*** argv) {
+  stop_on_wrong_mpi();
   const auto t0 = std::chrono::steady_clock::now();
   int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) start_library(seconds_since(t0));
@@ -41,6 +42,7 @@ int init(int* argc, char*** argv) {
 }
 
 int init_thread(int* argc, char*** argv, int required, int* provided) {
+  stop_on_wrong_mpi();
   const auto t0 = std::chrono::steady_clock::now();
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) start_library(seconds_since(t0));

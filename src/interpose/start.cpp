@@ -158,10 +158,12 @@ void print_banner() {
 
 }  // namespace
 
-// Before any handle is used: with the other MPI's library underneath, every
+// Before any handle is used: with another MPI's library underneath, every
 // handle this build knows is wrong. Each rank stops alike; the launcher's
 // rank-0 variable (MPI not usable for it) keeps the message to one copy.
-void check_mpi_library() {
+// SMPI: linked into each simulated program, whose only MPI is the simulator.
+void stop_on_wrong_mpi() {
+#ifndef ADACOMP_STATIC_IN_EVERY_RANK
   const std::string mismatch = mpi_library_mismatch();
   if (mismatch.empty()) return;
   const char* rank = nullptr;
@@ -169,8 +171,8 @@ void check_mpi_library() {
     if (!rank) rank = std::getenv(var);
   if (!rank || std::string(rank) == "0") std::fprintf(stderr, "adacomp: %s\n", mismatch.c_str());
   std::fflush(stderr);
-  PMPI_Finalize();
   std::exit(1);
+#endif
 }
 
 // ADACOMP_LOSSY_RULES, checked against the report's operation names.
@@ -196,8 +198,15 @@ static bool parse_rules(Config* c, std::string* error) {
   return true;
 }
 
+#ifndef ADACOMP_STATIC_IN_EVERY_RANK
+// At load (the library preloaded or linked in), before the program can
+// reach a function or handle the running MPI lacks: Open MPI 4 and 5, and
+// MPICH and Intel MPI, share a soname, so the loader takes either for the
+// other. MPI_Get_library_version may be called before MPI_Init.
+__attribute__((constructor)) static void check_mpi_library_at_load() { stop_on_wrong_mpi(); }
+#endif
+
 void runtime_start() {
-  check_mpi_library();
   report_begin();
   std::string error;
   Config cfg;

@@ -5,6 +5,11 @@
 
 namespace adacomp {
 
+// Called at load and right before PMPI_Init* (a program that loads its MPI
+// itself, python with mpi4py, has it only then): stops the job with one line
+// naming both MPIs and the build to use when the program runs on another MPI
+// than this build's (services/mpi_library.h), before that MPI starts.
+void stop_on_wrong_mpi();
 // Called right after PMPI_Init*. Validates the configuration, checks that all
 // ranks agree on it, and aborts the job with a clear message if not.
 void runtime_start();

@@ -62,10 +62,8 @@ bool send_declined(const P2PComm* st, int count, MPI_Datatype type, int dest) {
   return dest == MPI_PROC_NULL || st->direct(dest) || never_coded(count, type);
 }
 bool is_fatal(MPI_Errhandler h) {
-#ifdef MPI_ERRORS_ABORT
-  if (h == MPI_ERRORS_ABORT) return true;
-#endif
-  return h == MPI_ERRORS_ARE_FATAL;
+  const MPI_Errhandler errors_abort = mpi_errors_abort();
+  return h == MPI_ERRORS_ARE_FATAL || (errors_abort != MPI_ERRHANDLER_NULL && h == errors_abort);
 }
 bool fatal_handler(MPI_Comm comm) {
   MPI_Errhandler h = MPI_ERRHANDLER_NULL;

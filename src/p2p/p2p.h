@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "services/call_result.h"
+#include "services/mpi_abi.h"
 
 namespace adacomp {
 

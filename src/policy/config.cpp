@@ -202,7 +202,8 @@ const Setting kSettings[] = {
      "rules separated by ';' (docs/lossy-scopes.md), or @FILE holding one a line",
      [](const std::string& v, Config& c) { return read_rules_text(v, &c.lossy_rules.text); }},
     {"ADACOMP_MPI", "this build's",
-     "openmpi|mpich (the MPI whose settings these are, as adacomp-calibrate writes)",
+     "openmpi|openmpi5|mpich|impi|mpiabi (the MPI whose settings these are, as "
+     "adacomp-calibrate writes)",
      [](const std::string& v, Config&) { return mpi_display_name(v) != nullptr; }},
     {"ADACOMP_ZSTD_LEVEL", "1", "an integer from -7 to 22",
      [](const std::string& v, Config& c) { return parse_int(v, -7, 22, &c.zstd_level); }},

@@ -102,8 +102,12 @@ bool for_this_mpi(const Source& source, const std::string& site, std::string* er
 }  // namespace
 
 const char* mpi_display_name(const std::string& flavor) {
-  if (flavor == "openmpi") return "Open MPI";
+  // The flavours of cmake/mpi_flavor.cmake.
+  if (flavor == "openmpi") return "Open MPI 4";
+  if (flavor == "openmpi5") return "Open MPI 5";
   if (flavor == "mpich") return "MPICH";
+  if (flavor == "impi") return "Intel MPI";
+  if (flavor == "mpiabi") return "MPI standard ABI";
   return nullptr;
 }
 

@@ -28,7 +28,8 @@ struct Source {
 // cannot be read or parsed, or that is for another MPI.
 bool read_sources(std::vector<Source>* out, std::string* error);
 
-// "Open MPI", "MPICH" for the values ADACOMP_MPI accepts; nullptr otherwise.
+// "Open MPI 4", "MPICH", ... for the values ADACOMP_MPI accepts (a build's
+// flavour); nullptr otherwise.
 const char* mpi_display_name(const std::string& flavor);
 
 }  // namespace adacomp

@@ -4,6 +4,7 @@
 #include <link.h>
 #include <mpi.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -22,6 +23,10 @@ std::string version_after(const std::string& text, const char* after) {
 
 std::string major(const std::string& version) { return version.substr(0, version.find('.')); }
 
+// The MPI-5 standard ABI's library: whatever its vendor, it is the ABI a
+// build with mpicc_abi needs, and no other build can use.
+constexpr const char* kStandardAbiLibrary = "libmpi_abi.so";
+
 // Sized for any MPI, not this build's: the other MPI may write more
 // (MPICH: 8192) than this mpi.h's MPI_MAX_LIBRARY_VERSION_STRING (Open MPI: 256).
 char g_text[1 << 16];
@@ -32,8 +37,8 @@ int collect_mpi(struct dl_phdr_info* info, size_t, void* out) {
   const char* path = info->dlpi_name;
   const char* base = path ? std::strrchr(path, '/') : nullptr;
   base = base ? base + 1 : path;
-  if (base &&
-      (std::strncmp(base, "libmpi.so", 9) == 0 || std::strncmp(base, "libmpich.so", 11) == 0))
+  if (base && (std::strncmp(base, "libmpi.so", 9) == 0 || std::strncmp(base, "libmpich.so", 11) == 0 ||
+               std::strncmp(base, kStandardAbiLibrary, std::strlen(kStandardAbiLibrary)) == 0))
     static_cast<std::vector<std::string>*>(out)->push_back(path);
   return 0;
 }
@@ -49,33 +54,43 @@ MpiLibrary loaded_library(const std::string& path) {
   MpiLibrary lib{"unknown", path};
   if (query && query(g_text, &len) == MPI_SUCCESS) lib = parse_mpi_library(g_text);
   dlclose(handle);
+  if (path.find(kStandardAbiLibrary) != std::string::npos)
+    lib = {"mpiabi", "the MPI ABI of " + lib.name};
   return lib;
 }
 
 }  // namespace
 
 MpiLibrary parse_mpi_library(const std::string& text) {
-  if (text.find("Open MPI") != std::string::npos)
-    return {"openmpi", "Open MPI " + version_after(text, "Open MPI")};
-  for (const char* abi : {"MPICH", "Intel(R) MPI", "MVAPICH"})
-    if (text.find(abi) != std::string::npos)
-      return {"mpich", std::string(abi) + " " + version_after(text, abi)};
+  if (text.find("MPI ABI") == 0) return {"mpiabi", text};
+  if (text.find("Open MPI") != std::string::npos) {
+    // Open MPI 5 keeps Open MPI 4's soname (libmpi.so.40) but not its ABI.
+    const std::string version = version_after(text, "Open MPI");
+    const int release = std::atoi(major(version).c_str());
+    return {release >= 5 ? "openmpi" + std::to_string(release) : "openmpi", "Open MPI " + version};
+  }
+  // Intel MPI first: its text may name the MPICH it derives from.
+  if (text.find("Intel(R) MPI") != std::string::npos)
+    return {"impi", "Intel(R) MPI " + version_after(text, "Intel(R) MPI")};
+  // MVAPICH and Cray MPICH keep MPICH's ABI: one build serves them.
+  for (const char* name : {"MVAPICH", "MPICH"})
+    if (text.find(name) != std::string::npos)
+      return {"mpich", std::string(name) + " " + version_after(text, name)};
   return {"unknown", text.substr(0, text.find_first_of(",\n"))};
 }
 
 std::string mpi_library_mismatch() {
   const MpiLibrary built = parse_mpi_library(ADACOMP_MPI_BUILT_FOR);
-  // Open MPI changes its ABI with the major version; the MPICH ABI
-  // (MPICH 3.1+, Intel MPI, MVAPICH) is stable.
+  // One build per flavour (cmake/mpi_flavor.cmake): Open MPI 4 and 5 differ
+  // in ABI; Intel MPI has MPICH's ABI, but its own build, tuned and tested
+  // on it, is the one to use.
   auto differs = [&](const MpiLibrary& running) {
-    if (running.flavor == "unknown") return false;
-    return running.flavor != built.flavor ||
-           (built.flavor == "openmpi" &&
-            major(version_after(running.name, "MPI")) != major(version_after(built.name, "MPI")));
+    return running.flavor != "unknown" && running.flavor != built.flavor;
   };
   std::vector<MpiLibrary> running;
   int len = 0;
-  if (PMPI_Get_library_version(g_text, &len) == MPI_SUCCESS)
+  // The standard ABI is told by the library loaded, not by its vendor's text.
+  if (built.flavor != "mpiabi" && PMPI_Get_library_version(g_text, &len) == MPI_SUCCESS)
     running.push_back(parse_mpi_library(g_text));
   std::vector<std::string> paths;
   dl_iterate_phdr(collect_mpi, &paths);

@@ -8,9 +8,11 @@
 
 namespace adacomp {
 
-// "Open MPI 4.1.4", "MPICH 4.0.2": from MPI_Get_library_version's text.
+// "Open MPI 4.1.4", "MPICH 4.0.2": from MPI_Get_library_version's text
+// (or this build's ADACOMP_MPI_BUILT_FOR, e.g. "MPI ABI 1.0").
 struct MpiLibrary {
-  std::string flavor;  // "openmpi", "mpich" (MPICH ABI: also Intel MPI, MVAPICH)
+  std::string flavor;  // the build for it: openmpi, openmpi5, mpich (also
+                       // MVAPICH), impi, mpiabi (cmake/mpi_flavor.cmake)
   std::string name;    // with version, for messages
 };
 MpiLibrary parse_mpi_library(const std::string& version_text);

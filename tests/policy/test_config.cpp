@@ -116,18 +116,19 @@ void files() {
   // A file or environment for another MPI is refused, naming it and both
   // MPIs; the one for this build's MPI is read.
   int accepted = 0;
-  for (const char* mpi : {"openmpi", "mpich"}) {
+  for (const char* mpi : {"openmpi", "openmpi5", "mpich", "impi", "mpiabi"}) {
     if (load(std::string("ADACOMP_MPI = ") + mpi + "\n", {}, &c, &error)) {
       ++accepted;
       continue;
     }
     EXPECT(fails_with(std::string("ADACOMP_MPI = ") + mpi + "\n", {},
-                      {g_file + " holds settings for", "Open MPI", "MPICH",
-                       std::string("use the ") + mpi_display_name(mpi) + " build"}));
+                      {g_file + " holds settings for " + mpi_display_name(mpi),
+                       "this library is built for",
+                       std::string("use the ") + mpi_display_name(mpi) + " build (adacomp-" + mpi + ")"}));
     EXPECT(fails_with("", {std::string("ADACOMP_MPI=") + mpi}, {"the environment holds"}));
   }
   EXPECT(accepted == 1);
-  EXPECT(fails_with("ADACOMP_MPI = lam\n", {}, {"ADACOMP_MPI='lam' is invalid", "openmpi|mpich"}));
+  EXPECT(fails_with("ADACOMP_MPI = lam\n", {}, {"ADACOMP_MPI='lam' is invalid", "openmpi|openmpi5|mpich|impi|mpiabi"}));
   clear_environment();
   setenv("ADACOMP_CONFIG", "/nonexistent/adacomp.conf", 1);
   EXPECT(!load_config(&c, &error) && error.find("cannot open") != std::string::npos);
