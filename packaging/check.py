@@ -5,7 +5,7 @@ asks (mpi, zstd, lz4, c-blosc, zfp; variants; BSD-3-Clause), and passes only
 CMake options that exist, and its versions exist (no missing tag); every
 @VAR@ in the templates is one CMake sets; the modules have what a site
 expects (help, whatis, a conflict, the MPI check, man's default path); every
-setting is in the README's table and in adacomp.conf(5)."""
+setting is in the user guide's table and in adacomp.conf(5)."""
 import ast
 import os
 import re
@@ -120,13 +120,13 @@ for rel, patterns in expect.items():
             errors.append("%s: lacks /%s/" % (rel, pattern))
 
 # Every setting the library accepts is documented where users look: the
-# README's settings table and the installed man page adacomp.conf(5).
+# user guide's settings table and the installed man page adacomp.conf(5).
 config_cpp = open(os.path.join(root, "src/policy/config.cpp")).read()
-readme = open(os.path.join(root, "README.md")).read()
+guide = open(os.path.join(root, "docs/user-guide.md")).read()
 man5 = open(os.path.join(root, "man/adacomp.conf.5")).read()
 for key in re.findall(r'\{"(ADACOMP_[A-Z_]+)", "(?!ADACOMP_)', config_cpp):
-    if not re.search(r"^\| [^|]*`%s`" % key, readme, re.M):
-        errors.append("README.md: %s is not in the settings table" % key)
+    if not re.search(r"^\| [^|]*`%s`" % key, guide, re.M):
+        errors.append("docs/user-guide.md: %s is not in the settings table" % key)
     if not re.search(r"^\.B [^\n]*\b%s\b" % key, man5, re.M):
         errors.append("man/adacomp.conf.5: %s is not documented" % key)
 
