@@ -11,26 +11,34 @@ TypeContents::TypeContents(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL || is_named(t)) return;
 #if MPI_VERSION >= 4
   // The large-count query: MPICH fails the classic one for a type built
-  // with a _c constructor. Such a type keeps its counts in MPI_Count
-  // arrays, which no proof below reads: it is left unproven (packed).
+  // with a _c constructor, which keeps its counts in large_counts.
   MPI_Count ni = 0, na = 0, nc = 0, nt = 0;
-  if (PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nt, &combiner) != MPI_SUCCESS || nc != 0 ||
+  if (PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nt, &combiner) != MPI_SUCCESS ||
       combiner == MPI_COMBINER_NAMED)
     return;
+  ints.resize(static_cast<size_t>(ni));
+  addrs.resize(static_cast<size_t>(na));
+  large_counts.resize(static_cast<size_t>(nc));
+  types.resize(static_cast<size_t>(nt));
+  if (PMPI_Type_get_contents_c(t, ni, na, nc, nt, ints.data(), addrs.data(), large_counts.data(),
+                               types.data()) != MPI_SUCCESS) {
+    types.clear();  // nothing was returned that needs freeing
+    return;
+  }
 #else
   int ni = 0, na = 0, nt = 0;
   if (PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) != MPI_SUCCESS ||
       combiner == MPI_COMBINER_NAMED)
     return;
-#endif
   ints.resize(static_cast<size_t>(ni));
   addrs.resize(static_cast<size_t>(na));
   types.resize(static_cast<size_t>(nt));
-  if (PMPI_Type_get_contents(t, static_cast<int>(ni), static_cast<int>(na), static_cast<int>(nt),
-                             ints.data(), addrs.data(), types.data()) != MPI_SUCCESS) {
+  if (PMPI_Type_get_contents(t, ni, na, nt, ints.data(), addrs.data(), types.data()) !=
+      MPI_SUCCESS) {
     types.clear();  // nothing was returned that needs freeing
     return;
   }
+#endif
   ok = true;
 #endif
 }
@@ -129,6 +137,15 @@ std::optional<ByteRun> ordered_run(MPI_Datatype t) {
   if (is_named(t)) return basic_run(t);
   const TypeContents c(t);
   if (!c.ok) return std::nullopt;
+  if (!c.large_counts.empty()) {
+    // Of the large-count constructors only MPI_Type_contiguous_c (count in
+    // large_counts[0]) is read: the one the library builds for a count
+    // over INT_MAX (services/large_count.h).
+    if (c.combiner != MPI_COMBINER_CONTIGUOUS) return std::nullopt;
+    RunChain chain;
+    chain.add(ordered_run(c.types[0]), c.large_counts[0], extent_of(c.types[0]), 0);
+    return chain.result();
+  }
   const auto& n = c.ints;
   const auto& a = c.addrs;
   RunChain chain;

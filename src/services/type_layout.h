@@ -24,9 +24,9 @@ struct ByteRun {
 
 // The run one element of `t` occupies, or nothing where its type map is
 // not in increasing address order without gaps, or cannot be proven so: a
-// darray, a type built with the large-count (_c) constructors, or an MPI
-// without the envelope queries (SMPI). Those are packed, which is always
-// right.
+// darray, a type built with a large-count (_c) constructor other than
+// MPI_Type_contiguous_c, or an MPI without the envelope queries (SMPI).
+// Those are packed, which is always right.
 std::optional<ByteRun> ordered_run(MPI_Datatype t);
 
 // A derived datatype's constructor and arguments (MPI_Type_get_envelope and
@@ -42,6 +42,7 @@ struct TypeContents {
   int combiner = MPI_COMBINER_NAMED;
   std::vector<int> ints;
   std::vector<MPI_Aint> addrs;
+  std::vector<MPI_Count> large_counts;  // a type built with a _c constructor
   std::vector<MPI_Datatype> types;
 };
 
