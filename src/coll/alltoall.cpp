@@ -1,6 +1,8 @@
 // Alltoall(v) on the exchange engine (coll/exchange.h), with their
 // nonblocking and persistent forms.
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "coll/coll.h"
@@ -9,22 +11,34 @@
 namespace adacomp {
 namespace {
 
-// Bytes spanned by `blocks` of `type` from the buffer start, for copying an
-// in-place input; -1 if a lower bound is negative.
+// The bytes [first, end) from the buffer address that `blocks` of `type`
+// cover, for copying an in-place input: from the first block's first byte
+// (a type's true lower bound may put it past the address, and what lies
+// before it is not the caller's to read) to the last one's end; empty
+// when no block holds data. None when a lower bound is negative.
+struct Span {
+  MPI_Aint first = 0, end = 0;
+};
 template <class Count, class Displ>
-MPI_Aint span(int n, const Blocks<Count, Displ>& blocks, MPI_Datatype type) {
+std::optional<Span> span(int n, const Blocks<Count, Displ>& blocks, MPI_Datatype type) {
   MPI_Aint lb, ext, tlb, text;
   PMPI_Type_get_extent(type, &lb, &ext);
   PMPI_Type_get_true_extent(type, &tlb, &text);
-  if (tlb < 0 || lb < 0) return -1;
-  MPI_Aint end = 0;
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  if (size == 0) return Span{};  // no data (and true bounds that are no offsets: Open MPI)
+  if (tlb < 0 || lb < 0) return std::nullopt;
+  std::optional<Span> s;
   for (int i = 0; i < n; ++i) {
     const MPI_Aint c = blocks.count(i);
     if (c <= 0) continue;
-    const MPI_Aint e = (blocks.displ(i) + c - 1) * ext + tlb + text;
-    if (e > end) end = e;
+    const MPI_Aint first = blocks.displ(i) * ext + tlb;
+    const MPI_Aint end = (blocks.displ(i) + c - 1) * ext + tlb + text;
+    if (!s) s = Span{first, end};
+    s->first = std::min(s->first, first);
+    s->end = std::max(s->end, end);
   }
-  return end;
+  return s ? s : Span{};
 }
 
 template <class Count, class Displ>
@@ -41,16 +55,17 @@ CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> se
   const bool in_place = sendbuf == MPI_IN_PLACE;
   // Negative lower bounds are not handled in place; every rank has the same
   // recvtype, so all decline alike.
-  const MPI_Aint span_bytes = in_place ? span(size, recv, recvtype) : 0;
-  if (span_bytes < 0) return kDeclined;
+  const std::optional<Span> copied = in_place ? span(size, recv, recvtype) : Span{};
+  if (!copied) return kDeclined;
   return launch(plan, comm, how, [=](int tag) {
     auto x = std::make_unique<Exchange>(comm, plan, op, how.form(), tag);
     const void* input = sendbuf;
     Blocks<Count, Displ> in = send;
     MPI_Datatype in_type = sendtype;
     if (in_place) {  // the input is copied, as the output overwrites it
-      std::vector<char> copy(static_cast<char*>(recvbuf), static_cast<char*>(recvbuf) + span_bytes);
-      input = copy.data();  // the vector's storage moves with it
+      const char* from = static_cast<char*>(recvbuf);
+      std::vector<char> copy(from + copied->first, from + copied->end);
+      input = copy.data() - copied->first;  // the vector's storage moves with it
       x->keep(std::move(copy));
       in = recv;
       in_type = recvtype;
