@@ -4,10 +4,12 @@
 // private communicators at MPI_Finalize.
 #include "interpose/start.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/bytes.h"
@@ -169,8 +171,12 @@ void stop_on_wrong_mpi() {
   const char* rank = nullptr;
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
     if (!rank) rank = std::getenv(var);
-  if (!rank || std::string(rank) == "0") std::fprintf(stderr, "adacomp: %s\n", mismatch.c_str());
+  const bool tells = !rank || std::string(rank) == "0";
+  if (tells) std::fprintf(stderr, "adacomp: %s\n", mismatch.c_str());
   std::fflush(stderr);
+  // The launcher ends the job when the first rank exits: the others leave
+  // rank 0 the time to print, or its line could be lost with it.
+  if (!tells) std::this_thread::sleep_for(std::chrono::seconds(2));
   std::exit(1);
 #endif
 }
