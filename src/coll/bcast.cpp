@@ -17,8 +17,8 @@
 #include <optional>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"

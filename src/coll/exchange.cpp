@@ -2,9 +2,9 @@
 
 #include <climits>
 
-#include "policy/model.h"
-#include "services/args.h"
-#include "services/runtime.h"
+#include "decision/model.h"
+#include "runtime/args.h"
+#include "runtime/runtime.h"
 #include "wire/frame.h"
 
 namespace adacomp {

@@ -24,12 +24,12 @@
 
 #include <mpi.h>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/plan.h"
 #include "coll/schedule.h"
-#include "observe/stats.h"
-#include "services/call_result.h"
-#include "services/comm_state.h"
+#include "report/stats.h"
+#include "decision/call_result.h"
+#include "runtime/comm_state.h"
 #include "transfer/transfer.h"
 
 namespace adacomp {
@@ -59,7 +59,7 @@ Blocks<Count, Displ> given_blocks(const Count* counts, const Displ* displs) {
   return {counts, displs, 0, true};
 }
 
-// Buffer arguments MPI rejects (services/args.h), checked once a call passes
+// Buffer arguments MPI rejects (runtime/args.h), checked once a call passes
 // the gate (a query): the call is then declined and PMPI reports them. `buf`
 // MPI_IN_PLACE has nothing to check.
 bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type);

@@ -18,9 +18,9 @@
 #include <optional>
 #include <vector>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/schedule.h"
-#include "services/comm_state.h"
+#include "runtime/comm_state.h"
 
 namespace adacomp {
 

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "coll/schedule.h"
-#include "policy/gate.h"
-#include "services/args.h"
-#include "services/facts.h"
-#include "services/link_check.h"
-#include "services/runtime.h"
+#include "decision/gate.h"
+#include "runtime/args.h"
+#include "runtime/call_facts.h"
+#include "runtime/link_check.h"
+#include "runtime/runtime.h"
 
 namespace adacomp {
 namespace {
@@ -105,7 +105,7 @@ bool decide(OpKind operation, MPI_Comm comm, bool adaptive, bool nonblocking, Ar
     Candidates timed = codecs;
     if (arms == Arms::padded) timed = padded_candidates(cfg, plan->bound, tier, kind);
     // Where the tier may cut the call into chunks, whole and in chunks are
-    // arms of their own (policy/tier.h Candidates).
+    // arms of their own (decision/tier.h Candidates).
     timed.pipelined_forms = codecs.pipelined_forms = plan->tier.pipelined && staged_call(operation);
     arm = s.model.at(plan->model).next(timed);
     if (model_passes(arm)) return false;
@@ -157,7 +157,7 @@ bool agree_rule(MPI_Comm comm, int rule, bool nonblocking, CallFacts* facts, Cal
 
 bool plan_common(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
                  bool reduction, bool nonblocking, Plan* plan) {
-  // The verdict first (services/facts.h): the common small message leaves
+  // The verdict first (runtime/call_facts.h): the common small message leaves
   // before any query but the size, and bad arguments go to PMPI, which
   // reports them.
   CallFacts facts = call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
@@ -283,7 +283,7 @@ void record_time(CommState* state, int slot, double seconds) {
   PathChoice& model = state->model.at(slot);
   if (!model.record(seconds)) return;
   // One MAX agrees on the arms' times and, in-band, on the link figure
-  // (services/link_check.h): the same value on every rank of the communicator.
+  // (runtime/link_check.h): the same value on every rank of the communicator.
   constexpr int kArms = PathChoice::kMaxArms;
   double mine[kArms + 1], slowest[kArms + 1];
   std::copy(model.best(), model.best() + kArms, mine);

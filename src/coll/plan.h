@@ -6,17 +6,17 @@
 // communicator inside one node (that is how one machine exercises the
 // codecs). The adaptive policy, the default, never codes inside a node
 // unless calibration measured that it pays, and between nodes lets the
-// runtime model (policy/model.h) choose from measured call times.
+// runtime model (decision/model.h) choose from measured call times.
 #pragma once
 
 #include <mpi.h>
 
 #include "codec/codec.h"
-#include "observe/stats.h"
-#include "policy/tier.h"
-#include "services/call_result.h"
-#include "services/comm_state.h"
-#include "services/datatype.h"
+#include "report/stats.h"
+#include "decision/tier.h"
+#include "decision/call_result.h"
+#include "runtime/comm_state.h"
+#include "runtime/datatype.h"
 
 namespace adacomp {
 
@@ -28,8 +28,8 @@ struct Plan {
   TypeInfo type;
   size_t bytes = 0;  // message bytes (count x type size)
   TierChoice tier;
-  ErrorBound bound;  // the communicator's (services/comm_hints.h): a lossy tier's
-  // The candidate codec (policy/tier.h Candidates::arm) the adaptive model
+  ErrorBound bound;  // the communicator's (runtime/comm_hints.h): a lossy tier's
+  // The candidate codec (decision/tier.h Candidates::arm) the adaptive model
   // chose, 1 outside it, and that codec for the call's own datatype.
   int arm = 1;
   const Codec* codec = nullptr;
@@ -62,7 +62,7 @@ Plan segmented(Plan plan);
 // Bcast's node stage (coll/bcast.cpp).
 int node_segments(size_t share);
 
-// The gates of the collectives (the message's verdict is policy/gate.h's):
+// The gates of the collectives (the message's verdict is decision/gate.h's):
 // each returns true when the call takes a compressed path and fills `plan`;
 // false declines the call (decline(plan)). Only cheap checks run before the
 // size is known, so a small message leaves at once; bad arguments are
@@ -119,7 +119,7 @@ bool codes_hop(const Plan& plan, int peer);
 void record_time(CommState* state, int slot, double seconds);
 
 // Declines the call: its entry point calls PMPI with the same arguments
-// (services/call_result.h). When the adaptive policy explores the raw path in
+// (decision/call_result.h). When the adaptive policy explores the raw path in
 // plan's model slot, the result asks for that PMPI call to be timed for the
 // slot (run_declined).
 inline CallResult decline(const Plan& plan) {

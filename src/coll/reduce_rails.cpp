@@ -20,8 +20,8 @@
 #include <optional>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/node_stage.h"
 #include "coll/ring_codes.h"
 #include "coll/tree_reduce.h"
@@ -61,7 +61,7 @@ class RailsReduceSchedule : public Schedule {
     slices_ = slices;
     acc_ = call_.memory(ScratchSlot::accumulator, slices * elem + 1);
     // The rail's members from its member on the root's node on; a rail
-    // orders its members by rank (services/comm_state.h), so that member's
+    // orders its members by rank (runtime/comm_state.h), so that member's
     // place is the number of this rail's ranks below it.
     int rail_root = 0;
     const int root_node_id = s.loc.node_of[root];

@@ -10,7 +10,7 @@
 //
 // Agreement: one small MAX-reduction of the finite range and a non-finite
 // flag over every rank of the communicator, so every rank makes the same
-// choice (LossyAgreement, coll/bound.h). The call takes the decode-add-encode
+// choice (LossyAgreement, coll/lossy_agreement.h). The call takes the decode-add-encode
 // ring instead when any input
 // holds NaN or Inf (they must come out exactly as plain arithmetic gives
 // them, which integer codes cannot carry), when no grid fits the bound or
@@ -27,7 +27,7 @@
 // without a frame header: both ends know the chunk's length and the grid,
 // and the payload checks both. Its form (planes, or zstd over them) is the
 // sender's, by measured speed unless a codec was named or the adaptive
-// model chose it (policy/form_choice.h).
+// model chose it (decision/form_choice.h).
 #include "coll/ring_codes.h"
 
 #include <algorithm>
@@ -36,9 +36,9 @@
 #include <utility>
 
 #include "codec/quant_grid.h"
-#include "policy/form_choice.h"
-#include "services/runtime.h"
-#include "services/scratch.h"
+#include "decision/form_choice.h"
+#include "runtime/runtime.h"
+#include "runtime/scratch.h"
 #include "wire/code_payload.h"
 
 namespace adacomp {

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/plan.h"
-#include "services/comm_state.h"
+#include "runtime/comm_state.h"
 #include "wire/frame.h"
 
 namespace adacomp {

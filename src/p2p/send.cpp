@@ -3,14 +3,14 @@
 // frame follows as its body (internal.h).
 #include <cstring>
 
-#include "observe/stats.h"
+#include "report/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "policy/gate.h"
-#include "services/datatype.h"
-#include "services/facts.h"
-#include "services/scratch.h"
-#include "services/type_layout.h"
+#include "decision/gate.h"
+#include "runtime/datatype.h"
+#include "runtime/call_facts.h"
+#include "runtime/scratch.h"
+#include "runtime/type_layout.h"
 #include "transfer/transfer.h"
 
 namespace adacomp {
@@ -19,7 +19,7 @@ namespace {
 std::mutex g_estimate_mu;
 CodingEstimate g_estimate;  // this rank's sends, all communicators
 
-// The candidate codec (policy/tier.h Candidates::arm, of `count`) to code
+// The candidate codec (decision/tier.h Candidates::arm, of `count`) to code
 // a message of `bytes` to `dest` with, 0 for none: never to a peer on this
 // rank's node when the communicator spans nodes; under the adaptive policy
 // (the gate's verdict) the one that the link and earlier measurements say
