@@ -6,7 +6,7 @@
 
 namespace adacomp {
 
-CompressedCall::CompressedCall(MPI_Comm app, const Plan& p, OpKind op, const Group& g,
+CompressedCall::CompressedCall(MPI_Comm app, const CollPlan& p, OpKind op, const Group& g,
                                CallForm form)
     : group(g),
       plan(p),

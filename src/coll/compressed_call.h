@@ -36,8 +36,8 @@ class CompressedCall {
   // Frames travel between the ranks of `group` (the private communicator,
   // or one of its node-aware splits). `form`: how the application called
   // `op`, which its errors name.
-  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, const Group& group, CallForm form);
-  CompressedCall(MPI_Comm app, const Plan& plan, OpKind op, CallForm form)
+  CompressedCall(MPI_Comm app, const CollPlan& plan, OpKind op, const Group& group, CallForm form);
+  CompressedCall(MPI_Comm app, const CollPlan& plan, OpKind op, CallForm form)
       : CompressedCall(app, plan, op, plan.state->coll, form) {}
 
   // Error bound of each compression of this call. A lossy plan with no
@@ -89,7 +89,7 @@ class CompressedCall {
   int finish();
 
   const Group& group;
-  const Plan& plan;
+  const CollPlan& plan;
 
  private:
   void wait_all(int n, MPI_Request* reqs, size_t* recv_bytes);

@@ -10,7 +10,7 @@ namespace {
 // This rank's finite range as {-lo, hi}, MAX-reduced over the ranks. (The
 // scan's SIMD form may differ in the sign of a zero extreme, which neither
 // hi - lo nor a magnitude sees.) Returns whether any value is NaN or Inf.
-bool local_range(const Plan& plan, const void* data, size_t count, double range[2]) {
+bool local_range(const CollPlan& plan, const void* data, size_t count, double range[2]) {
   double lo = 0, hi = 0;
   const bool bad = qgrid::finite_range(plan.type.kind, data, count, &lo, &hi);
   range[0] = -lo;
@@ -18,14 +18,14 @@ bool local_range(const Plan& plan, const void* data, size_t count, double range[
   return bad;
 }
 
-double bound_from_range(const Plan& plan, const double range[2], int ranks, int compressions,
+double bound_from_range(const CollPlan& plan, const double range[2], int ranks, int compressions,
                         int additions) {
   return hop_budget(plan.bound, plan.type.kind, -range[0], range[1], ranks, compressions, additions);
 }
 
 }  // namespace
 
-double hop_bound(const Plan& plan, const void* data, size_t count, int compressions,
+double hop_bound(const CollPlan& plan, const void* data, size_t count, int compressions,
                  int additions) {
   double range[2];
   local_range(plan, data, count, range);
@@ -34,7 +34,7 @@ double hop_bound(const Plan& plan, const void* data, size_t count, int compressi
 
 void LossyAgreement::start(CompressedCall& call, const void* data, size_t count, int compressions,
                            int additions, int codes_members, int per_member) {
-  const Plan& plan = call.plan;
+  const CollPlan& plan = call.plan;
   if (plan.tier.tier != Tier::lossy) return;
   compressions_ = compressions;
   additions_ = additions;

@@ -15,7 +15,7 @@ namespace adacomp {
 // Per-compression bound from this rank's data alone (a Bcast's root), or 0
 // when no positive bound is left (the call then codes losslessly). A
 // relative user bound is scaled by the value range of the finite values.
-double hop_bound(const Plan& plan, const void* data, size_t count, int compressions, int additions);
+double hop_bound(const CollPlan& plan, const void* data, size_t count, int compressions, int additions);
 
 // A lossy reduction's per-hop bound, or its grid when it reduces on codes
 // (coll/ring_codes.h): the value range (and for a codes candidate the codes

@@ -43,7 +43,7 @@
 
 namespace adacomp {
 
-bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members) {
+bool codes_candidate(const CollPlan& plan, MPI_Op op, size_t count, int ring_members) {
   const ElemKind kind = plan.type.kind;
   return op == MPI_SUM && (kind == ElemKind::f32 || kind == ElemKind::f64) &&
          plan.tier.tier == Tier::lossy && config().reduce_on_codes && ring_members >= 2 &&
@@ -58,7 +58,7 @@ void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]) {
   view[2] = bad || !coding_on() ? 1.0 : 0.0;
 }
 
-CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
+CodesGrid grid_from_view(const CollPlan& plan, const double view[kCodesView], int ring_members,
                          int per_member) {
   const ElemKind kind = plan.type.kind;
   const double lo = -view[0], hi = view[1];

@@ -37,9 +37,9 @@ struct CodesGrid {
 // whether it holds NaN or Inf), kCodesView doubles to be MAX-reduced over
 // plan.state->coll; the grid from the agreed view.
 constexpr int kCodesView = 3;
-bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members);
+bool codes_candidate(const CollPlan& plan, MPI_Op op, size_t count, int ring_members);
 void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]);
-CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
+CodesGrid grid_from_view(const CollPlan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
 // One rank's side of the coding on codes, shared by the ring and the

@@ -64,7 +64,7 @@ struct RootedTree {
 
 // The tree of a planned call rooted at `root`; false when the root is out of
 // range (the call is then declined, and PMPI reports it).
-inline bool rooted_tree(const Plan& plan, int root, RootedTree* t) {
+inline bool rooted_tree(const CollPlan& plan, int root, RootedTree* t) {
   CommState& st = *plan.state;
   if (root < 0 || root >= st.coll.size) return false;
   t->per_node = plan.layout != Layout::flat;

@@ -81,6 +81,8 @@ enum class PassReason : unsigned char {
   unprepared,       // a nonblocking collective on a communicator the library has
                     // not prepared: its private copy or node groups are made
                     // by a blocking collective (MPI_COMM_WORLD's at MPI_Init)
+  persistent_across_nodes,  // a persistent reduction or Bcast with node stages
+  same_node,        // point-to-point to a peer on this rank's node
   switched_off,     // ADACOMP_MODE=raw, the override, or MPI_Pcontrol(0)
   kCount
 };

@@ -8,33 +8,12 @@
 #include <cstdint>
 #include <string>
 
+#include "decision/operation.h"
+
 namespace adacomp {
 
-// The statistics slot of an intercepted operation (not an MPI_Op).
-enum class OpKind : int {
-  allreduce,
-  bcast,
-  reduce,
-  // point-to-point and the other collectives
-  send,
-  recv,
-  allgather,
-  allgatherv,
-  gather,
-  gatherv,
-  scatter,
-  scatterv,
-  alltoall,
-  alltoallv,
-  reduce_scatter,
-  reduce_scatter_block,
-  kCount
-};
 const char* op_name(OpKind op);  // "allreduce": report keys
 
-// How the application called an operation: MPI_Allreduce, MPI_Iallreduce or
-// MPI_Allreduce_init.
-enum class CallForm : uint8_t { blocking, nonblocking, persistent };
 // The name after "MPI_" of the call the application made ("Allreduce",
 // "Iallreduce", "Allreduce_init"): what its error messages name.
 std::string call_name(OpKind op, CallForm form);

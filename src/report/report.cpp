@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "decision/config.h"
+#include "decision/plan.h"
 #include "runtime/link_check.h"
 #include "runtime/runtime.h"
 
@@ -124,6 +125,12 @@ void write_verdict(FILE* f, const ReportData& d) {
                number(v.saved_s).c_str(), number(v.mpi_s).c_str(), number(v.wall_s).c_str(),
                number(v.wall_s > 0 ? v.saved_s / v.wall_s : NAN).c_str(), v.reason,
                json_string(v.text).c_str(), json_string(v.next_step).c_str());
+  // Every call passed through, by the plan's reason (decision/plan.h).
+  std::fprintf(f, "  \"passes\": {");
+  for (int p = 0; p < kPassReasons; ++p)
+    std::fprintf(f, "%s\"%s\": %llu", p ? ", " : "", pass_key(static_cast<PassReason>(p)),
+                 static_cast<unsigned long long>(d.passes[p]));
+  std::fprintf(f, "},\n");
 }
 
 void write_settings(FILE* f) {

@@ -6,6 +6,7 @@
 
 #include "report/report.h"
 #include "decision/config.h"
+#include "decision/plan.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
@@ -36,12 +37,10 @@ const char* pass_reason(const ReportData& d) {
   // A one-host job under the adaptive policy passes everything by design:
   // neither the thresholds nor the model had a say.
   if (!job_spans_nodes() && c.adaptive() && node_local_raw()) return "one_host";
-  static const char* const kNames[kPassReasons] = {
-      "below_threshold", "model_no_gain", "nonblocking_off", "unprepared", "switched_off"};
   int most = 0;
   for (int p = 1; p < kPassReasons; ++p)
     if (d.passes[p] > d.passes[most]) most = p;
-  return kNames[most];
+  return pass_key(static_cast<PassReason>(most));
 }
 
 std::string link_text(const LinkFigures& l) {
@@ -138,6 +137,15 @@ void pass_verdict(const ReportData& d, Verdict* v) {
     next =
         "make one blocking collective (MPI_Barrier) on each such communicator before its "
         "nonblocking ones; MPI_COMM_WORLD is prepared at MPI_Init (docs/nonblocking.md)";
+  } else if (why == "persistent_across_nodes") {
+    because =
+        "its reductions and Bcasts were persistent across nodes: their node stages would start "
+        "at MPI_Start, which ranks may call in different orders";
+    next = "use the blocking or nonblocking form for the large calls between nodes";
+  } else if (why == "same_node") {
+    because = "its point-to-point messages went to peers on the same node, where shared memory "
+              "outruns every codec";
+    next = "nothing to change: messages between nodes are coded where that pays";
   } else {
     // T1 as in force: the user's, or the default the link gave (decision/model.h).
     const std::string t1 = c.threshold_lossless_auto

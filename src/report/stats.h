@@ -85,19 +85,6 @@ class CallClock {
 // Counts a call passed through uncoded, by its reason (decision/gate.h
 // PassReason), only while calls are timed.
 void note_pass(PassReason why);
-// The pass a call's verdict counts, if any (decision/gate.h verdict).
-inline void note_verdict(const CallVerdict& v) {
-  if (v.counted) note_pass(v.reason);
-}
-// Whether the model's arm for a call the verdict let through (coll/plan.cpp
-// decide, p2p/send.cpp coding_arm) passes it: arm 0, counted as the model's
-// choice.
-inline bool model_passes(int arm) {
-  if (arm != 0) return false;
-  note_pass(PassReason::model_no_gain);
-  return true;
-}
-
 // What the adaptive model settled on for an operation and size class (the
 // report's "settled"): "raw" and "pass-through", or a codec and the layout.
 void note_settled(OpKind op, size_t class_bytes, const char* codec, const char* path);
