@@ -36,14 +36,12 @@ CommLayout comm_layout(const CommState* s) {
   return l;
 }
 
-// Follows a plan: counts its pass for the report, or fills the call's
-// context; true when the call is coded.
-bool follow(const Plan& decided, CollPlan* plan) {
+// Follows a plan: notes it for the report (report/stats.h note_plan) and
+// fills the call's context; true when the call is coded.
+bool follow(OpKind op, const Plan& decided, CollPlan* plan) {
   static_cast<Plan&>(*plan) = decided;
-  if (!decided.coded) {
-    if (decided.counted) note_pass(decided.reason);
-    return false;
-  }
+  note_plan(op, decided);
+  if (!decided.coded) return false;
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = config().zstd_level;
   return true;
@@ -86,7 +84,7 @@ bool agree_rule(MPI_Comm comm, int rule, bool nonblocking, CallFacts* facts) {
 bool passes_early(const CallQuery& q, MPI_Comm comm) {
   Plan pass;
   if (passes_on_facts(config(), q, &pass)) {
-    if (pass.counted) note_pass(pass.reason);
+    note_plan(q.op, pass);
     return true;
   }
   return q.form == CallForm::blocking && verdict(config(), q.facts).gate.adaptive &&
@@ -106,7 +104,7 @@ bool plan_on(MPI_Comm comm, int rule, CallQuery* q, CollPlan* plan) {
     if (plan->state) q->model = &plan->state->model;
   }
   q->eager_limit = eager_limit();
-  return follow(adacomp::plan(config(), *q), plan);
+  return follow(q->op, adacomp::plan(config(), *q), plan);
 }
 
 }  // namespace

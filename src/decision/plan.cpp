@@ -130,12 +130,9 @@ Plan plan_send(const Config& c, const CallQuery& q, const CallVerdict& v) {
 }  // namespace
 
 bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass) {
-  if (!q.facts.active) {
-    *pass = passes_uncounted();
-    return true;
-  }
-  if (q.form != CallForm::blocking && !c.nonblocking) {
-    *pass = passes(PassReason::nonblocking_off);
+  if (!q.facts.active || (q.form != CallForm::blocking && !c.nonblocking)) {
+    *pass = q.facts.active ? passes(PassReason::nonblocking_off) : passes_uncounted();
+    pass->bytes = q.bytes;
     return true;
   }
   const CallVerdict v = verdict(c, q.facts);
@@ -143,6 +140,7 @@ bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass) {
   *pass = Plan{};
   pass->counted = v.counted;
   pass->reason = v.reason;
+  pass->bytes = q.bytes;
   return true;
 }
 
@@ -150,7 +148,9 @@ Plan plan(const Config& c, const CallQuery& q) {
   Plan pass;
   if (passes_on_facts(c, q, &pass)) return pass;
   const CallVerdict v = verdict(c, q.facts);
-  return q.facts.who == Decider::sender ? plan_send(c, q, v) : plan_collective(c, q, v);
+  Plan p = q.facts.who == Decider::sender ? plan_send(c, q, v) : plan_collective(c, q, v);
+  p.bytes = q.bytes;
+  return p;
 }
 
 Layout layout_of(const CommLayout& comm, Hierarchy h) {

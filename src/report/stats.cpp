@@ -109,6 +109,57 @@ void note_pass(PassReason why) {
     g_passes[static_cast<int>(why)].fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+
+// The plans ADACOMP_VERBOSE=2 printed: one line per operation, size class
+// and outcome, so a run of millions of calls prints a few dozen.
+struct PlanSeen {
+  OpKind op;
+  int size_class;
+  bool coded;
+  PassReason reason;
+  Tier tier;
+  Layout layout;
+  bool pipelined;
+  bool operator==(const PlanSeen& o) const {
+    return op == o.op && size_class == o.size_class && coded == o.coded && reason == o.reason &&
+           tier == o.tier && layout == o.layout && pipelined == o.pipelined;
+  }
+};
+std::mutex g_plans_mu;
+std::vector<PlanSeen> g_plans_seen;
+
+void print_plan_once(OpKind op, const Plan& p) {
+  const PlanSeen seen{op, size_class(p.bytes), p.coded, p.reason, p.tier.tier, p.layout,
+                      p.tier.pipelined};
+  {
+    std::lock_guard<std::mutex> g(g_plans_mu);
+    if (std::find(g_plans_seen.begin(), g_plans_seen.end(), seen) != g_plans_seen.end()) return;
+    g_plans_seen.push_back(seen);
+  }
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!p.coded) {
+    std::fprintf(stderr, "adacomp: plan: rank %d: %s of %zu bytes: passed through, %s\n", rank,
+                 op_name(op), p.bytes, pass_words(p.reason));
+    return;
+  }
+  static const char* const kTiers[] = {"raw", "lossless", "lossy"};
+  std::fprintf(stderr,
+               "adacomp: plan: rank %d: %s of %zu bytes: coded %s with %s, %s, %d chunk(s), "
+               "%d segment(s)%s\n",
+               rank, op_name(op), p.bytes, kTiers[static_cast<int>(p.tier.tier)],
+               p.codec ? p.codec->name : "?", layout_name(p.layout), p.chunks, p.segments,
+               p.adaptive ? ", chosen by the runtime model" : "");
+}
+
+}  // namespace
+
+void note_plan(OpKind op, const Plan& p) {
+  if (!p.coded && p.counted) note_pass(p.reason);
+  if (config().verbose >= 2 && (p.coded || p.counted)) print_plan_once(op, p);
+}
+
 void note_settled(OpKind op, size_t class_bytes, const char* codec, const char* path) {
   if (!g_call_times.on.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> g(g_settled_mu);

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "decision/plan.h"
 #include "report/op_stats.h"
 #include "decision/gate.h"
 #include "decision/size_class.h"
@@ -85,6 +86,10 @@ class CallClock {
 // Counts a call passed through uncoded, by its reason (decision/gate.h
 // PassReason), only while calls are timed.
 void note_pass(PassReason why);
+// Follows a call's plan for the report: counts its pass, if the report
+// counts it, and at ADACOMP_VERBOSE=2 prints each operation's first plan of
+// every size class and outcome (decision/plan.h).
+void note_plan(OpKind op, const Plan& plan);
 // What the adaptive model settled on for an operation and size class (the
 // report's "settled"): "raw" and "pass-through", or a codec and the layout.
 void note_settled(OpKind op, size_t class_bytes, const char* codec, const char* path);
