@@ -3,7 +3,7 @@
 # nothing else: including a header from a layer above fails to compile, so
 # the build itself checks the layering (docs/design.md).
 #
-#   codec <- wire <- decision <- requests <- runtime <- report <- transfer <- coll, p2p <- boundary
+#   codec <- wire <- decision <- runtime <- requests <- report <- transfer <- coll, p2p <- boundary
 #
 # Each folder answers one question: codec, how bytes are coded; wire, what
 # a frame looks like; decision, whether and how a call is coded (MPI-free);

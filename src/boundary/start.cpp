@@ -21,7 +21,7 @@
 #include "runtime/comm_state.h"
 #include "runtime/datatype.h"
 #include "runtime/eager_limit.h"
-#include "requests/idle_wait.h"
+#include "runtime/idle_wait.h"
 #include "runtime/link_check.h"
 #include "runtime/link_probe.h"
 #include "runtime/locality.h"

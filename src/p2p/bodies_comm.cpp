@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "p2p/internal.h"
-#include "requests/idle_wait.h"
+#include "runtime/idle_wait.h"
 #include "runtime/link_check.h"
 #include "runtime/locality.h"
 

@@ -9,6 +9,7 @@
 
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
+#include "requests/hinted_dup.h"
 #include "runtime/comm_hints.h"
 
 namespace adacomp {

@@ -5,15 +5,14 @@
 #include <atomic>
 #include <mutex>
 
-#include "requests/handle_table.h"
+#include "runtime/handle_table.h"
+#include "runtime/runtime.h"
 
 namespace adacomp {
 
 std::atomic<int> detail::g_registered{0};
 
 namespace {
-
-bool g_threads_share_buffers = false;
 
 using detail::g_registered;
 std::mutex g_mu;
@@ -37,9 +36,6 @@ LibraryRequest* take_locked(MPI_Request handle) {
 bool entries_stay() { return !threads_share_buffers(); }
 
 }  // namespace
-
-bool threads_share_buffers() { return g_threads_share_buffers; }
-void set_threads_share_buffers(bool shared) { g_threads_share_buffers = shared; }
 
 void register_request(MPI_Request handle, LibraryRequest* r) {
   std::lock_guard<std::mutex> g(g_mu);

@@ -18,13 +18,6 @@
 
 namespace adacomp {
 
-// Whether MPI provided MPI_THREAD_MULTIPLE (set at MPI_Init): then several
-// threads may receive into one buffer at once (legal, with undefined
-// contents), so a coded frame must not land in a user's buffer before it is
-// decoded, and the registry's entries may move under a thread's feet.
-bool threads_share_buffers();
-void set_threads_share_buffers(bool shared);
-
 // A request's finish() answer when it must wait for another request (a
 // channel frame whose predecessors are not applied yet) and may not: nothing
 // was done, and completion asks again later.

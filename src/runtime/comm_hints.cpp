@@ -5,7 +5,6 @@
 #include <string>
 
 #include "runtime/comm_state.h"
-#include "requests/registry.h"
 
 namespace adacomp {
 namespace detail {
@@ -134,15 +133,6 @@ void comm_hints_finalize() {
   PMPI_Comm_free_keyval(&g_keyval);
 }
 
-namespace {
-
-// One rank's side of an agreement on a communicator's hint.
-struct HintVote {
-  LossyHint mine;
-  std::string error;  // the first invalid entry's message (the rank votes off)
-  double vote[kAgreeValues] = {}, widest[kAgreeValues] = {};
-};
-
 bool takes_hints(MPI_Comm comm) {
   int inter = 1;
   return runtime_active() && comm != MPI_COMM_NULL &&
@@ -185,49 +175,12 @@ int conclude(MPI_Comm comm, const HintVote& v, const char* operation) {
   return MPI_ERR_INFO_VALUE;
 }
 
-// MPI_Comm_idup_with_info's agreement, started beside the duplication on
-// the old communicator and concluded on the new one when the application
-// completes the duplication's request (the new handle is valid only then).
-class HintedDup : public LibraryRequest {
- public:
-  explicit HintedDup(MPI_Comm* newcomm) : newcomm_(newcomm) {}
-  HintVote vote;
-  MPI_Request agreement = MPI_REQUEST_NULL;
-  int finish(MPI_Request, MPI_Status*, bool, bool, const char*) override {
-    PMPI_Wait(&agreement, MPI_STATUS_IGNORE);
-    const int rc = conclude(*newcomm_, vote, "Comm_idup_with_info");
-    delete this;
-    return rc;
-  }
-
- private:
-  MPI_Comm* newcomm_;
-};
-
-}  // namespace
-
 int set_comm_hints(MPI_Comm comm, MPI_Info info, bool fresh, const char* operation) {
   if (!takes_hints(comm)) return MPI_SUCCESS;  // intercommunicators pass through, hints and all
   HintVote v;
   cast_vote(comm, info, fresh, &v);
   const int rc = PMPI_Allreduce(v.vote, v.widest, kAgreeValues, MPI_DOUBLE, MPI_MAX, comm);
   return rc == MPI_SUCCESS ? conclude(comm, v, operation) : rc;
-}
-
-int idup_with_hints(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-#if MPI_VERSION >= 4
-  const int rc = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-  if (rc != MPI_SUCCESS || !takes_hints(comm)) return rc;
-  auto* dup = new HintedDup(newcomm);
-  cast_vote(comm, info, true, &dup->vote);
-  PMPI_Iallreduce(dup->vote.vote, dup->vote.widest, kAgreeValues, MPI_DOUBLE, MPI_MAX, comm,
-                  &dup->agreement);
-  register_request(*request, dup);
-  return rc;
-#else
-  (void)comm, (void)info, (void)newcomm, (void)request;
-  return MPI_ERR_OTHER;  // not reached: MPI 3 has no MPI_Comm_idup_with_info
-#endif
 }
 
 }  // namespace adacomp

@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <string>
 
 #include "decision/gate.h"
 #include "decision/lossy_scope.h"
@@ -69,9 +70,19 @@ bool rules_need_agreement(MPI_Comm comm);
 // on it; ranks that took different rules take `exact`.
 ErrorBound agreed_rule_bound(MPI_Comm comm, int rule);
 
-// MPI_Comm_idup_with_info: PMPI, and the same agreement on `info`'s keys,
-// started now on `comm` (nonblocking, beside the duplication) and stored on
-// *newcomm when the application completes *request (requests/registry.h).
-int idup_with_hints(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request);
+// The agreement on a communicator's hints in its steps, for the one that
+// cannot be made at once (requests/hinted_dup.h): one rank's side of it;
+// whether `comm` takes hints at all (an intracommunicator, the library
+// running); this rank's vote on `info`'s keys (`fresh`: a new communicator,
+// which inherits nothing); and, from the MAX of the votes, the hint stored
+// on `comm` and this rank's invalid entry raised.
+struct HintVote {
+  LossyHint mine;
+  std::string error;  // the first invalid entry's message (the rank votes off)
+  double vote[kAgreeValues] = {}, widest[kAgreeValues] = {};
+};
+bool takes_hints(MPI_Comm comm);
+void cast_vote(MPI_Comm comm, MPI_Info info, bool fresh, HintVote* v);
+int conclude(MPI_Comm comm, const HintVote& v, const char* operation);
 
 }  // namespace adacomp

@@ -3,7 +3,7 @@
 #include <array>
 #include <initializer_list>
 
-#include "requests/handle_table.h"
+#include "runtime/handle_table.h"
 #include "runtime/type_layout.h"
 
 namespace adacomp {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "requests/idle_wait.h"
+#include "runtime/idle_wait.h"
 
 namespace adacomp {
 namespace {

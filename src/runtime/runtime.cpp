@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdio>
 
-#include "requests/registry.h"
 #include "runtime/eager_limit.h"
 #include "runtime/link_check.h"
 
@@ -22,6 +21,7 @@ bool g_spans_nodes = false;
 int g_nodes = 1;
 bool g_p2p_direct = false;
 bool g_active = false;
+bool g_thread_multiple = false;
 std::atomic<int> g_interstep_override{-1};
 std::atomic<bool> g_coding_on{true};
 std::atomic<int> g_pcontrol_level{1};
@@ -33,6 +33,7 @@ bool runtime_active() { return g_active; }
 LinkModel inter_node_link() { return link_now(); }
 bool job_spans_nodes() { return g_spans_nodes; }
 int job_nodes() { return g_nodes; }
+bool threads_share_buffers() { return g_thread_multiple; }
 
 bool p2p_direct_between_nodes() { return g_p2p_direct; }
 const char* p2p_route_name() {
@@ -63,7 +64,7 @@ void set_job(const JobFacts& job) {
   g_eager_limit = job.eager_limit ? job.eager_limit : kDefaultEagerLimit;
   g_spans_nodes = job.nodes > 1;
   g_nodes = job.nodes;
-  set_threads_share_buffers(job.thread_multiple);
+  g_thread_multiple = job.thread_multiple;
   g_p2p_direct = job.p2p_direct;
 }
 void set_active(bool active) { g_active = active; }

@@ -35,6 +35,10 @@ size_t eager_limit();
 bool job_spans_nodes();
 // The nodes MPI_COMM_WORLD spans (ADACOMP_NODE_MAP, else MPI's split).
 int job_nodes();
+// Whether MPI provided MPI_THREAD_MULTIPLE: then several threads may receive
+// into one buffer at once (legal, with undefined contents), so a coded
+// frame must not land in a user's buffer before it is decoded.
+bool threads_share_buffers();
 // Whether point-to-point between nodes travels direct (decision/model.h
 // inter_node_direct), decided once at MPI_Init from agreed inputs.
 bool p2p_direct_between_nodes();

@@ -1,4 +1,4 @@
-#include "requests/idle_wait.h"
+#include "runtime/idle_wait.h"
 
 #include <sched.h>
 

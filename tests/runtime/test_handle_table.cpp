@@ -1,4 +1,4 @@
-// The handle table of the request registry (requests/handle_table.h) against
+// The handle table of the request registry (runtime/handle_table.h) against
 // std::unordered_map: random inserts, replacements and removals over handles
 // chosen to collide (few distinct values, so runs form and wrap around the
 // table's end), as ints (MPICH's handles) and as pointers (Open MPI's),
@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "requests/handle_table.h"
+#include "runtime/handle_table.h"
 #include "unit.h"
 
 using namespace adacomp;
