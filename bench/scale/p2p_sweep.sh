@@ -48,6 +48,11 @@ fabric() {
 calibrate=0
 if [ "${1:-}" = --calibrate ]; then calibrate=1; shift; fi
 build=$(cd "${BUILD:-$root/build/smpi}" && pwd)
+if [ "$calibrate" = 0 ]; then  # before the cd below: OUT_DIR may be relative
+  out=$(mkdir -p "${1:-$root/bench/results/smpi-p2p}" && cd "${1:-$root/bench/results/smpi-p2p}" && pwd)
+  plots=${PLOTS:-$out}
+  [ "$plots" = none ] || plots=$(mkdir -p "$plots" && cd "$plots" && pwd)
+fi
 for name in $(compgen -e | grep '^ADACOMP_' || true); do unset "$name"; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -96,7 +101,6 @@ sys.exit(1 if bad else 0)
 PY
 fi
 
-out=$(mkdir -p "${1:-$root/bench/results/smpi-p2p}" && cd "${1:-$root/bench/results/smpi-p2p}" && pwd)
 mkdir -p "$out/raw"
 args=(--tests "${TESTS:-latency,bw,mbw_mr}" --max "${MAX:-4M}" "${extra[@]}")
 [ -n "${SIZES:-}" ] && args+=(--sizes "$SIZES")  # smpirun drops empty arguments
@@ -121,8 +125,7 @@ for fab in ${FABRICS:-hdr 100gbe 25gbe}; do
 done
 /usr/bin/python3 "$root/bench/osu_summary.py" "$out"/raw/smpi-*.tsv --tsv "$out/summary.tsv" --md "$out/summary.md" --wide
 echo "p2p_sweep.sh: $out/summary.md"
-if [ "${PLOTS:-}" != none ]; then
-  plots=$(mkdir -p "${PLOTS:-$out}" && cd "${PLOTS:-$out}" && pwd)
+if [ "$plots" != none ]; then
   /usr/bin/python3 "$root/bench/osu_plot.py" "$out/summary.tsv" --out "$plots"
 fi
 if [ "${CHECK:-0}" = 1 ] && awk -F'\t' 'NR > 1 && $NF == 1 { found = 1 } END { exit !found }' "$out/summary.tsv"; then
