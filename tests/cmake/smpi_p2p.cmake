@@ -1,7 +1,7 @@
 # Point-to-point on the simulated InfiniBand HDR fabric (200 Gbit/s, 1 us;
 # bench/scale/p2p_sweep.sh, docs/scale.md), 2 x 1, taking turns run by
 # run. Simulated time, with the library's CPU work per call charged
-# (simulate.sh's smpi/cpu-threshold 0). About 20-30 s each.
+# (simulate.sh's smpi/cpu-threshold 0). 12-30 s each, by the load of the machine.
 set(P2P_SWEEP ${CMAKE_SOURCE_DIR}/bench/scale/p2p_sweep.sh)
 # The 1 us check: the library with 1 us of spinning at the start of each of
 # its PMPI_Send and PMPI_Recv calls (adacomp-osu-spin) is 1 us +- 0.25 us
