@@ -3,8 +3,8 @@
 // return address), or the ADACOMP_REPORT_SITE_DEPTH innermost frames of the
 // application's stack from there. Only while calls are timed (a report or
 // the table asked for). At MPI_Finalize each rank resolves its own
-// addresses (dladdr, then addr2line for function and file:line where debug
-// information allows; else module+offset) and rank 0 gathers them.
+// addresses (services/site_names.h: function and file:line where debug
+// information allows, else module+offset) and rank 0 gathers them.
 #pragma once
 
 #include <mpi.h>

@@ -14,6 +14,7 @@
 #include "observe/op_stats.h"
 #include "policy/gate.h"
 #include "policy/size_class.h"
+#include "services/call_site.h"
 
 namespace adacomp {
 
@@ -52,6 +53,7 @@ class CallClock {
  public:
   CallClock(CallId id, void* site)
       : id_(id), site_(site), on_(calls_timed()) {
+    note_call_site(site);  // for the rules that select by it
     if (!on_) return;
     tally_ = t_tally;
     start_ = std::chrono::steady_clock::now();
