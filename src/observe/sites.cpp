@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -35,11 +37,21 @@ struct Persistent {
 };
 std::map<MPI_Request, Persistent> g_persistent;
 
+// Exact through text: the certificate's bounds are compared with each other.
+std::string hexfloat(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
 std::string serialise(const std::vector<SiteRow>& rows) {
   std::ostringstream out;
   for (const SiteRow& r : rows)
     out << r.site << '\t' << r.call << '\t' << r.calls << '\t' << r.ns << '\t' << r.bytes << '\t'
-        << r.raw << '\t' << r.wire << '\t' << r.codec_ns << '\n';
+        << r.raw << '\t' << r.wire << '\t' << r.codec_ns << '\t' << r.lossy << '\t'
+        << hexfloat(r.certificate.in_force) << '\t' << hexfloat(r.certificate.rel) << '\t'
+        << hexfloat(r.certificate.lo) << '\t' << hexfloat(r.certificate.hi) << '\t'
+        << hexfloat(r.certificate.proven) << '\t' << hexfloat(r.certificate.measured) << '\n';
   return out.str();
 }
 
@@ -50,11 +62,19 @@ void merge(const std::string& text, std::map<std::pair<std::string, std::string>
     std::istringstream f(line);
     SiteRow r;
     if (!std::getline(f, r.site, '\t') || !std::getline(f, r.call, '\t')) continue;
-    f >> r.calls >> r.ns >> r.bytes >> r.raw >> r.wire >> r.codec_ns;
+    f >> r.calls >> r.ns >> r.bytes >> r.raw >> r.wire >> r.codec_ns >> r.lossy;
+    for (double* v : {&r.certificate.in_force, &r.certificate.rel, &r.certificate.lo,
+                      &r.certificate.hi, &r.certificate.proven, &r.certificate.measured}) {
+      std::string text;
+      f >> text;
+      *v = std::strtod(text.c_str(), nullptr);
+    }
     SiteRow& m = (*into)[{r.site, r.call}];
     m.site = r.site, m.call = r.call;
     m.calls += r.calls, m.ns += r.ns, m.bytes += r.bytes;
     m.raw += r.raw, m.wire += r.wire, m.codec_ns += r.codec_ns;
+    m.lossy = std::max(m.lossy, r.lossy);  // a collective's ranks each count the call
+    merge_certificate(&m.certificate, r.certificate);
   }
 }
 
@@ -90,7 +110,8 @@ std::vector<SiteRow> local_rows() {
 }  // namespace
 
 void record_site(int call, void* return_address, uint64_t ns, long long bytes,
-                 const ThreadTally& coded, const MPI_Request* persistent) {
+                 const ThreadTally& coded, const LossyCertificate& certificate,
+                 const MPI_Request* persistent) {
   SiteKey key{call, {}};
   key.frames[0] = return_address;
   const int depth = config().report_site_depth;
@@ -107,6 +128,10 @@ void record_site(int call, void* return_address, uint64_t ns, long long bytes,
   ++r.calls;
   r.ns += ns;
   r.raw += coded.raw, r.wire += coded.wire, r.codec_ns += coded.codec_ns;
+  if (certificate.given()) {
+    ++r.lossy;
+    merge_certificate(&r.certificate, certificate);
+  }
   if (persistent && bytes > 0)
     g_persistent[*persistent] = {key, static_cast<uint64_t>(bytes)};
   else if (bytes > 0)

@@ -4,7 +4,9 @@
 // the selector under test and every call coded (ADACOMP_MODEL=off); values
 // are multiples of 1/64 whose sums are exact in any order, so "exact"
 // compares bit for bit, and "lossy" means counted lossy and within the bound.
-//   test_lossy_rules op|size|type|comm|after|pcontrol|first|site|site_after|site_line
+// "certificate" checks what the library proves for a lossy call's result
+// (adacomp_last_bound) against the bound in force and the measured error.
+//   test_lossy_rules op|size|type|comm|after|pcontrol|first|site|site_after|site_line|certificate
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -45,6 +47,10 @@ std::vector<double> field(size_t n, int salt) {
   return v;
 }
 
+// The last allreduce_lossy's largest error and the bound in force (kRel of
+// the exact result's range).
+double g_last_error = 0, g_last_in_force = 0;
+
 // An Allreduce SUM of `n` values of T on `comm`: true when it was coded
 // lossy, and every element within kRel of the range (exact otherwise).
 template <typename T>
@@ -64,9 +70,12 @@ bool allreduce_lossy(const char* what, MPI_Comm comm, MPI_Datatype type, size_t 
   reduce(mine.data(), sum.data(), static_cast<int>(n), type, comm);
   const bool lossy = op_stats("allreduce").lossy_calls > before;
   size_t bad = 0;
+  g_last_error = 0;
+  g_last_in_force = kRel * (hi - lo);
   for (size_t i = 0; i < n; ++i) {
     const double err = std::fabs(static_cast<double>(sum[i]) - static_cast<double>(static_cast<T>(exact[i])));
     bad += lossy ? err > kRel * (hi - lo) : err != 0;
+    g_last_error = std::max(g_last_error, err);
   }
   CHECK(bad == 0, "%s: %zu elements off (%s)", what, bad, lossy ? "lossy" : "exact");
   return lossy;
@@ -166,9 +175,32 @@ int main(int argc, char** argv) {
   } else if (selector == "site_line") {  // exact site=dot_products; lossy rel=1e-4 site=lossy_rules.cpp:*
     CHECK(doubles_from("site_line halo", halo_update), "site=FILE:*: halo_update stayed exact");
     CHECK(!doubles_from("site_line dots", dot_products), "site=: the first rule (exact) lost");
+  } else if (selector == "certificate") {  // lossy rel=1e-4 site=halo_update
+    double proven = -1;
+    CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0 && proven == 0,
+          "no coded call yet: bound %g", proven);
+    for (int call = 0; call < 3; ++call) {
+      CHECK(doubles_from("certificate halo_update", halo_update), "halo_update stayed exact");
+      CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0, "adacomp_last_bound failed");
+      CHECK(proven > 0 && proven <= g_last_in_force,
+            "proven bound %.6g not in (0, bound in force %.6g]", proven, g_last_in_force);
+      CHECK(g_last_error <= proven, "measured error %.6g above the proven bound %.6g",
+            g_last_error, proven);
+      if (g_rank == 0 && call == 0)
+        std::printf("certificate: error %.3e <= proven %.3e <= in force %.3e\n", g_last_error,
+                    proven, g_last_in_force);
+      CHECK(!doubles_from("certificate dot_products", dot_products), "dot_products went lossy");
+      CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0 && proven == 0,
+            "after an exact call: bound %g", proven);
+    }
+    CHECK(allreduce_lossy<float>("certificate float", MPI_COMM_WORLD, MPI_FLOAT, kBig, halo_update),
+          "floats from halo_update stayed exact");
+    CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0 && proven > 0 &&
+              proven <= g_last_in_force && g_last_error <= proven,
+          "float: error %.6g, proven %.6g, in force %.6g", g_last_error, proven, g_last_in_force);
   } else {
     CHECK(false, "usage: test_lossy_rules op|size|type|comm|after|pcontrol|first|site|site_after|"
-                 "site_line");
+                 "site_line|certificate");
   }
   return finish_test("lossy_rules");
 }
