@@ -5,7 +5,7 @@
 # a report and ADACOMP_LOSSY_CHECK=on, and checks the report's
 # certificates: the lossy site has one whose measured error is within its
 # proven bound, and that within the bound in force; the exact site has
-# none; the table prints the lossy site's line.
+# none; the table and tools/adacomp-report print the lossy site's line.
 set -euo pipefail
 launch=()
 while [ "$1" != -- ]; do launch+=("$1"); shift; done
@@ -36,3 +36,6 @@ for s in halo:
     c = s["certificate"]
     print(f"ok: measured {c['measured_abs']:.4g} <= proven {c['proven_abs']:.4g} <= in force {c['bound_abs']:.4g}")
 PY
+"$(dirname "$0")/../tools/adacomp-report" "$dir/report.json" >"$dir/text"
+grep -A2 "^Lossy call sites" "$dir/text" | grep -E "^Allreduce .*halo_update" ||
+  { echo "FAIL: adacomp-report shows no certificate"; cat "$dir/text"; exit 1; }
