@@ -151,7 +151,7 @@ std::string certificate_json(const SiteRow& s) {
                 c.lo, c.hi, c.proven,
                 c.measured < 0 ? "null" : std::isfinite(c.measured) ? number(c.measured).c_str()
                                                                     : "\"inf\"",
-                c.proven <= c.in_force && c.measured <= c.proven ? "true" : "false");
+                c.holds() ? "true" : "false");
   return text;
 }
 

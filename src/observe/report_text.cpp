@@ -253,10 +253,9 @@ void print_report(const ReportData& d, int verbose) {
     const std::string rel =
         c.rel > 0 ? format(" (rel %.3g of [%.6g, %.6g])", c.rel, c.lo, c.hi) : std::string();
     const std::string measured = c.measured >= 0 ? format("  measured %.3e", c.measured) : "";
-    const bool holds = c.proven <= c.in_force && c.measured <= c.proven;
     std::fprintf(stderr, "  %-16s %8llu lossy  bound %.3e%s  proven %.3e%s%s  %s\n",
                  s.call.c_str(), (unsigned long long)s.lossy, c.in_force, rel.c_str(), c.proven,
-                 measured.c_str(), holds ? "" : " (EXCEEDS)", s.site.c_str());
+                 measured.c_str(), c.holds() ? "" : " (EXCEEDS)", s.site.c_str());
   }
   if (verbose < 2) return;
   std::fprintf(stderr,

@@ -33,6 +33,9 @@ struct LossyCertificate {
   // (ADACOMP_LOSSY_CHECK), -1 where not measured.
   double measured = -1;
   bool given() const { return proven > 0; }
+  // What the report checks: proven within the bound in force, and any
+  // measured error within proven.
+  bool holds() const { return proven <= in_force && measured <= proven; }
 };
 LossyCertificate certificate(const ErrorBound& bound, double lo, double hi, double proven);
 
