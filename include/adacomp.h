@@ -7,6 +7,8 @@
 #ifndef ADACOMP_H
 #define ADACOMP_H
 
+#include <mpi.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -72,6 +74,15 @@ int adacomp_get_link(adacomp_link* out);
  * the progress thread (ADACOMP_PROGRESS=thread) did meanwhile. */
 int adacomp_outstanding_collectives(void);
 
+/* The error bound the library proves for this rank's result of the last
+ * collective on `comm` it coded (docs/lossy-scopes.md, "Certificates"):
+ * |result - exact result| <= *abs_bound for every element. 0 when that call
+ * was exact (lossless or plain) or none was coded yet; HUGE_VAL when it was
+ * lossy under a bound only its senders know (a Bcast's receivers, the data
+ * movement collectives). Collectives MPI ran plain, and point-to-point,
+ * leave it unchanged. Returns 0, or -1 before MPI_Init or after
+ * MPI_Finalize. */
+int adacomp_last_bound(MPI_Comm comm, double* abs_bound);
 /* Overrides how this rank chooses tiers for the calls that follow:
  * "raw", "lossless", "lossy", "pipelined" force that tier at every size
  * ("lossy" and "pipelined" are lossy only when a bound is configured);

@@ -7,6 +7,7 @@
 #include "report/stats.h"
 #include "p2p/interstep.h"
 #include "decision/tier.h"
+#include "runtime/comm_state.h"
 #include "runtime/link_check.h"
 #include "runtime/runtime.h"
 
@@ -77,5 +78,12 @@ ADACOMP_EXPORT int adacomp_override_tier(const char* tier) {
   adacomp::Override o;
   if (!adacomp::parse_override(tier, &o)) return -1;
   adacomp::set_tier_override(o);
+  return 0;
+}
+
+ADACOMP_EXPORT int adacomp_last_bound(MPI_Comm comm, double* abs_bound) {
+  if (!adacomp::runtime_active()) return -1;
+  const adacomp::CommState* state = adacomp::find_comm_state(comm);
+  *abs_bound = state ? state->last_bound : 0;
   return 0;
 }

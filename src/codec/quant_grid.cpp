@@ -257,6 +257,18 @@ long decode_into(uint8_t form, const uint8_t* src, size_t bytes, int exp, void* 
 
 }  // namespace
 
+namespace {
+// The rounding of a float result of magnitude up to `largest` (none for double).
+double result_rounding(ElemKind kind, double largest) {
+  return kind == ElemKind::f32 ? std::ldexp(largest, -24) + std::ldexp(1.0, -150) : 0;
+}
+}  // namespace
+
+double grid_error(int exp, double max_abs, int inputs, ElemKind kind) {
+  const double half_step = std::ldexp(1.0, exp - 1);
+  return inputs * half_step + result_rounding(kind, inputs * (max_abs + half_step));
+}
+
 bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* exp) {
   if (kind != ElemKind::f32 && kind != ElemKind::f64) return false;
   if (!(bound > 0) || !std::isfinite(bound) || !(max_abs >= 0) || !std::isfinite(max_abs) ||
@@ -265,8 +277,7 @@ bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* e
   const double p = inputs;
   // |result| <= P (max|x| + s/2) <= P (max|x| + bound): must stay finite in T.
   const double largest = p * (max_abs + bound);
-  const double rounding =
-      kind == ElemKind::f32 ? std::ldexp(largest, -24) + std::ldexp(1.0, -150) : 0;
+  const double rounding = result_rounding(kind, largest);
   if (!(largest <= (kind == ElemKind::f32 ? FLT_MAX : DBL_MAX / 2))) return false;
   const double budget = bound - rounding;  // for the P quantisation errors
   if (!(budget > 0)) return false;

@@ -44,6 +44,10 @@ namespace qgrid {
 // sum. False when no grid qualifies (bound too small for the result's own
 // rounding, a code range that could overflow, values out of range).
 bool choose_grid(double bound, double max_abs, int inputs, ElemKind kind, int* exp);
+// What the decoded sum of `inputs` such values coded on grid 2^exp is
+// proven within of their exact sum: P s / 2, and for floats the one
+// rounding of the result. choose_grid's exponent keeps it within `bound`.
+double grid_error(int exp, double max_abs, int inputs, ElemKind kind);
 
 // The finite range of n values of `kind` (f32/f64): lo and hi of the finite
 // ones (lo > hi when there are none), and whether any value is NaN or Inf.

@@ -30,6 +30,7 @@
 #include "coll/plan.h"
 #include "coll/schedule.h"
 #include "coll/segment_ring.h"
+#include "runtime/runtime.h"
 
 namespace adacomp {
 namespace {
@@ -200,10 +201,24 @@ CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dat
   if (!plan_call(OpKind::allreduce, comm, count, type, op, how.form(), &plan))
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
-  return launch(*plan.state, comm, how, kTagRing, [=](int tag) {
+  // ADACOMP_LOSSY_CHECK: the input kept (in place, the result overwrites it).
+  const bool check = config().lossy_check && plan.tier.tier == Tier::lossy &&
+                     how.form() == CallForm::blocking;
+  std::vector<uint8_t> input;
+  if (check) {
+    const auto* in = static_cast<const uint8_t*>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
+    input.assign(in, in + plan.bytes);
+  }
+  const CallResult result = launch(*plan.state, comm, how, kTagRing, [=](int tag) {
     return std::make_unique<AllreduceSchedule>(comm, plan, how.form(), tag, sendbuf, recvbuf, count,
                                                type, op);
   });
+  if (check)
+    check_against_exact(plan, input.data(), recvbuf, plan.bytes / plan.type.size,
+                        [&](const void* in, void* exact) {
+                          return PMPI_Allreduce(in, exact, count, type, op, plan.state->coll.comm);
+                        });
+  return result;
 }
 
 }  // namespace

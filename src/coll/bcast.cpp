@@ -136,7 +136,7 @@ class BcastSchedule : public Schedule {
       stage();
       // One compression between the root's data and any receiver.
       if (is_root_ && plan_.tier.tier == Tier::lossy)
-        call_.set_hop_bound(hop_bound(plan_, data_, plan_.bytes / plan_.type.size, 1, 0));
+        call_.set_hop_bound(hop_bound(call_, data_, plan_.bytes / plan_.type.size, 1, 0));
       tree_bcast_.emplace(call_, tree_.members, tree_.me, data_, tag);
     }
     if (!tree_.per_node) return;

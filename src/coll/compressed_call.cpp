@@ -1,5 +1,7 @@
 #include "coll/compressed_call.h"
 
+#include <cmath>
+
 #include "coll/schedule.h"
 #include "decision/tier.h"
 #include "runtime/runtime.h"
@@ -152,6 +154,14 @@ void CompressedCall::progress() {
 
 int CompressedCall::finish() {
   record_time(plan.state, plan.model, PMPI_Wtime() - start_);
+  // What this rank knows of its result (adacomp_last_bound): exact, the
+  // proven bound, or lossy under a bound only the senders know (a Bcast's
+  // receivers, the data movement's).
+  const bool lossy_result = plan.tier.tier == Tier::lossy && lossy();
+  plan.state->last_bound = !lossy_result           ? 0
+                           : certificate_.given()  ? certificate_.proven
+                                                   : HUGE_VAL;
+  if (lossy_result) note_certificate(certificate_);
   return errors_.report(app_, call_name(op_, form_).c_str());
 }
 

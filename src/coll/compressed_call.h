@@ -17,6 +17,7 @@
 #include "codec/codec.h"
 #include "coll/plan.h"
 #include "report/stats.h"
+#include "decision/budget.h"
 #include "runtime/comm_state.h"
 #include "runtime/scratch.h"
 #include "transfer/transfer.h"
@@ -44,6 +45,9 @@ class CompressedCall {
   // usable bound (e.g. a constant field under a relative bound) codes
   // losslessly instead.
   void set_hop_bound(double abs_bound);
+  // What the call's coding proves for its result (decision/budget.h): the
+  // report's certificate of its site, and adacomp_last_bound's value.
+  void set_certificate(const LossyCertificate& c) { certificate_ = c; }
   bool lossy() const { return coder_.codec->lossy; }
   bool blocking() const { return form_ == CallForm::blocking; }
 
@@ -104,6 +108,7 @@ class CompressedCall {
   // counters are those of coded calls).
   bool coding_ = true;
   TransferErrors errors_;
+  LossyCertificate certificate_;
   double start_;  // MPI_Wtime at construction, for the runtime model
   std::vector<std::unique_ptr<uint8_t[]>> owned_;  // memory() of a schedule
 };

@@ -1,5 +1,9 @@
 #include "coll/lossy_agreement.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 #include "codec/quant_grid.h"
 #include "decision/budget.h"
 #include "runtime/runtime.h"
@@ -18,18 +22,42 @@ bool local_range(const CollPlan& plan, const void* data, size_t count, double ra
   return bad;
 }
 
-double bound_from_range(const CollPlan& plan, const double range[2], int ranks, int compressions,
+// The per-compression bound over the agreed range, and the call's certificate.
+double bound_from_range(CompressedCall& call, const double range[2], int ranks, int compressions,
                         int additions) {
-  return hop_budget(plan.bound, plan.type.kind, -range[0], range[1], ranks, compressions, additions);
+  const CollPlan& plan = call.plan;
+  const double lo = -range[0], hi = range[1];
+  const double hop = hop_budget(plan.bound, plan.type.kind, lo, hi, ranks, compressions, additions);
+  call.set_certificate(
+      ring_certificate(plan.bound, plan.type.kind, lo, hi, ranks, compressions, additions, hop));
+  return hop;
+}
+
+template <typename T>
+double largest_difference_of(const T* a, const T* b, size_t count) {
+  double largest = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (std::isfinite(a[i]) && std::isfinite(b[i]))
+      largest = std::max(largest, std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
+    else if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0)
+      return HUGE_VAL;
+  }
+  return largest;
 }
 
 }  // namespace
 
-double hop_bound(const CollPlan& plan, const void* data, size_t count, int compressions,
+double largest_difference(ElemKind kind, const void* a, const void* b, size_t count) {
+  if (kind == ElemKind::f32)
+    return largest_difference_of(static_cast<const float*>(a), static_cast<const float*>(b), count);
+  return largest_difference_of(static_cast<const double*>(a), static_cast<const double*>(b), count);
+}
+
+double hop_bound(CompressedCall& call, const void* data, size_t count, int compressions,
                  int additions) {
   double range[2];
-  local_range(plan, data, count, range);
-  return bound_from_range(plan, range, 1, compressions, additions);
+  local_range(call.plan, data, count, range);
+  return bound_from_range(call, range, 1, compressions, additions);
 }
 
 void LossyAgreement::start(CompressedCall& call, const void* data, size_t count, int compressions,
@@ -64,8 +92,10 @@ bool LossyAgreement::ready(CompressedCall& call, bool wait) {
   }
   const int ranks = call.plan.state->coll.size;
   if (codes_members_) grid_ = grid_from_view(call.plan, widest_ + 2, codes_members_, per_member_);
-  if (!grid_.on)
-    call.set_hop_bound(bound_from_range(call.plan, widest_, ranks, compressions_, additions_));
+  if (grid_.on)
+    call.set_certificate(grid_.certificate);
+  else
+    call.set_hop_bound(bound_from_range(call, widest_, ranks, compressions_, additions_));
   pending_ = false;
   return true;
 }

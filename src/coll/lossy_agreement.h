@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include <mpi.h>
 
@@ -15,7 +17,9 @@ namespace adacomp {
 // Per-compression bound from this rank's data alone (a Bcast's root), or 0
 // when no positive bound is left (the call then codes losslessly). A
 // relative user bound is scaled by the value range of the finite values.
-double hop_bound(const CollPlan& plan, const void* data, size_t count, int compressions, int additions);
+// Sets `call`'s certificate.
+double hop_bound(CompressedCall& call, const void* data, size_t count, int compressions,
+                 int additions);
 
 // A lossy reduction's per-hop bound, or its grid when it reduces on codes
 // (coll/ring_codes.h): the value range (and for a codes candidate the codes
@@ -24,6 +28,18 @@ double hop_bound(const CollPlan& plan, const void* data, size_t count, int compr
 // the choice made from the agreed numbers before the first coding. Blocking
 // calls agree with PMPI_Allreduce, the others with PMPI_Iallreduce: the
 // maximum is exact, so both choose alike. Nothing to agree unless lossy.
+// ADACOMP_LOSSY_CHECK for a lossy blocking reduction: the exact result of
+// `input` (a copy of the call's input) by `reduce`, a PMPI reduction run
+// on every rank alike, compared with the call's `result` (`count` elements
+// of plan.type.kind; `result` null: this rank has none, as a Reduce's
+// non-root); the largest difference goes to the call's site
+// (report/stats.h note_measured_error). A NaN or Inf that differs in its
+// bits counts as an infinite difference.
+template <class Reduce>
+void check_against_exact(const CollPlan& plan, const void* input, const void* result, size_t count,
+                         Reduce reduce);
+double largest_difference(ElemKind kind, const void* a, const void* b, size_t count);
+
 class LossyAgreement {
  public:
   // Every element passes `compressions` codings and `additions` ops.
@@ -44,5 +60,13 @@ class LossyAgreement {
   bool pending_ = false;
   CodesGrid grid_;
 };
+
+template <class Reduce>
+void check_against_exact(const CollPlan& plan, const void* input, const void* result, size_t count,
+                         Reduce reduce) {
+  std::vector<uint8_t> exact(plan.bytes);
+  if (reduce(input, exact.data()) != MPI_SUCCESS || !result) return;
+  note_measured_error(largest_difference(plan.type.kind, result, exact.data(), count));
+}
 
 }  // namespace adacomp

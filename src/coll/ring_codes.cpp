@@ -75,6 +75,10 @@ CodesGrid grid_from_view(const CollPlan& plan, const double view[kCodesView], in
   g.entropy = plan.codec->id != CodecId::quant_fast;
   g.on = qgrid::choose_grid(bound - ring_members * member_rounding, member_max, ring_members, kind,
                             &g.exp);
+  if (g.on)
+    g.certificate = certificate(plan.bound, lo, hi,
+                                qgrid::grid_error(g.exp, member_max, ring_members, kind) +
+                                    ring_members * member_rounding);
   return g;
 }
 

@@ -23,6 +23,7 @@ struct CodesGrid {
   // lossy codec is a high-ratio one, not quant_fast. Only the sender reads
   // it (the form travels in each payload).
   bool entropy = false;
+  LossyCertificate certificate;  // what the grid proves for the call's result
 };
 
 // Whether this Allreduce or Reduce_scatter reduces on codes, and on which grid, in three

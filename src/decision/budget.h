@@ -21,4 +21,27 @@ namespace adacomp {
 double hop_budget(const ErrorBound& bound, ElemKind kind, double lo, double hi, int ranks,
                   int compressions, int additions);
 
+// What one lossy call guaranteed: the bound in force (`in_force`, absolute;
+// `rel` with the range [lo, hi] it was scaled by, when relative) and the
+// bound the library proves for its result from how it coded (`proven`:
+// the codecs' per-coding guarantee times the codings, plus the reserved
+// rounding). proven <= in_force by construction; the report shows both.
+struct LossyCertificate {
+  double in_force = 0, rel = 0, lo = 0, hi = 0;
+  double proven = 0;
+  // The largest difference from the exact result measured beside the call
+  // (ADACOMP_LOSSY_CHECK), -1 where not measured.
+  double measured = -1;
+  bool given() const { return proven > 0; }
+  // What the report checks: proven within the bound in force, and any
+  // measured error within proven.
+  bool holds() const { return proven <= in_force && measured <= proven; }
+};
+LossyCertificate certificate(const ErrorBound& bound, double lo, double hi, double proven);
+
+// The certificate of a call coded with hop_budget's `per_hop` (arguments as
+// hop_budget's): N * per_hop + rounding.
+LossyCertificate ring_certificate(const ErrorBound& bound, ElemKind kind, double lo, double hi,
+                                  int ranks, int compressions, int additions, double per_hop);
+
 }  // namespace adacomp

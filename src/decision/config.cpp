@@ -188,6 +188,8 @@ const Setting kSettings[] = {
      }},
     {"ADACOMP_REDUCE_ON_CODES", "on", "on|off",
      [](const std::string& v, Config& c) { return parse_on_off(v, &c.reduce_on_codes); }},
+    {"ADACOMP_LOSSY_CHECK", "off", "on|off",
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.lossy_check); }},
     {"ADACOMP_ERROR_BOUND", "none (lossless only)", "a positive absolute error bound, e.g. 1e-4",
      [](const std::string& v, Config& c) {
        return parse_positive(v, &c.abs_error_bound) && c.abs_error_bound > 0;
@@ -428,7 +430,7 @@ std::string config_fingerprint(const Config& c) {
     << c.pipeline_chunk_bytes << "," << c.pipeline_eager
     << ";lossless=" << (c.lossless_auto ? -1 : int(c.lossless_codec))
     << ";lossy=" << (c.lossy_auto ? -1 : int(c.lossy_codec)) << ";eb=" << c.abs_error_bound << ","
-    << c.rel_error_bound << ";rules=" << c.lossy_rules.text << ";codes=" << c.reduce_on_codes << ";zstd=" << c.zstd_level
+    << c.rel_error_bound << ";rules=" << c.lossy_rules.text << ";codes=" << c.reduce_on_codes << ";check=" << c.lossy_check << ";zstd=" << c.zstd_level
     << ";model=" << c.model << ";link=" << c.link.bandwidth_Bps << "," << c.link.latency_s
     << ";intra=" << c.intra.bandwidth_Bps << "," << c.intra.latency_s
     << ";hier=" << int(c.hierarchy) << ";nonblocking=" << c.nonblocking

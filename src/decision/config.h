@@ -110,6 +110,10 @@ struct Config {
   // Lossy Allreduce SUM on float/double: reduce on quantisation codes
   // (src/coll/ring_codes.cpp) instead of decode-add-encode at every hop.
   bool reduce_on_codes = true;
+  // ADACOMP_LOSSY_CHECK: each lossy blocking reduction also computes its
+  // exact result (a PMPI reduction of the same input) and the report gives
+  // the largest difference per call site beside the proven bound.
+  bool lossy_check = false;
   int zstd_level = 1;
   // Threads that code one large message (transfer/threads.h): 1 takes no
   // core the rank was not given. Only a sender's count shapes the frames, so

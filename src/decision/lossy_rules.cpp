@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kSyntax =
     "exact|lossy [abs=X|rel=X] [op=NAME,...] [size=LO..HI] [type=float,double,other] "
-    "[comm=GLOB] [after=N] [pcontrol=LEVEL]";
+    "[comm=GLOB] [site=GLOB] [after=N] [pcontrol=LEVEL]";
 
 std::vector<std::string> split(const std::string& s, char by) {
   std::vector<std::string> parts;
@@ -52,6 +52,35 @@ bool parse_count(const std::string& v, long long lo, long long* out) {
   if (errno || v.empty() || *end != '\0' || n < lo) return false;
   *out = n;
   return true;
+}
+
+// Whether every '[' of a glob has its ']' (fnmatch would take an unclosed
+// one as a plain character, so a typo would silently select nothing).
+bool balanced_brackets(const std::string& glob) {
+  for (size_t i = 0; i < glob.size(); ++i) {
+    if (glob[i] == '\\') {
+      ++i;
+    } else if (glob[i] == '[') {
+      // A ']' right after '[' or "[!" is a member, not the end.
+      size_t end = i + 1 + (i + 1 < glob.size() && glob[i + 1] == '!');
+      end = glob.find(']', end + 1);
+      if (end == std::string::npos) return false;
+      i = end;
+    }
+  }
+  return true;
+}
+
+// Where a demangled C++ name's parameter list starts ("ns::f(int)" -> 3;
+// "(anonymous namespace)::f()" -> 25), or its size when it has none.
+size_t parameter_list(const std::string& function) {
+  if (function.empty() || function.back() != ')') return function.size();
+  int depth = 0;
+  for (size_t i = function.size(); i-- > 0;) {
+    depth += function[i] == ')' ? 1 : function[i] == '(' ? -1 : 0;
+    if (depth == 0) return i;
+  }
+  return function.size();
 }
 
 // One selector or bound KEY=VALUE of `r`; false with *why on an error.
@@ -110,6 +139,14 @@ bool apply(const std::string& token, bool (*known_op)(const std::string&), Lossy
     r->comm = value;
     return true;
   }
+  if (key == "site") {
+    if (!balanced_brackets(value)) {
+      *why = "site=" + value + ": a function name or file:line, a shell glob ('[' without ']')";
+      return false;
+    }
+    r->site = value;
+    return true;
+  }
   if (key == "after" || key == "pcontrol") {
     long long n = 0;
     if (!parse_count(value, 0, &n) || (key == "pcontrol" && n > 1 << 30)) {
@@ -142,7 +179,7 @@ bool read_rules_text(const std::string& v, std::string* text) {
 
 bool LossyRules::rank_local() const {
   for (const LossyRule& r : rules)
-    if (!r.comm.empty() || r.after > 0 || r.pcontrol >= 0 || !(r.floats && r.doubles && r.others))
+    if (!r.comm.empty() || !r.site.empty() || r.after > 0 || r.pcontrol >= 0 || !(r.floats && r.doubles && r.others))
       return true;
   return false;
 }
@@ -150,6 +187,12 @@ bool LossyRules::rank_local() const {
 bool LossyRules::names_comm() const {
   for (const LossyRule& r : rules)
     if (!r.comm.empty()) return true;
+  return false;
+}
+
+bool LossyRules::names_site() const {
+  for (const LossyRule& r : rules)
+    if (!r.site.empty()) return true;
   return false;
 }
 
@@ -197,6 +240,15 @@ bool selects(const LossyRule& r, const RuleCall& call) {
   if (!typed) return false;
   if (!r.comm.empty() && fnmatch(r.comm.c_str(), call.comm_name, 0) != 0) return false;
   return r.pcontrol < 0 || r.pcontrol == call.pcontrol_level;
+}
+
+bool site_selects(const LossyRule& r, const std::string& function, const std::string& where) {
+  if (r.site.empty()) return true;
+  const std::string bare = function.substr(0, parameter_list(function));
+  const std::string printed = function.empty() ? where : function + " (" + where + ")";
+  for (const std::string* name : {&function, &bare, &where, &printed})
+    if (!name->empty() && fnmatch(r.site.c_str(), name->c_str(), 0) == 0) return true;
+  return false;
 }
 
 }  // namespace adacomp

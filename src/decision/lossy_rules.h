@@ -1,9 +1,10 @@
 // Rules for unmodified binaries (ADACOMP_LOSSY_RULES, docs/lossy-scopes.md):
 // which calls are exact and which lossy under which bound, selected by
-// operation, size, datatype, communicator name, phase (from the Nth call a
-// rule selects on) and MPI_Pcontrol level; the first rule that selects a
-// call decides. MPI-free: the text, its errors, and whether a rule selects
-// a call; runtime/comm_hints.h applies them.
+// operation, size, datatype, communicator name, call site, phase (from the
+// Nth call a rule selects on) and MPI_Pcontrol level; the first rule that
+// selects a call decides. MPI-free: the text, its errors, and whether a
+// rule selects a call; runtime/comm_hints.h applies them, and
+// runtime/call_site.h resolves the call sites a rule names.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +32,10 @@ struct LossyRule {
   size_t min_bytes = 0, max_bytes = SIZE_MAX;
   bool floats = true, doubles = true, others = true;  // type=
   std::string comm;            // a glob of the communicator's name; empty: any
-  long long after = 0;         // selects from the (after+1)th call its other selectors select
+  std::string site;            // a glob of the call site (site_selects); empty: any
+  // Selects from the (after+1)th call its other selectors select (with a
+  // site: at each call site of its own).
+  long long after = 0;
   int pcontrol = -1;           // -1: any level
   std::string text;            // as written
 };
@@ -40,10 +44,12 @@ struct LossyRules {
   std::vector<LossyRule> rules;
   std::string text;  // the setting as given (agreed across ranks with the configuration)
   // Whether ranks may see a call differently (a communicator's name, their
-  // own call counts or MPI_Pcontrol, Bcast's datatypes): a collective then
-  // agrees on the rule it takes.
+  // own call counts or MPI_Pcontrol, Bcast's datatypes, the call sites,
+  // which each rank resolves in its own binary): a collective then agrees
+  // on the rule it takes.
   bool rank_local() const;
   bool names_comm() const;
+  bool names_site() const;
 };
 
 // The setting's value: the rules, or @FILE's contents (false: unreadable).
@@ -51,13 +57,19 @@ bool read_rules_text(const std::string& value, std::string* text);
 
 // Parses rules separated by ';' or new lines ('#' starts a comment):
 //   exact|lossy [abs=X|rel=X] [op=NAME,...] [size=LO..HI] [type=float,double,other]
-//         [comm=GLOB] [after=N] [pcontrol=LEVEL]
+//         [comm=GLOB] [site=GLOB] [after=N] [pcontrol=LEVEL]
 // On an error returns false with `error` naming the rule and what it accepts.
 // `known_op` says whether an operation name is one the report prints.
 bool parse_lossy_rules(const std::string& text, bool (*known_op)(const std::string&),
                        LossyRules* out, std::string* error);
 
-// Whether `rule`'s selectors other than `after` select `call`.
+// Whether `rule`'s selectors other than `after` and `site` select `call`.
 bool selects(const LossyRule& rule, const RuleCall& call);
+
+// Whether `rule`'s site= selects a call site named `function` (as the
+// report prints it; a C++ name's parameter list may be left out) at
+// `where` ("file.c:123", or "module+0x1a2b" without debug information):
+// the glob matches either, or the report's "function (where)".
+bool site_selects(const LossyRule& rule, const std::string& function, const std::string& where);
 
 }  // namespace adacomp

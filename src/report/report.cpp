@@ -145,17 +145,35 @@ void write_settings(FILE* f) {
   std::fprintf(f, "  ],\n  \"settings_sources\": %s,\n", json_string(c.source).c_str());
 }
 
+// A lossy site's certificate (docs/lossy-scopes.md, "Certificates"), or "".
+std::string certificate_json(const SiteRow& s) {
+  if (!s.lossy) return "";
+  const LossyCertificate& c = s.certificate;
+  char text[400];
+  std::snprintf(text, sizeof text,
+                ", \"lossy_calls\": %llu, \"certificate\": {\"bound_abs\": %.17g, "
+                "\"bound_rel\": %s, \"range\": [%.17g, %.17g], \"proven_abs\": %.17g, "
+                "\"measured_abs\": %s, \"holds\": %s}",
+                (unsigned long long)s.lossy, c.in_force, c.rel > 0 ? number(c.rel).c_str() : "null",
+                c.lo, c.hi, c.proven,
+                c.measured < 0 ? "null" : std::isfinite(c.measured) ? number(c.measured).c_str()
+                                                                    : "\"inf\"",
+                c.holds() ? "true" : "false");
+  return text;
+}
+
 void write_sites(FILE* f, const ReportData& d) {
   std::fprintf(f, "  \"sites\": [");
   for (size_t i = 0; i < d.sites.size(); ++i) {
     const SiteRow& s = d.sites[i];
     std::fprintf(f,
                  "%s\n    {\"site\": %s, \"call\": %s, \"calls\": %llu, \"time_s\": %.9f, "
-                 "\"bytes\": %llu, \"wire_bytes\": %llu, \"saved_s\": %s}",
+                 "\"bytes\": %llu, \"wire_bytes\": %llu, \"saved_s\": %s%s}",
                  i ? "," : "", json_string(s.site).c_str(), json_string(s.call).c_str(),
                  (unsigned long long)s.calls, s.ns * 1e-9, (unsigned long long)s.bytes,
                  (unsigned long long)s.wire,
-                 number(saved_seconds(d.link, s.raw, s.wire, s.codec_ns)).c_str());
+                 number(saved_seconds(d.link, s.raw, s.wire, s.codec_ns)).c_str(),
+                 certificate_json(s).c_str());
   }
   std::fprintf(f, "\n  ],\n");
 }

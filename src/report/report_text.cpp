@@ -251,6 +251,20 @@ void print_report(const ReportData& d, int verbose) {
                  s.call.c_str(), (unsigned long long)s.calls, s.ns * 1e-9,
                  (unsigned long long)s.bytes, (unsigned long long)s.wire, s.site.c_str());
   }
+  bool lossy_sites = false;
+  for (const SiteRow& s : d.sites) {
+    if (!s.lossy) continue;
+    if (!lossy_sites)
+      std::fprintf(stderr, "adacomp: lossy call sites: bound in force, and proven for its calls\n");
+    lossy_sites = true;
+    const LossyCertificate& c = s.certificate;
+    const std::string rel =
+        c.rel > 0 ? format(" (rel %.3g of [%.6g, %.6g])", c.rel, c.lo, c.hi) : std::string();
+    const std::string measured = c.measured >= 0 ? format("  measured %.3e", c.measured) : "";
+    std::fprintf(stderr, "  %-16s %8llu lossy  bound %.3e%s  proven %.3e%s%s  %s\n",
+                 s.call.c_str(), (unsigned long long)s.lossy, c.in_force, rel.c_str(), c.proven,
+                 measured.c_str(), c.holds() ? "" : " (EXCEEDS)", s.site.c_str());
+  }
   if (verbose < 2) return;
   std::fprintf(stderr,
                "adacomp: per rank: rank host wall_s mpi_s calls bytes wire_bytes saved_s\n");

@@ -3,8 +3,8 @@
 // return address), or the ADACOMP_REPORT_SITE_DEPTH innermost frames of the
 // application's stack from there. Only while calls are timed (a report or
 // the table asked for). At MPI_Finalize each rank resolves its own
-// addresses (dladdr, then addr2line for function and file:line where debug
-// information allows; else module+offset) and rank 0 gathers them.
+// addresses (runtime/site_names.h: function and file:line where debug
+// information allows, else module+offset) and rank 0 gathers them.
 #pragma once
 
 #include <mpi.h>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "report/op_stats.h"
+#include "decision/budget.h"
 
 namespace adacomp {
 
@@ -22,7 +23,8 @@ namespace adacomp {
 // that request) the bytes are not the call's but each start's: they are
 // remembered, and count_starts adds them to this site at every start.
 void record_site(int call, void* return_address, uint64_t ns, long long bytes,
-                 const ThreadTally& coded, const MPI_Request* persistent = nullptr);
+                 const ThreadTally& coded, const LossyCertificate& certificate,
+                 const MPI_Request* persistent = nullptr);
 // MPI_Start(all) started `n` requests: each persistent one's bytes go to its
 // _init call's site and call (report/stats.h CallTimes::bytes).
 void count_starts(const MPI_Request* requests, int n);
@@ -34,6 +36,10 @@ struct SiteRow {
   std::string site;  // "func (file.c:123)", or "module+0x1a2b"; frames joined by " < "
   std::string call;  // "Allreduce"
   uint64_t calls = 0, ns = 0, bytes = 0, raw = 0, wire = 0, codec_ns = 0;
+  // Its calls that coded lossy, and what they guaranteed over every rank
+  // (report/stats.h merge_certificate).
+  uint64_t lossy = 0;
+  LossyCertificate certificate;
 };
 
 // Collective over `world`: the sites of every rank, merged, on rank 0 (by

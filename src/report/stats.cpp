@@ -90,10 +90,10 @@ RankRow rank_row(const std::vector<uint64_t>& v, const LinkFigures& link) {
 CallTimes g_call_times;
 
 void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded,
-                 const MPI_Request* persistent) {
+                 const LossyCertificate& certificate, const MPI_Request* persistent) {
   g_call_times.calls[id].fetch_add(1, std::memory_order_relaxed);
   g_call_times.ns[id].fetch_add(ns, std::memory_order_relaxed);
-  record_site(id, site, ns, bytes, coded, persistent);
+  record_site(id, site, ns, bytes, coded, certificate, persistent);
   if (bytes < 0) return;
   if (!persistent)  // else counted at each start
     g_call_times.bytes[id].fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
@@ -103,6 +103,28 @@ void record_call(CallId id, void* site, uint64_t ns, long long bytes, const Thre
 }
 
 const char* call_name(CallId id) { return kCallNames[id]; }
+
+void note_certificate(const LossyCertificate& c) {
+  if (calls_timed() && c.given()) merge_certificate(&t_certificate, c);
+}
+
+void merge_certificate(LossyCertificate* into, const LossyCertificate& c) {
+  if (!c.given()) return;
+  if (!into->given()) {
+    *into = c;
+    return;
+  }
+  into->in_force = std::min(into->in_force, c.in_force);
+  into->rel = std::max(into->rel, c.rel);
+  into->lo = std::min(into->lo, c.lo), into->hi = std::max(into->hi, c.hi);
+  into->proven = std::max(into->proven, c.proven);
+  into->measured = std::max(into->measured, c.measured);
+}
+
+void note_measured_error(double error) {
+  if (calls_timed() && t_certificate.given())
+    t_certificate.measured = std::max(t_certificate.measured, error);
+}
 
 void note_pass(PassReason why) {
   if (g_call_times.on.load(std::memory_order_relaxed))

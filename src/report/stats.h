@@ -11,10 +11,12 @@
 
 #include <mpi.h>
 
+#include "decision/budget.h"
 #include "decision/plan.h"
 #include "report/op_stats.h"
 #include "decision/gate.h"
 #include "decision/size_class.h"
+#include "runtime/call_site.h"
 
 namespace adacomp {
 
@@ -47,14 +49,29 @@ inline bool calls_timed() { return g_call_times.on.load(std::memory_order_relaxe
 // single payload size. With `persistent`, the _init call that made that
 // request: its bytes count at each start (report/sites.h count_starts).
 void record_call(CallId id, void* site, uint64_t ns, long long bytes, const ThreadTally& coded,
-                 const MPI_Request* persistent = nullptr);
+                 const LossyCertificate& certificate, const MPI_Request* persistent = nullptr);
+
+// The certificates of the lossy codings this thread's current MPI call made
+// (the worst over them, merge_certificate), for its call site in the report.
+inline thread_local LossyCertificate t_certificate{};
+// Adds one lossy call's or message's certificate to the thread's (only
+// while calls are timed: the report is their one reader).
+void note_certificate(const LossyCertificate& c);
+// `into` and `c` as one: the widest range and proven bound, the tightest
+// bound in force (so proven <= in_force still says every call held).
+void merge_certificate(LossyCertificate* into, const LossyCertificate& c);
+// Adds the difference from the exact result measured beside the lossy call
+// just made (ADACOMP_LOSSY_CHECK) to the thread's certificate.
+void note_measured_error(double error);
 
 class CallClock {
  public:
   CallClock(CallId id, void* site)
       : id_(id), site_(site), on_(calls_timed()) {
+    note_call_site(site);  // for the rules that select by it
     if (!on_) return;
     tally_ = t_tally;
+    t_certificate = {};
     start_ = std::chrono::steady_clock::now();
   }
   // bytes() gives the call's payload size or -1; asked only when timing,
@@ -69,7 +86,7 @@ class CallClock {
     const ThreadTally coded{t_tally.raw - tally_.raw, t_tally.wire - tally_.wire,
                             t_tally.codec_ns - tally_.codec_ns};
     record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded,
-                rc == MPI_SUCCESS ? persistent : nullptr);
+                t_certificate, rc == MPI_SUCCESS ? persistent : nullptr);
   }
   bool on() const { return on_; }
   CallClock(const CallClock&) = delete;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/call_site.h"
 #include "runtime/comm_state.h"
 
 namespace adacomp {
@@ -68,7 +69,8 @@ LossyHint hint_of(MPI_Comm comm) {
 namespace {
 
 // Calls each rule's other selectors selected, for after= (rules are the
-// job's, fixed at MPI_Init).
+// job's, fixed at MPI_Init); a rule that names a site counts at each site
+// (CallSite::calls).
 std::unique_ptr<std::atomic<long long>[]> g_rule_calls;
 
 bool has_hint(MPI_Comm comm) {
@@ -99,10 +101,14 @@ int apply_rules(MPI_Comm comm, const char* op, CallFacts* f) {
   call.kind = f->kind;
   call.comm_name = name;
   call.pcontrol_level = pcontrol_level();
+  CallSite* site = c.lossy_rules.names_site() ? current_call_site() : nullptr;
   const std::vector<LossyRule>& rules = c.lossy_rules.rules;
   for (size_t i = 0; i < rules.size(); ++i) {
     if (!selects(rules[i], call)) continue;
-    if (g_rule_calls[i].fetch_add(1, std::memory_order_relaxed) < rules[i].after) continue;
+    const bool at_site = !rules[i].site.empty();
+    if (at_site && !(site && site->selected[i])) continue;
+    std::atomic<long long>& calls = at_site ? site->calls[i] : g_rule_calls[i];
+    if (calls.fetch_add(1, std::memory_order_relaxed) < rules[i].after) continue;
     f->bound = bound_of_rule(c, static_cast<int>(i));
     return static_cast<int>(i);
   }
@@ -125,6 +131,7 @@ ErrorBound agreed_rule_bound(MPI_Comm comm, int rule) {
 void comm_hints_init() {
   PMPI_Comm_create_keyval(copy_hint, delete_hint, &g_keyval, nullptr);
   g_rule_calls.reset(new std::atomic<long long>[config().lossy_rules.rules.size() + 1]());
+  call_site_init(config().lossy_rules);
 }
 
 void comm_hints_finalize() {

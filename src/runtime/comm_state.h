@@ -43,6 +43,10 @@ struct CommState {
   P2PCommPtr p2p_part;
   bool spans_nodes() const { return loc.nodes > 1; }
   RuntimeModel model;  // touched only inside collectives, which MPI serialises per communicator
+  // The proven bound of the last coded collective's result on this rank
+  // (coll/compressed_call.h finish; 0: exact, HUGE_VAL: lossy, bound not known here),
+  // for adacomp_last_bound.
+  double last_bound = 0;
   // Nonblocking collectives started on this communicator: each one's tags
   // (coll/schedule.h). Ranks start them in the same order, so they agree.
   unsigned nonblocking_started = 0;

@@ -5,6 +5,7 @@
 
 #include "codec/bits.h"
 #include "codec/quant_grid.h"
+#include "report/stats.h"
 #include "decision/gate.h"
 #include "decision/tier.h"
 #include "runtime/args.h"
@@ -127,6 +128,9 @@ Coder transfer_coder(const ErrorBound& bound, ElemKind kind, int arm, const void
   c.params.kind = kind;
   c.params.zstd_level = cfg.zstd_level;
   c.params.abs_bound = abs_bound;
+  // One coding between the sender's values and the receiver's: the codec's
+  // own guarantee is the bound.
+  note_certificate(certificate(bound, lo, hi, abs_bound));
   return c;
 }
 

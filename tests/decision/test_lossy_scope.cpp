@@ -1,9 +1,11 @@
 // A communicator's lossy hint without MPI (decision/lossy_scope.h): its
 // values and their errors, how one info object updates it, the agreement
-// over ranks, and which bound a call takes under it.
+// over ranks, and which bound a call takes under it; which call sites a
+// rule's site= selects (decision/lossy_rules.h).
 #include <string>
 
 #include "decision/gate.h"
+#include "decision/lossy_rules.h"
 #include "decision/lossy_scope.h"
 #include "unit.h"
 
@@ -99,10 +101,44 @@ void bounds() {
 
 }  // namespace
 
+// Rules by call site (site=): what the glob is matched against, and its errors.
+void sites() {
+  const auto rule = [](const char* text) {
+    LossyRules rules;
+    std::string error;
+    const bool ok = parse_lossy_rules(text, [](const std::string&) { return true; }, &rules, &error);
+    return ok ? rules.rules.at(0) : LossyRule{};
+  };
+  const LossyRule by_name = rule("lossy rel=1e-4 site=dot_product");
+  EXPECT(site_selects(by_name, "dot_product", "cg.c:120"));
+  EXPECT(site_selects(by_name, "dot_product(double const*, int)", "cg.cpp:120"));  // C++ name
+  EXPECT(!site_selects(by_name, "dot_products", "cg.c:120"));
+  EXPECT(!site_selects(by_name, "", "cg+0x1a2b"));
+  const LossyRule by_line = rule("exact site=cg.c:1*");
+  EXPECT(site_selects(by_line, "exchange", "cg.c:142"));
+  EXPECT(!site_selects(by_line, "exchange", "cg.c:42"));
+  EXPECT(site_selects(rule("lossy abs=1 site=*halo*"), "(anonymous namespace)::halo_x()", "?"));
+  EXPECT(site_selects(rule("lossy abs=1 site=*(cg.c:42)"), "f", "cg.c:42"));  // as printed
+  EXPECT(site_selects(rule("lossy abs=1 op=send"), "anything", "x.c:1"));     // no site=
+  // Sites are each rank's own: collectives agree on the rule they take.
+  LossyRules rules;
+  std::string error;
+  EXPECT(parse_lossy_rules("exact site=dot*", [](const std::string&) { return true; }, &rules,
+                           &error) &&
+         rules.rank_local() && rules.names_site());
+  for (const char* bad : {"lossy abs=1 site=halo[", "lossy abs=1 site=[!]"}) {
+    EXPECT(!parse_lossy_rules(bad, [](const std::string&) { return true; }, &rules, &error));
+    EXPECT(error.find("a function name or file:line, a shell glob") != std::string::npos);
+  }
+  EXPECT(parse_lossy_rules("lossy abs=1 site=f[0-9]*", [](const std::string&) { return true; },
+                           &rules, &error));
+}
+
 int main() {
   values();
   merging();
   agreement();
   bounds();
+  sites();
   return unit::finish("decision_lossy_scope");
 }

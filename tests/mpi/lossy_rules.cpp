@@ -4,7 +4,9 @@
 // the selector under test and every call coded (ADACOMP_MODEL=off); values
 // are multiples of 1/64 whose sums are exact in any order, so "exact"
 // compares bit for bit, and "lossy" means counted lossy and within the bound.
-//   test_lossy_rules op|size|type|comm|after|pcontrol|first
+// "certificate" checks what the library proves for a lossy call's result
+// (adacomp_last_bound) against the bound in force and the measured error.
+//   test_lossy_rules op|size|type|comm|after|pcontrol|first|site|site_after|site_line|certificate
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -17,6 +19,27 @@ namespace {
 int g_rank = 0, g_size = 1;
 constexpr double kRel = 1e-4;
 
+// The MPI_Allreduce of a test, from one call site or another.
+using Reduce = void (*)(const void* in, void* out, int n, MPI_Datatype type, MPI_Comm comm);
+
+}  // namespace
+
+// Call sites for site= (not in a namespace: their names as a C function's,
+// the parameter list aside). Each checks the result after the call, so the
+// call is never a tail call: its return address is in the function.
+#define SITE(name)                                                                        \
+  static __attribute__((noinline)) void name(const void* in, void* out, int n,            \
+                                             MPI_Datatype type, MPI_Comm comm) {          \
+    CHECK(MPI_Allreduce(in, out, n, type, MPI_SUM, comm) == MPI_SUCCESS, #name " failed"); \
+  }
+SITE(reduce_anywhere)
+SITE(halo_update)
+SITE(ghost_update)
+SITE(dot_products)
+#undef SITE
+
+namespace {
+
 std::vector<double> field(size_t n, int salt) {
   std::vector<double> v(n);
   for (size_t i = 0; i < n; ++i)
@@ -24,10 +47,15 @@ std::vector<double> field(size_t n, int salt) {
   return v;
 }
 
+// The last allreduce_lossy's largest error and the bound in force (kRel of
+// the exact result's range).
+double g_last_error = 0, g_last_in_force = 0;
+
 // An Allreduce SUM of `n` values of T on `comm`: true when it was coded
 // lossy, and every element within kRel of the range (exact otherwise).
 template <typename T>
-bool allreduce_lossy(const char* what, MPI_Comm comm, MPI_Datatype type, size_t n) {
+bool allreduce_lossy(const char* what, MPI_Comm comm, MPI_Datatype type, size_t n,
+                     Reduce reduce = reduce_anywhere) {
   std::vector<T> mine(n), sum(n);
   std::vector<double> exact(n, 0.0);
   for (int r = 0; r < g_size; ++r) {
@@ -39,12 +67,15 @@ bool allreduce_lossy(const char* what, MPI_Comm comm, MPI_Datatype type, size_t 
   double lo = exact[0], hi = exact[0];
   for (double x : exact) lo = std::min(lo, x), hi = std::max(hi, x);
   const unsigned long long before = op_stats("allreduce").lossy_calls;
-  MPI_Allreduce(mine.data(), sum.data(), static_cast<int>(n), type, MPI_SUM, comm);
+  reduce(mine.data(), sum.data(), static_cast<int>(n), type, comm);
   const bool lossy = op_stats("allreduce").lossy_calls > before;
   size_t bad = 0;
+  g_last_error = 0;
+  g_last_in_force = kRel * (hi - lo);
   for (size_t i = 0; i < n; ++i) {
     const double err = std::fabs(static_cast<double>(sum[i]) - static_cast<double>(static_cast<T>(exact[i])));
     bad += lossy ? err > kRel * (hi - lo) : err != 0;
+    g_last_error = std::max(g_last_error, err);
   }
   CHECK(bad == 0, "%s: %zu elements off (%s)", what, bad, lossy ? "lossy" : "exact");
   return lossy;
@@ -54,6 +85,11 @@ constexpr size_t kBig = 1 << 19;  // 4 MB of doubles: past T2 (1 MB)
 
 bool doubles(const char* what, MPI_Comm comm = MPI_COMM_WORLD, size_t n = kBig) {
   return allreduce_lossy<double>(what, comm, MPI_DOUBLE, n);
+}
+
+// The same call of 4 MB of doubles on MPI_COMM_WORLD from call site `site`.
+bool doubles_from(const char* what, Reduce site) {
+  return allreduce_lossy<double>(what, MPI_COMM_WORLD, MPI_DOUBLE, kBig, site);
 }
 
 // An Alltoall of 256 KB of doubles a peer: whether it was coded lossy.
@@ -120,8 +156,51 @@ int main(int argc, char** argv) {
     CHECK(doubles("first: hinted dots", dots), "a hint did not win over the rules");
     MPI_Comm_free(&dots);
     MPI_Comm_free(&halo);
+  } else if (selector == "site") {  // lossy rel=1e-4 site=halo_update
+    CHECK(doubles_from("site halo_update", halo_update), "site=halo_update: it stayed exact");
+    CHECK(!doubles_from("site dot_products", dot_products), "site=: dot_products went lossy");
+    CHECK(doubles_from("site halo_update again", halo_update), "site=: the cached site changed");
+    // One collective from different sites on the ranks: they agree on exact.
+    CHECK(!doubles_from("site mixed", g_rank == 0 ? halo_update : dot_products),
+          "site=: ranks at different sites went lossy");
+  } else if (selector == "site_after") {  // lossy rel=1e-4 site=*_update after=2
+    // Each site counts its own calls: both are exact twice, then lossy.
+    for (int call = 0; call < 4; ++call) {
+      CHECK(doubles_from("site_after halo", halo_update) == (call >= 2),
+            "site after=2: halo_update call %d", call);
+      CHECK(doubles_from("site_after ghost", ghost_update) == (call >= 2),
+            "site after=2: ghost_update call %d", call);
+      CHECK(!doubles_from("site_after dots", dot_products), "site after=2: dot_products lossy");
+    }
+  } else if (selector == "site_line") {  // exact site=dot_products; lossy rel=1e-4 site=lossy_rules.cpp:*
+    CHECK(doubles_from("site_line halo", halo_update), "site=FILE:*: halo_update stayed exact");
+    CHECK(!doubles_from("site_line dots", dot_products), "site=: the first rule (exact) lost");
+  } else if (selector == "certificate") {  // lossy rel=1e-4 site=halo_update
+    double proven = -1;
+    CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0 && proven == 0,
+          "no coded call yet: bound %g", proven);
+    for (int call = 0; call < 3; ++call) {
+      CHECK(doubles_from("certificate halo_update", halo_update), "halo_update stayed exact");
+      CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0, "adacomp_last_bound failed");
+      CHECK(proven > 0 && proven <= g_last_in_force,
+            "proven bound %.6g not in (0, bound in force %.6g]", proven, g_last_in_force);
+      CHECK(g_last_error <= proven, "measured error %.6g above the proven bound %.6g",
+            g_last_error, proven);
+      if (g_rank == 0 && call == 0)
+        std::printf("certificate: error %.3e <= proven %.3e <= in force %.3e\n", g_last_error,
+                    proven, g_last_in_force);
+      CHECK(!doubles_from("certificate dot_products", dot_products), "dot_products went lossy");
+      CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0 && proven == 0,
+            "after an exact call: bound %g", proven);
+    }
+    CHECK(allreduce_lossy<float>("certificate float", MPI_COMM_WORLD, MPI_FLOAT, kBig, halo_update),
+          "floats from halo_update stayed exact");
+    CHECK(adacomp_last_bound(MPI_COMM_WORLD, &proven) == 0 && proven > 0 &&
+              proven <= g_last_in_force && g_last_error <= proven,
+          "float: error %.6g, proven %.6g, in force %.6g", g_last_error, proven, g_last_in_force);
   } else {
-    CHECK(false, "usage: test_lossy_rules op|size|type|comm|after|pcontrol|first");
+    CHECK(false, "usage: test_lossy_rules op|size|type|comm|after|pcontrol|first|site|site_after|"
+                 "site_line|certificate");
   }
   return finish_test("lossy_rules");
 }

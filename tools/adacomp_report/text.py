@@ -208,6 +208,29 @@ def sites_section(r, out):
             s.get("site", "?")))
 
 
+def certificates_section(r, out):
+    """Every lossy call site's certificate: the bound in force, the bound the
+    library proves for its calls, and the error measured beside them
+    (ADACOMP_LOSSY_CHECK=on), each the worst over the site's calls."""
+    lossy = [s for s in r.sites if isinstance(s.get("certificate"), dict)]
+    if not lossy:
+        return
+    out.append("")
+    out.append("Lossy call sites (bound in force, proven for their calls, measured):")
+    out.append("%-16s %9s %11s %-30s %11s %11s  %s" % ("call", "lossy", "bound", "relative",
+                                                      "proven", "measured", "site"))
+    for s in lossy:
+        c = s["certificate"]
+        rel = ("%.3g of [%.6g, %.6g]" % (c["bound_rel"], c["range"][0], c["range"][1])
+               if c.get("bound_rel") is not None else "-")
+        measured = c.get("measured_abs")
+        measured = "-" if measured is None else measured if isinstance(measured, str) \
+            else "%.3e" % measured
+        out.append("%-16s %9d %11.3e %-30s %11.3e %11s  %s%s" % (
+            s.get("call", "?"), s.get("lossy_calls", 0), c["bound_abs"], rel, c["proven_abs"],
+            measured, s.get("site", "?"), "" if c.get("holds") else "  (EXCEEDS)"))
+
+
 def ranks_section(r, out, all_ranks):
     if not r.ranks:
         return
@@ -258,6 +281,7 @@ def summary(r, all_ranks=False):
     time_section(r, out, advice)
     operations_section(r, out, advice)
     sites_section(r, out)
+    certificates_section(r, out)
     ranks_section(r, out, all_ranks)
     regions_section(r, out)
     if advice:

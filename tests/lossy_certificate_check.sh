@@ -1,0 +1,41 @@
+#!/bin/bash
+# usage: lossy_certificate_check.sh LAUNCH... -- TEST_LOSSY_RULES
+# Runs `test_lossy_rules certificate` (halo_update's Allreduces lossy by a
+# site rule, dot_products' exact; it checks adacomp_last_bound itself) with
+# a report and ADACOMP_LOSSY_CHECK=on, and checks the report's
+# certificates: the lossy site has one whose measured error is within its
+# proven bound, and that within the bound in force; the exact site has
+# none; the table and tools/adacomp-report print the lossy site's line.
+set -euo pipefail
+launch=()
+while [ "$1" != -- ]; do launch+=("$1"); shift; done
+shift
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+ADACOMP_REPORT=$dir/report.json ADACOMP_VERBOSE=1 ADACOMP_LOSSY_CHECK=on "${launch[@]}" "$1" certificate 2>"$dir/err" ||
+  { cat "$dir/err"; exit 1; }
+grep -E "^  Allreduce +[0-9]+ lossy  bound .* \(rel 0.0001 of .*\)  proven .*  measured .*halo_update" "$dir/err" ||
+  { echo "FAIL: no lossy site line"; cat "$dir/err"; exit 1; }
+python3 - "$dir/report.json" <<'PY'
+import json, sys
+sites = json.load(open(sys.argv[1]))["sites"]
+def of(name):
+    return [s for s in sites if s["call"] == "Allreduce" and name in s["site"]]
+halo, dots = of("halo_update"), of("dot_products")
+assert halo and dots, f"sites missing: {[s['site'] for s in sites]}"
+for s in halo:
+    c = s["certificate"]
+    assert s["lossy_calls"] == s["calls"] // 2, s  # each rank counts its calls; lossy: per call
+    assert c["bound_rel"] == 1e-4 and c["range"][1] > c["range"][0], c
+    assert 0 < c["proven_abs"] <= c["bound_abs"] and c["holds"], c
+    assert c["measured_abs"] is not None and 0 < c["measured_abs"] <= c["proven_abs"], c
+    assert abs(c["bound_abs"] - 1e-4 * (c["range"][1] - c["range"][0])) <= 1e-12 * c["bound_abs"], c
+for s in dots:
+    assert "certificate" not in s and "lossy_calls" not in s, s
+for s in halo:
+    c = s["certificate"]
+    print(f"ok: measured {c['measured_abs']:.4g} <= proven {c['proven_abs']:.4g} <= in force {c['bound_abs']:.4g}")
+PY
+"$(dirname "$0")/../tools/adacomp-report" "$dir/report.json" >"$dir/text"
+grep -A2 "^Lossy call sites" "$dir/text" | grep -E "^Allreduce .*halo_update" ||
+  { echo "FAIL: adacomp-report shows no certificate"; cat "$dir/text"; exit 1; }
