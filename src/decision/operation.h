@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace adacomp {
 
@@ -31,6 +32,12 @@ enum class OpKind : int {
 // How the application called an operation: MPI_Allreduce, MPI_Iallreduce or
 // MPI_Allreduce_init.
 enum class CallForm : uint8_t { blocking, nonblocking, persistent };
+
+const char* op_name(OpKind op);  // "allreduce": the report's and the rules' name
+
+// The name after "MPI_" of the call the application made ("Allreduce",
+// "Iallreduce", "Allreduce_init"): what its error messages name.
+std::string call_name(OpKind op, CallForm form);
 
 // The reductions whose algorithm is a ring over the blocks of the vector.
 inline bool ring_call(OpKind op) {

@@ -136,8 +136,12 @@ bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass) {
     return true;
   }
   const CallVerdict v = verdict(c, q.facts);
-  if (v.coded()) return false;
   *pass = Plan{};
+  if (v.coded()) {
+    pass->tier = v.gate.tier;
+    pass->adaptive = v.gate.adaptive;
+    return false;
+  }
   pass->counted = v.counted;
   pass->reason = v.reason;
   pass->bytes = q.bytes;

@@ -112,7 +112,8 @@ Plan plan(const Config& c, const CallQuery& q);
 // The steps of plan() that read the call's facts alone (not active, a
 // nonblocking form while ADACOMP_NONBLOCKING is off, the verdict): true
 // with the pass when one passes it. Callers ask first, before they gather
-// the rest of the query: the common small message leaves at once.
+// the rest of the query: the common small message leaves at once. When
+// none passes, `pass` holds the verdict's tier and whether the model decides.
 bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass);
 
 // The layout a communicator gives under a hierarchy setting.

@@ -12,11 +12,6 @@
 
 namespace adacomp {
 
-const char* op_name(OpKind op);  // "allreduce": report keys
-
-// The name after "MPI_" of the call the application made ("Allreduce",
-// "Iallreduce", "Allreduce_init"): what its error messages name.
-std::string call_name(OpKind op, CallForm form);
 
 // The one list of an operation's counters, in the order the table and the
 // JSON report show them: member, JSON key, table heading, table width, unit
