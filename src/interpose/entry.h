@@ -12,6 +12,7 @@
 #include "coll/schedule.h"
 #include "interpose/completion.h"
 #include "interpose/lifecycle.h"
+#include "observe/samples.h"
 #include "observe/sites.h"
 #include "observe/stats.h"
 #include "p2p/p2p.h"

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "observe/advice.h"
 #include "observe/report.h"
 #include "policy/config.h"
 #include "services/runtime.h"
@@ -242,6 +243,8 @@ void print_report(const ReportData& d, int verbose) {
     std::fprintf(stderr, "  %-16s %8llu calls %10.4f s %14llu bytes %14llu wire  %s\n",
                  s.call.c_str(), (unsigned long long)s.calls, s.ns * 1e-9,
                  (unsigned long long)s.bytes, (unsigned long long)s.wire, s.site.c_str());
+    const std::string advice = advice_line(s, d.link);
+    if (!advice.empty()) std::fprintf(stderr, "    advice: %s\n", advice.c_str());
   }
   if (verbose < 2) return;
   std::fprintf(stderr,

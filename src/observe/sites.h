@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "observe/op_stats.h"
+#include "observe/samples.h"
 
 namespace adacomp {
 
@@ -34,7 +35,19 @@ struct SiteRow {
   std::string site;  // "func (file.c:123)", or "module+0x1a2b"; frames joined by " < "
   std::string call;  // "Allreduce"
   uint64_t calls = 0, ns = 0, bytes = 0, raw = 0, wire = 0, codec_ns = 0;
+  SiteAdvice advice;  // the advisor's samples (observe/samples.h)
+  uint64_t offered = 0;  // payloads offered for sampling (this rank's)
 };
+
+// The sample number (0, 1, ...) the site of call `call` from
+// `return_address` takes for the payload offered now, or -1 where this call
+// is not its turn (its 1st, 2nd, 4th, 8th ... call, at most `limit`).
+int claim_sample(int call, void* return_address, int limit);
+// Adds what one sample gave to its site.
+void add_sample(int call, void* return_address, const SiteAdvice& sample);
+// The site's name as the report prints it, resolved now (the capture's
+// header; once per site, the caller keeps it).
+std::string site_name_now(int call, void* return_address);
 
 // Collective over `world`: the sites of every rank, merged, on rank 0 (by
 // time, longest first); empty elsewhere.
