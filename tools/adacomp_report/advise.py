@@ -96,11 +96,11 @@ def advise(report, bound=None):
         rows.append((kind, why, value or 0, unit, s))
     rows.sort(key=lambda r: -r[2])
     out = ["# adacomp-report advise %s" % report.path,
-           "# Rules for ADACOMP_LOSSY_RULES (one a line: ADACOMP_LOSSY_RULES=@FILE; or",
-           "# joined by ';'). The first rule that selects a call decides it; a call no",
-           "# rule selects keeps the job's default (lossless without a bound).",
-           "# Ratios and speeds: the advisor's samples, coded with nothing sent coded;",
-           "# savings on the report's link (else the bytes kept off the wire)."]
+           "# Rules for ADACOMP_LOSSY_RULES, one a line: this file as ADACOMP_LOSSY_RULES=@FILE.",
+           "# The first rule that selects a call decides it, and a call no rule selects",
+           "# keeps the job's default (lossless without a bound). Ratios and speeds are",
+           "# the advisor's samples, coded beside the calls, savings on the report's link",
+           "# (else the bytes kept off the wire)."]
     lossy = [r for r in rows if r[0] == "lossy"]
     judge = [r for r in rows if r[0] == "judge"]
     exact = [r for r in rows if r[0] == "exact"]
