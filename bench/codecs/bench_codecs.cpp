@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
       return usage();
   }
   if (file.empty()) return usage();
+  std::string captured;  // --json: the capture's call, operation and site
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "adacomp-codecs: cannot read %s\n", file.c_str());
@@ -190,6 +191,12 @@ int main(int argc, char** argv) {
     }
     type = capture.type;
     src = std::move(capture.payload);
+    for (const char* key : {"call", "op", "site"}) {
+      std::string value = capture.header[key];
+      for (char& ch : value)
+        if (ch == '"' || ch == '\\') ch = '\'';
+      captured += std::string(", \"") + key + "\": \"" + value + "\"";
+    }
     if (!json)
       std::printf("capture: %s at %s, op %s\n", capture.header["call"].c_str(),
                   capture.header["site"].c_str(), capture.header["op"].c_str());
@@ -300,9 +307,10 @@ int main(int argc, char** argv) {
           "{\"codec\": \"%s\", \"ratio\": %.4f, \"compress_MBps\": %.1f, "
           "\"decompress_MBps\": %.1f, \"max_abs_err\": %.6g, "
           "\"memcpy_MBps\": %.1f, \"verified\": %s, \"file\": \"%s\", "
-          "\"abs_bound\": %.6g, \"threads\": %zu}\n",
+          "\"abs_bound\": %.6g, \"threads\": %zu, \"type\": \"%s\", \"bytes\": %zu%s}\n",
           c.label.c_str(), ratio, mb / enc_s, mb / dec_s, max_err, memcpy_mbps,
-          ok ? "true" : "false", file.c_str(), bounded ? abs_bound : 0.0, g_threads);
+          ok ? "true" : "false", file.c_str(), bounded ? abs_bound : 0.0, g_threads, type.c_str(),
+          src.size(), captured.c_str());
     else
       std::printf("%-22s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio, mb / enc_s,
                   mb / dec_s, max_err, check);

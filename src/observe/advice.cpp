@@ -104,13 +104,17 @@ std::string advice_json(const SiteRow& s, const LinkFigures& link) {
                   advise_codec_lossy(i) ? "true" : "false", c.ratio, c.MBps);
     codecs += text;
   }
-  char head[320];
+  // What the advisor's coding cost the run at this site (every rank's).
+  uint64_t sampling_ns = 0;
+  for (uint64_t ns : a.coded_ns) sampling_ns += ns;
+  char head[360];
   std::snprintf(head, sizeof head,
                 ", \"advice\": {\"type\": \"%s\", \"op\": \"%s\", \"samples\": %llu, "
-                "\"sample_bytes\": %llu, \"lossy_possible\": %s, \"why_exact\": %s, "
-                "\"bound\": %s, \"codecs\": [",
+                "\"sample_bytes\": %llu, \"sampling_s\": %.6f, \"lossy_possible\": %s, "
+                "\"why_exact\": %s, \"bound\": %s, \"codecs\": [",
                 kind_name(a.kind), a.op[0] ? a.op : "none", (unsigned long long)a.samples,
-                (unsigned long long)a.sample_bytes, f.lossy_possible ? "true" : "false",
+                (unsigned long long)a.sample_bytes, sampling_ns * 1e-9,
+                f.lossy_possible ? "true" : "false",
                 json_string(f.why_exact).c_str(), json_string(advise_bound_text()).c_str());
   return head + codecs + "]" + figure_json("lossless", f.lossless) + figure_json("lossy", f.lossy) +
          "}";
