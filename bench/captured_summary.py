@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summary of bench/captured_codecs.sh: per application and call, the
 codecs' ratio (the captured bytes over the coded bytes, all files of the
-call together) and median compression speed; then the advisor's cost.
+call together) and median compression speed, for captures of at least
+MIN_BYTES (smaller ones are counted apart: no codec pays there, and the
+library codes nothing below 64 KB by default); then the advisor's cost.
 usage: captured_summary.py OUT_DIR APP..."""
 import json
 import statistics
@@ -9,22 +11,35 @@ import sys
 from collections import defaultdict
 
 
+MIN_BYTES = 4096
+
+
 def codec_rows(path):
     """(call, type, op) -> codec -> list of (bytes, ratio, MBps)."""
     rows = defaultdict(lambda: defaultdict(list))
+    small = {}
     for line in open(path):
+        if not line.startswith("{"):  # a codec that cannot code a file (a constant one, lossy)
+            continue
         r = json.loads(line)
-        key = (r["call"], r["type"], r["op"])
+        if r["bytes"] < MIN_BYTES:
+            small[(r["call"], r["file"])] = 1
+            continue
+        # The site's function, without its file and namespaces.
+        function = r["site"].split(" (")[0].split("::")[-1] if r.get("site") else ""
+        key = (r["call"], function, r["type"], r["op"])
         rows[key][r["codec"]].append((r["bytes"], r["ratio"], r["compress_MBps"]))
-    return rows
+    return rows, len(small)
 
 
 def main(out, apps):
     codecs = ["zstd", "lz4", "blosc", "fpc", "bitplane", "quant_fast", "quant_zstd", "zfp"]
-    print("| Application | Call | Type | Files | " + " | ".join(codecs) + " |")
+    print("| Application | Call and site | Type | Files | " + " | ".join(codecs) + " |")
     print("|---|---|---|---:|" + "---:|" * len(codecs))
+    small = {}
     for app in apps:
-        for (call, typ, op), by_codec in sorted(codec_rows("%s/codecs-%s.jsonl" % (out, app)).items()):
+        rows, small[app] = codec_rows("%s/codecs-%s.jsonl" % (out, app))
+        for (call, function, typ, op), by_codec in sorted(rows.items()):
             files = max(len(v) for v in by_codec.values())
             cells = []
             for c in codecs:
@@ -36,8 +51,13 @@ def main(out, apps):
                 size = sum(b for b, _, _ in v)
                 ratio = size / sum(b / r for b, r, _ in v) if size else statistics.median(r for _, r, _ in v)
                 cells.append("%.2f / %.0f" % (ratio, statistics.median(m for _, _, m in v)))
-            label = call + (" (%s)" % op if op not in ("none", None) else "")
+            label = call + (" %s" % op.upper() if op not in ("none", None) else "") + \
+                (" at %s" % function if function else "")
             print("| %s | %s | %s | %d | %s |" % (app, label, typ, files, " | ".join(cells)))
+    print()
+    print("Ratio / median compression MB/s; lossy codecs at rel 1e-4 of each file's range "
+          "('-': not applicable, or a constant file). Captures under %d bytes left out: %s."
+          % (MIN_BYTES, ", ".join("%s %d" % (a, small[a]) for a in apps)))
     print()
     print("| Application | Median time, report (s) | Median time, report + advisor (s) | "
           "Advisor's coding (s, all ranks) | Sampled (MB) |")
