@@ -26,7 +26,7 @@
 
 #include "capture_file.h"
 #include "codec/codec.h"
-#include "exec/pool.h"
+#include "transfer/pool.h"
 #include "wire/frame.h"
 
 using namespace adacomp;

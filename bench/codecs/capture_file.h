@@ -1,5 +1,5 @@
 // Reads a capture file (ADACOMP_CAPTURE; its layout is written at the top
-// of src/observe/samples.cpp): the "key value" header, checked line by
+// of src/report/samples.cpp): the "key value" header, checked line by
 // line, and the payload after it. Every fault is an error naming the file
 // and what is wrong, never a read past the data.
 #pragma once
