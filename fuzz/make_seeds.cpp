@@ -4,7 +4,8 @@
 // valid inter-step records (wire/channel_record.h); for quant_grid, the
 // reduction-on-codes payloads (codec/quant_grid.h); for segments, segmented
 // frames (wire/segments.h); for marker, point-to-point markers (wire/marker.h).
-// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid|segments|marker
+// For capture, capture files (bench/codecs/capture_file.h) of each type.
+// Usage: fuzz_make_seeds OUT_DIR CODEC|frame_header|channel_record|quant_grid|segments|marker|capture
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "fuzz_input.h"
 #include "wire/channel_record.h"
 #include "wire/code_payload.h"
+#include "capture_file.h"
 #include "wire/marker.h"
 #include "wire/frame.h"
 
@@ -129,6 +131,22 @@ int marker_seeds(const std::string& dir) {
   return written ? 0 : 1;
 }
 
+// Capture files of each type, empty and not, as ADACOMP_CAPTURE writes them.
+int capture_seeds(const std::string& dir) {
+  int written = 0;
+  for (const char* type : {"f64", "f32", "bytes"})
+    for (size_t count : {size_t(0), size_t(1), size_t(100)}) {
+      const size_t bytes = count * (type[1] == '6' ? 8 : type[1] == '3' ? 4 : 1);
+      std::string text = std::string(kCaptureMagic) + "call Send\nsite main (a.c:1)\ntype " +
+                         type + "\ncount " + std::to_string(count) + "\ncall_count " +
+                         std::to_string(count) + "\nop none\nrank 0\nbytes " +
+                         std::to_string(bytes) + "\n\n" + std::string(bytes, '\x3f');
+      written += write_seed(dir, written, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+    }
+  std::printf("capture: %d seeds\n", written);
+  return written ? 0 : 1;
+}
+
 // Shared-grid code payloads (fuzz_quant_grid.cpp): smooth, stepped and wide
 // codes, in both forms, for each of the target's modes (flag bits 1 and 2).
 int quant_grid_seeds(const std::string& dir) {
@@ -163,6 +181,7 @@ int main(int argc, char** argv) {
   if (std::string(argv[2]) == "frame_header") return frame_seeds(argv[1]);
   if (std::string(argv[2]) == "channel_record") return channel_record_seeds(argv[1]);
   if (std::string(argv[2]) == "marker") return marker_seeds(argv[1]);
+  if (std::string(argv[2]) == "capture") return capture_seeds(argv[1]);
   if (std::string(argv[2]) == "quant_grid") return quant_grid_seeds(argv[1]);
   if (std::string(argv[2]) == "segments") return segment_seeds(argv[1]);
   const adacomp::Codec* c = adacomp::find_codec(argv[2]);

@@ -309,6 +309,31 @@ def c_entry(call, name, large, by_name):
     return "\n".join(out)
 
 
+def offered_payload(call):
+    """The payload an entry offers the advisor and the capture
+    (report/samples.h), over the C parameters: buffer, count, datatype and
+    operation, or None. The send buffer, before the call: a nonblocking
+    call's and a persistent one's data may change once it has started. Not
+    the calls whose send buffer only the root fills (Bcast's elsewhere is
+    the receive buffer; Scatter(v)'s is read at the root alone), nor the
+    count arrays of the v calls (the first block is offered where the count
+    is a scalar)."""
+    names = {p.name for p in call.params if not p.arr}
+    if call.name.endswith("_init") or "scatter" in call.name.lower():
+        return None
+    if {"sendbuf", "count", "datatype"} <= names:
+        op = "op" if "op" in names else "MPI_OP_NULL"
+        return ("sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf", "count", "datatype", op)
+    if {"buffer", "count", "datatype", "root", "comm"} <= names:
+        return ("root == MPI_ROOT || root == adacomp::entry::bytes::rank(comm) ? buffer : nullptr",
+                "count", "datatype", "MPI_OP_NULL")
+    if {"buf", "count", "datatype", "dest"} <= names:
+        return ("buf", "count", "datatype", "MPI_OP_NULL")
+    if {"sendbuf", "sendcount", "sendtype"} <= names:
+        return ("sendbuf", "sendcount", "sendtype", "MPI_OP_NULL")
+    return None
+
+
 def clock_lines(call, name, expr, site="__builtin_return_address(0)"):
     """The lines that time a call for the report, before and after it: the
     same for a C and a Fortran entry, each naming the C arguments by its own
@@ -321,6 +346,11 @@ def clock_lines(call, name, expr, site="__builtin_return_address(0)"):
 
     # The caller's address: the call site of the report (report/sites.h).
     start = [f"  adacomp::CallClock clock(adacomp::call_{name}, {site});"]
+    offered = offered_payload(call)
+    if offered:  # before the clock: sampling is not the call's time
+        buf, count, type_, op = (c(x) for x in offered)
+        start.insert(0, f"  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_{name}, "
+                        f"{site}, {buf}, static_cast<MPI_Count>({count}), {type_}, {op});")
     # A persistent request's bytes count at each start, at its _init's site.
     if name == "Request_free":
         start.append(f"  if (clock.on() && {c('request')}) adacomp::forget_persistent(*{c('request')});")

@@ -1,4 +1,4 @@
-// adacomp-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X]
+// adacomp-codecs FILE [--type f64|f32|bytes] [--abs-bound X | --rel-bound X]
 //                [--json] [--codecs a,b,...] [--min-time S]
 //                [--fpc-bits N] [--zstd-level N] [--portable] [--threads N]
 //
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_file.h"
 #include "codec/codec.h"
 #include "transfer/pool.h"
 #include "wire/frame.h"
@@ -93,16 +94,18 @@ double value(const std::vector<uint8_t>& b, ElemKind k, size_t i) {
 }
 
 const char kHelp[] =
-    "usage: adacomp-codecs FILE --type f64|f32 [--abs-bound X | --rel-bound X] [--json]\n"
+    "usage: adacomp-codecs FILE [--type f64|f32|bytes] [--abs-bound X | --rel-bound X] [--json]\n"
     "                      [--codecs a,b] [--min-time S] [--fpc-bits N] [--zstd-level N]\n"
     "                      [--portable] [--threads N]\n"
     "\n"
     "Does my data compress? Runs every codec AdaComp has on FILE, raw little-endian\n"
-    "doubles (f64) or floats (f32), on one core, and prints ratio, compression and\n"
+    "doubles (f64), floats (f32) or bytes, or a file ADACOMP_CAPTURE wrote (its\n"
+    "header gives the type), on one core, and prints ratio, compression and\n"
     "decompression speed (MB/s), and the largest error; every round trip is checked\n"
     "(bit-exact for lossless codecs, within the bound for lossy ones).\n"
     "\n"
-    "  --type f64|f32      element type of FILE\n"
+    "  --type f64|f32|bytes  element type of a raw FILE (bytes: the lossless\n"
+    "                      byte codecs only)\n"
     "  --rel-bound X       lossy bound relative to the value range (default 1e-4)\n"
     "  --abs-bound X       absolute lossy bound instead\n"
     "  --codecs a,b        only these (zstd lz4 blosc fpc quant zfp truncate16 ...)\n"
@@ -165,18 +168,50 @@ int main(int argc, char** argv) {
     else
       return usage();
   }
-  if (file.empty() || (type != "f64" && type != "f32")) return usage();
-  const ElemKind kind = type == "f64" ? ElemKind::f64 : ElemKind::f32;
-  const size_t esize = kind == ElemKind::f64 ? 8 : 4;
-
+  if (file.empty()) return usage();
+  std::string captured;  // --json: the capture's call, operation and site
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", file.c_str());
+    std::fprintf(stderr, "adacomp-codecs: cannot read %s\n", file.c_str());
     return 2;
   }
   std::vector<uint8_t> src((std::istreambuf_iterator<char>(in)), {});
+  if (is_capture(src)) {
+    Capture capture;
+    std::string error;
+    if (!read_capture(src, &capture, &error)) {
+      std::fprintf(stderr, "adacomp-codecs: %s: malformed capture file: %s\n", file.c_str(),
+                   error.c_str());
+      return 2;
+    }
+    if (!type.empty() && type != capture.type) {
+      std::fprintf(stderr, "adacomp-codecs: %s: --type %s, but the capture holds %s\n",
+                   file.c_str(), type.c_str(), capture.type.c_str());
+      return 2;
+    }
+    type = capture.type;
+    src = std::move(capture.payload);
+    for (const char* key : {"call", "op", "site"}) {
+      std::string value = capture.header[key];
+      for (char& ch : value)
+        if (ch == '"' || ch == '\\') ch = '\'';
+      captured += std::string(", \"") + key + "\": \"" + value + "\"";
+    }
+    if (!json)
+      std::printf("capture: %s at %s, op %s\n", capture.header["call"].c_str(),
+                  capture.header["site"].c_str(), capture.header["op"].c_str());
+  }
+  if (type != "f64" && type != "f32" && type != "bytes") return usage();
+  const ElemKind kind =
+      type == "f64" ? ElemKind::f64 : type == "f32" ? ElemKind::f32 : ElemKind::bytes;
+  const size_t esize = kind == ElemKind::f64 ? 8 : kind == ElemKind::f32 ? 4 : 1;
   src.resize(src.size() / esize * esize);
-  const size_t n = src.size() / esize;
+  if (src.empty()) {
+    std::fprintf(stderr, "adacomp-codecs: %s holds no %s element\n", file.c_str(), type.c_str());
+    return 2;
+  }
+  // Values (for the range and the errors) only of float data.
+  const size_t n = kind == ElemKind::bytes ? 0 : src.size() / esize;
 
   // A relative bound is taken against the finite value range, as the core
   // does per message.
@@ -208,6 +243,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && only.find("," + c.label + ",") == std::string::npos) continue;
     if (c.f64_only && kind != ElemKind::f64) continue;
     const Codec* codec = find_codec(c.id);
+    if (kind == ElemKind::bytes && (codec->float_only || codec->lossy)) continue;
     EncodeParams p;
     p.kind = kind;
     const bool truncation = c.id == CodecId::truncate || c.id == CodecId::to_f32;
@@ -271,9 +307,10 @@ int main(int argc, char** argv) {
           "{\"codec\": \"%s\", \"ratio\": %.4f, \"compress_MBps\": %.1f, "
           "\"decompress_MBps\": %.1f, \"max_abs_err\": %.6g, "
           "\"memcpy_MBps\": %.1f, \"verified\": %s, \"file\": \"%s\", "
-          "\"abs_bound\": %.6g, \"threads\": %zu}\n",
+          "\"abs_bound\": %.6g, \"threads\": %zu, \"type\": \"%s\", \"bytes\": %zu%s}\n",
           c.label.c_str(), ratio, mb / enc_s, mb / dec_s, max_err, memcpy_mbps,
-          ok ? "true" : "false", file.c_str(), bounded ? abs_bound : 0.0, g_threads);
+          ok ? "true" : "false", file.c_str(), bounded ? abs_bound : 0.0, g_threads, type.c_str(),
+          src.size(), captured.c_str());
     else
       std::printf("%-22s %8.3f %10.0f %10.0f %12.4g  %s\n", c.label.c_str(), ratio, mb / enc_s,
                   mb / dec_s, max_err, check);

@@ -14,6 +14,7 @@
 #include "boundary/lifecycle.h"
 #include "report/sites.h"
 #include "report/stats.h"
+#include "report/samples.h"
 #include "p2p/p2p.h"
 #include "runtime/args.h"
 #include "decision/call_result.h"

@@ -4,6 +4,7 @@
 // private communicators at MPI_Finalize.
 #include "boundary/start.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "codec/bytes.h"
 #include "report/report.h"
 #include "report/stats.h"
+#include "report/samples.h"
 #include "decision/model.h"
 #include "runtime/args.h"
 #include "runtime/comm_hints.h"
@@ -95,7 +97,7 @@ void agree(bool valid, const std::string& error, JobFacts* job) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   const std::string fp = std::string("adacomp " ADACOMP_VERSION ";") + config_fingerprint(cfg);
-  const bool wants_report = cfg.verbose > 0 || !cfg.report_path.empty();
+  const bool wants_report = cfg.verbose > 0 || !cfg.report_path.empty() || cfg.advise;
   const uint64_t mine[kFields] = {node_identity(), valid ? 0u : 1u,
                                   bits::fnv1a_64(fp.data(), fp.size()), local_eager_limit(),
                                   wants_report ? 1u : 0u};
@@ -227,6 +229,7 @@ void runtime_start() {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (valid && !cfg.report_path.empty() && rank == 0)
     valid = expand_report_path(cfg.report_path, &g_report_path, &error);
+  if (valid) valid = start_sampling(cfg, rank, &error);
   JobFacts job;
   const double agreement_start = PMPI_Wtime();
   agree(valid, error, &job);
@@ -254,7 +257,8 @@ void runtime_start() {
   cfg.threshold_lossless = auto_threshold_lossless(cfg, route_link);
   set_config(cfg);
   set_job(job);
-  set_call_timing(cfg.verbose > 0 || !cfg.report_path.empty());
+  set_call_timing(cfg.verbose > 0 || !cfg.report_path.empty() || cfg.advise ||
+                  !cfg.capture_dir.empty());
   set_active(true);
   // A nonblocking collective cannot make a communicator's private copy or
   // node groups (making them is collective and blocking): MPI_COMM_WORLD's
@@ -302,9 +306,13 @@ void runtime_stop() {
   // (35-60 ms between two emulated nodes, Open MPI). Point-to-point's
   // closing may have taken the vote already (p2p/bodies_comm.cpp).
   link_agree_at_finalize();
+  stop_sampling();
   if (g_report_wanted) {
     const CommState* world = comm_state(MPI_COMM_WORLD);  // made here if nothing made it
-    report_stats(world->coll.comm, config().verbose, g_report_path);
+    // The advice is printed where no report file or table was asked for.
+    const bool table = config().advise && config().report_path.empty();
+    const int verbose = table ? std::max(config().verbose, 1) : config().verbose;
+    report_stats(world->coll.comm, verbose, g_report_path);
     // Every rank enters PMPI_Finalize only once rank 0 has printed and
     // written the report. Otherwise the other ranks start disconnecting
     // while rank 0 still makes MPI progress (receiving the rows, then in

@@ -267,6 +267,20 @@ const Setting kSettings[] = {
      [](const std::string& v, Config& c) {
        return parse_int(v, 1, kMaxSiteDepth, &c.report_site_depth);
      }},
+    {"ADACOMP_ADVISE", "off", "on|off (each call site's payloads sampled and coded: the report's advice)",
+     [](const std::string& v, Config& c) { return parse_on_off(v, &c.advise); }},
+    {"ADACOMP_CAPTURE", "none", "a directory (sampled payloads written there, one file each)",
+     [](const std::string& v, Config& c) {
+       c.capture_dir = v;
+       return !v.empty();
+     }},
+    {"ADACOMP_SAMPLE_COUNT", "4", "an integer from 1 to 16 (payloads sampled per call site)",
+     [](const std::string& v, Config& c) { return parse_int(v, 1, 16, &c.sample_count); }},
+    {"ADACOMP_SAMPLE_BYTES", "1M", "a byte count from 1K to 64M (bytes of one sample)",
+     [](const std::string& v, Config& c) {
+       return parse_bytes(v, &c.sample_bytes) && c.sample_bytes >= 1024 &&
+              c.sample_bytes <= (size_t{64} << 20);
+     }},
     {"ADACOMP_LINK_PROBE_OUTLIER", "none",
      "NODE:FACTOR (tests: node NODE's leader scales its link probe's bandwidth by FACTOR)",
      [](const std::string& v, Config& c) { return parse_probe_outlier(v, &c); }},

@@ -146,6 +146,12 @@ struct Config {
   double init_timeout_s = 60;          // MPI_Init waits this long for every rank's library
   std::string report_path;             // JSON statistics at MPI_Finalize when non-empty
   int report_site_depth = 1;           // stack frames per call site in the report
+  // The advisor and the capture (report/samples.h): each site's payloads
+  // sampled at most sample_count times, sample_bytes each. Local to a rank.
+  bool advise = false;
+  std::string capture_dir;
+  int sample_count = 4;
+  size_t sample_bytes = 1024 * 1024;
   std::vector<SettingValue> settings;  // every setting, in table order
   std::string source;                  // each source read and its keys, for the banner
   // Test-only fault injection: corrupt outgoing frames so that the error

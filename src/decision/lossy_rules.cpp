@@ -200,12 +200,12 @@ bool parse_lossy_rules(const std::string& text, bool (*known_op)(const std::stri
                        LossyRules* out, std::string* error) {
   LossyRules parsed;
   parsed.text = text;
-  std::string all = text;
-  for (char& ch : all)
-    if (ch == '\n') ch = ';';
+  // A comment runs to the end of its line, ';' in it included.
+  std::string all;
+  for (const std::string& text_line : split(text, '\n'))
+    all += text_line.substr(0, text_line.find('#')) + ';';
   int number = 0;
-  for (std::string line : split(all, ';')) {
-    line = line.substr(0, line.find('#'));
+  for (const std::string& line : split(all, ';')) {
     std::istringstream words(line);
     std::string action, token;
     if (!(words >> action)) continue;

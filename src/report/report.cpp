@@ -11,16 +11,13 @@
 #include <fstream>
 #include <iterator>
 
+#include "report/advice.h"
 #include "decision/config.h"
 #include "decision/plan.h"
 #include "runtime/link_check.h"
 #include "runtime/runtime.h"
 
 namespace adacomp {
-namespace {
-
-std::time_t g_start_time = 0;
-double g_start_wtime = 0;
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -38,6 +35,20 @@ std::string json_string(const std::string& s) {
   }
   return out + "\"";
 }
+
+// A JSON number, or null for NaN (unknown).
+std::string json_number(double v) {
+  if (std::isnan(v)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+namespace {
+
+std::time_t g_start_time = 0;
+double g_start_wtime = 0;
+
 
 std::string iso_time(std::time_t t) {
   char buf[32];
@@ -68,13 +79,6 @@ std::string mpi_library() {
   return s.substr(0, s.find_first_of("\n"));
 }
 
-// A JSON number, or null for NaN (unknown).
-std::string number(double v) {
-  if (std::isnan(v)) return "null";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
 // One operation's counters as the "operations" entries have them.
 std::string op_fields(const OpRow& r, const LinkFigures& link) {
@@ -92,7 +96,7 @@ std::string op_fields(const OpRow& r, const LinkFigures& link) {
       std::snprintf(cell, sizeof cell, "\"%s\": %.9f, ", k.key, r.counters[c] * 1e-9);
     fields += cell;
   }
-  return fields + "\"saved_s\": " + number(saved_seconds(link, r));
+  return fields + "\"saved_s\": " + json_number(saved_seconds(link, r));
 }
 
 // What the model settled on for `op`, by size class.
@@ -122,8 +126,8 @@ void write_verdict(FILE* f, const ReportData& d) {
                "  \"verdict\": {\"saved_s\": %s, \"mpi_s\": %s, \"wall_s\": %s, "
                "\"share_of_run\": %s, \"reason\": \"%s\",\n    \"text\": %s,\n"
                "    \"next_step\": %s},\n",
-               number(v.saved_s).c_str(), number(v.mpi_s).c_str(), number(v.wall_s).c_str(),
-               number(v.wall_s > 0 ? v.saved_s / v.wall_s : NAN).c_str(), v.reason,
+               json_number(v.saved_s).c_str(), json_number(v.mpi_s).c_str(), json_number(v.wall_s).c_str(),
+               json_number(v.wall_s > 0 ? v.saved_s / v.wall_s : NAN).c_str(), v.reason,
                json_string(v.text).c_str(), json_string(v.next_step).c_str());
   // Every call passed through, by the plan's reason (decision/plan.h).
   std::fprintf(f, "  \"passes\": {");
@@ -154,9 +158,9 @@ std::string certificate_json(const SiteRow& s) {
                 ", \"lossy_calls\": %llu, \"certificate\": {\"bound_abs\": %.17g, "
                 "\"bound_rel\": %s, \"range\": [%.17g, %.17g], \"proven_abs\": %.17g, "
                 "\"measured_abs\": %s, \"holds\": %s}",
-                (unsigned long long)s.lossy, c.in_force, c.rel > 0 ? number(c.rel).c_str() : "null",
+                (unsigned long long)s.lossy, c.in_force, c.rel > 0 ? json_number(c.rel).c_str() : "null",
                 c.lo, c.hi, c.proven,
-                c.measured < 0 ? "null" : std::isfinite(c.measured) ? number(c.measured).c_str()
+                c.measured < 0 ? "null" : std::isfinite(c.measured) ? json_number(c.measured).c_str()
                                                                     : "\"inf\"",
                 c.holds() ? "true" : "false");
   return text;
@@ -166,14 +170,15 @@ void write_sites(FILE* f, const ReportData& d) {
   std::fprintf(f, "  \"sites\": [");
   for (size_t i = 0; i < d.sites.size(); ++i) {
     const SiteRow& s = d.sites[i];
+    // With the advisor's figures (ADACOMP_ADVISE) inside the object.
     std::fprintf(f,
                  "%s\n    {\"site\": %s, \"call\": %s, \"calls\": %llu, \"time_s\": %.9f, "
-                 "\"bytes\": %llu, \"wire_bytes\": %llu, \"saved_s\": %s%s}",
+                 "\"bytes\": %llu, \"wire_bytes\": %llu, \"saved_s\": %s%s%s}",
                  i ? "," : "", json_string(s.site).c_str(), json_string(s.call).c_str(),
                  (unsigned long long)s.calls, s.ns * 1e-9, (unsigned long long)s.bytes,
                  (unsigned long long)s.wire,
-                 number(saved_seconds(d.link, s.raw, s.wire, s.codec_ns)).c_str(),
-                 certificate_json(s).c_str());
+                 json_number(saved_seconds(d.link, s.raw, s.wire, s.codec_ns)).c_str(),
+                 certificate_json(s).c_str(), advice_json(s, d.link).c_str());
   }
   std::fprintf(f, "\n  ],\n");
 }
@@ -186,7 +191,7 @@ void write_ranks(FILE* f, const ReportData& d) {
                  "%s\n    {\"rank\": %zu, \"host\": %s, \"wall_s\": %.9f, \"mpi_s\": %.9f, "
                  "\"calls\": %.0f, \"bytes\": %.0f, \"wire_bytes\": %.0f, \"saved_s\": %s}",
                  r ? "," : "", r, json_string(d.hosts[r]).c_str(), x.wall, x.mpi, x.calls, x.bytes,
-                 x.wire, number(x.saved).c_str());
+                 x.wire, json_number(x.saved).c_str());
   }
   std::fprintf(f,
                "\n  ],\n  \"rank_cov\": {\"wall_s\": %.6f, \"mpi_s\": %.6f, \"calls\": %.6f, "
@@ -194,7 +199,7 @@ void write_ranks(FILE* f, const ReportData& d) {
                cov(d.rank_rows, &RankRow::wall), cov(d.rank_rows, &RankRow::mpi),
                cov(d.rank_rows, &RankRow::calls), cov(d.rank_rows, &RankRow::bytes),
                cov(d.rank_rows, &RankRow::wire),
-               number(d.link.bandwidth_Bps > 0 ? cov(d.rank_rows, &RankRow::saved) : NAN).c_str());
+               json_number(d.link.bandwidth_Bps > 0 ? cov(d.rank_rows, &RankRow::saved) : NAN).c_str());
 }
 
 void write_regions(FILE* f, const ReportData& d) {

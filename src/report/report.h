@@ -91,6 +91,9 @@ struct LinkFigures {
   bool raised = false;
 };
 LinkFigures report_link();
+// JSON text of a string, and of a number (null for NaN: unknown).
+std::string json_string(const std::string& s);
+std::string json_number(double v);
 // Wire time saved by sending `wire` bytes for `raw`, less `codec_ns` of
 // coding: NaN without a link figure.
 double saved_seconds(const LinkFigures& link, uint64_t raw, uint64_t wire, uint64_t codec_ns);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "report/report.h"
+#include "report/advice.h"
 #include "decision/config.h"
 #include "decision/plan.h"
 #include "runtime/runtime.h"
@@ -250,6 +251,8 @@ void print_report(const ReportData& d, int verbose) {
     std::fprintf(stderr, "  %-16s %8llu calls %10.4f s %14llu bytes %14llu wire  %s\n",
                  s.call.c_str(), (unsigned long long)s.calls, s.ns * 1e-9,
                  (unsigned long long)s.bytes, (unsigned long long)s.wire, s.site.c_str());
+    const std::string advice = advice_line(s, d.link);
+    if (!advice.empty()) std::fprintf(stderr, "    advice: %s\n", advice.c_str());
   }
   bool lossy_sites = false;
   for (const SiteRow& s : d.sites) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -44,14 +45,28 @@ std::string hexfloat(double v) {
   return buf;
 }
 
+void merge_advice(SiteAdvice* into, const SiteAdvice& a) {
+  into->kind = std::max(into->kind, a.kind);
+  if (!into->op[0]) std::memcpy(into->op, a.op, sizeof into->op);
+  into->samples += a.samples, into->sample_bytes += a.sample_bytes;
+  for (int i = 0; i < kAdviseCodecs; ++i)
+    into->coded_bytes[i] += a.coded_bytes[i], into->coded_ns[i] += a.coded_ns[i];
+}
+
 std::string serialise(const std::vector<SiteRow>& rows) {
   std::ostringstream out;
-  for (const SiteRow& r : rows)
+  for (const SiteRow& r : rows) {
+    const SiteAdvice& a = r.advice;
     out << r.site << '\t' << r.call << '\t' << r.calls << '\t' << r.ns << '\t' << r.bytes << '\t'
         << r.raw << '\t' << r.wire << '\t' << r.codec_ns << '\t' << r.lossy << '\t'
         << hexfloat(r.certificate.in_force) << '\t' << hexfloat(r.certificate.rel) << '\t'
         << hexfloat(r.certificate.lo) << '\t' << hexfloat(r.certificate.hi) << '\t'
-        << hexfloat(r.certificate.proven) << '\t' << hexfloat(r.certificate.measured) << '\n';
+        << hexfloat(r.certificate.proven) << '\t' << hexfloat(r.certificate.measured) << '\t'
+        << a.kind << '\t' << (a.op[0] ? a.op : "-") << '\t' << a.samples << '\t'
+        << a.sample_bytes;
+    for (int i = 0; i < kAdviseCodecs; ++i) out << '\t' << a.coded_bytes[i] << '\t' << a.coded_ns[i];
+    out << '\n';
+  }
   return out.str();
 }
 
@@ -69,13 +84,48 @@ void merge(const std::string& text, std::map<std::pair<std::string, std::string>
       f >> text;
       *v = std::strtod(text.c_str(), nullptr);
     }
+    std::string op;
+    SiteAdvice& a = r.advice;
+    f >> a.kind >> op >> a.samples >> a.sample_bytes;
+    for (int i = 0; i < kAdviseCodecs; ++i) f >> a.coded_bytes[i] >> a.coded_ns[i];
+    if (op != "-") std::snprintf(a.op, sizeof a.op, "%s", op.c_str());
     SiteRow& m = (*into)[{r.site, r.call}];
     m.site = r.site, m.call = r.call;
     m.calls += r.calls, m.ns += r.ns, m.bytes += r.bytes;
     m.raw += r.raw, m.wire += r.wire, m.codec_ns += r.codec_ns;
     m.lossy = std::max(m.lossy, r.lossy);  // a collective's ranks each count the call
     merge_certificate(&m.certificate, r.certificate);
+    merge_advice(&m.advice, a);
   }
+}
+
+// The report's name of a site: its frames' names, innermost first.
+std::string joined(const Frames& frames, const std::map<void*, SiteName>& names) {
+  std::string site;
+  for (void* f : frames) {
+    if (!f) break;
+    std::string name = names.at(f).printed();
+    std::replace(name.begin(), name.end(), '\t', ' ');
+    site += (site.empty() ? "" : " < ") + name;
+  }
+  return site;
+}
+
+// The site of call `call` made from `return_address`: that address, or the
+// ADACOMP_REPORT_SITE_DEPTH innermost frames of the application's stack
+// from there.
+SiteKey site_key(int call, void* return_address) {
+  SiteKey key{call, {}};
+  key.frames[0] = return_address;
+  const int depth = config().report_site_depth;
+  if (depth > 1) {
+    void* stack[kMaxSiteDepth + 16];
+    const int n = backtrace(stack, kMaxSiteDepth + 16);
+    int i = 0;
+    while (i < n && stack[i] != return_address) ++i;
+    for (int k = 0; k < depth && i + k < n; ++k) key.frames[k] = stack[i + k];
+  }
+  return key;
 }
 
 // This rank's sites, named.
@@ -95,12 +145,7 @@ std::vector<SiteRow> local_rows() {
   std::vector<SiteRow> rows;
   for (const auto& [key, row] : sites) {
     SiteRow r = row;
-    for (void* f : key.frames) {
-      if (!f) break;
-      std::string name = names.at(f).printed();
-      std::replace(name.begin(), name.end(), '\t', ' ');
-      r.site += (r.site.empty() ? "" : " < ") + name;
-    }
+    r.site = joined(key.frames, names);
     r.call = call_name(static_cast<CallId>(key.call));
     rows.push_back(r);
   }
@@ -112,17 +157,7 @@ std::vector<SiteRow> local_rows() {
 void record_site(int call, void* return_address, uint64_t ns, long long bytes,
                  const ThreadTally& coded, const LossyCertificate& certificate,
                  const MPI_Request* persistent) {
-  SiteKey key{call, {}};
-  key.frames[0] = return_address;
-  const int depth = config().report_site_depth;
-  if (depth > 1) {
-    // The application's frames from the entry point's caller outwards.
-    void* stack[kMaxSiteDepth + 16];
-    const int n = backtrace(stack, kMaxSiteDepth + 16);
-    int i = 0;
-    while (i < n && stack[i] != return_address) ++i;
-    for (int k = 0; k < depth && i + k < n; ++k) key.frames[k] = stack[i + k];
-  }
+  const SiteKey key = site_key(call, return_address);
   std::lock_guard<std::mutex> g(g_mu);
   SiteRow& r = g_sites[key];
   ++r.calls;
@@ -136,6 +171,30 @@ void record_site(int call, void* return_address, uint64_t ns, long long bytes,
     g_persistent[*persistent] = {key, static_cast<uint64_t>(bytes)};
   else if (bytes > 0)
     r.bytes += static_cast<uint64_t>(bytes);
+}
+
+int claim_sample(int call, void* return_address, int limit) {
+  const SiteKey key = site_key(call, return_address);
+  std::lock_guard<std::mutex> g(g_mu);
+  SiteRow& r = g_sites[key];
+  const uint64_t n = ++r.offered;
+  if ((n & (n - 1)) != 0) return -1;  // not a power of two
+  const int turn = __builtin_ctzll(n);
+  return turn < limit ? turn : -1;
+}
+
+void add_sample(int call, void* return_address, const SiteAdvice& sample) {
+  const SiteKey key = site_key(call, return_address);
+  std::lock_guard<std::mutex> g(g_mu);
+  merge_advice(&g_sites[key].advice, sample);
+}
+
+std::string site_name_now(int call, void* return_address) {
+  const SiteKey key = site_key(call, return_address);
+  std::vector<void*> addresses;
+  for (void* f : key.frames)
+    if (f) addresses.push_back(f);
+  return joined(key.frames, resolve_sites(addresses));
 }
 
 void count_starts(const MPI_Request* requests, int n) {

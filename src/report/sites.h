@@ -15,6 +15,7 @@
 
 #include "report/op_stats.h"
 #include "decision/budget.h"
+#include "report/samples.h"
 
 namespace adacomp {
 
@@ -40,7 +41,19 @@ struct SiteRow {
   // (report/stats.h merge_certificate).
   uint64_t lossy = 0;
   LossyCertificate certificate;
+  SiteAdvice advice;     // the advisor's samples (report/samples.h)
+  uint64_t offered = 0;  // payloads offered for sampling (this rank's)
 };
+
+// The sample number (0, 1, ...) the site of call `call` from
+// `return_address` takes for the payload offered now, or -1 where this call
+// is not its turn (its 1st, 2nd, 4th, 8th ... call, at most `limit`).
+int claim_sample(int call, void* return_address, int limit);
+// Adds what one sample gave to its site.
+void add_sample(int call, void* return_address, const SiteAdvice& sample);
+// The site's name as the report prints it, resolved now (the capture's
+// header; once per site, the caller keeps it).
+std::string site_name_now(int call, void* return_address);
 
 // Collective over `world`: the sites of every rank, merged, on rank 0 (by
 // time, longest first); empty elsewhere.

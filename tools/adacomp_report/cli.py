@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import compare, csvout, html, plots, text
+from . import advise, compare, csvout, html, plots, text
 from .model import SUPPORTED_SCHEMA, ReportError, load, load_many
 
 VERSION = "0.1.0"
@@ -11,6 +11,7 @@ VERSION = "0.1.0"
 SUMMARY_HELP = """\
 usage: adacomp-report [--plot DIR] [--csv FILE] [--html FILE] [--ranks] REPORT.json...
        adacomp-report compare [--csv FILE] [--html FILE] A.json B.json
+       adacomp-report advise [--bound rel=X|abs=X] REPORT.json
 
 Summarises AdaComp JSON reports (written with ADACOMP_REPORT=FILE): per
 report, the verdict (did AdaComp help, and what to do next), the run and its
@@ -31,6 +32,13 @@ when present call sites, ranks and MPI_Pcontrol regions.
                 call site and region what changed; the totals (time in MPI,
                 wall, codec time, net time saved); --csv FILE writes the rows,
                 --html FILE a page with the comparison (plotted) and both runs
+
+  advise R     rules for ADACOMP_LOSSY_RULES from a report written with
+                ADACOMP_ADVISE=on: the lossy candidates ranked by what they
+                would save, the sites that may have to stay exact (small
+                reductions: dot products, norms) as comments for your
+                judgment, and the sites that cannot be lossy; --bound
+                writes the rules with that bound instead of the sampled one
 
 A file that cannot be read (missing, truncated, not a report, a newer
 schema) is named on stderr and skipped; the others are processed.
@@ -116,6 +124,33 @@ def compare_main(args):
     return 0
 
 
+def advise_main(args):
+    p = Parser(add_help=False)
+    p.add_argument("--bound", metavar="rel=X|abs=X")
+    p.add_argument("report")
+    a = p.parse_args(args)
+    if a.bound and not (a.bound.startswith(("rel=", "abs=")) and _number(a.bound[4:]) > 0):
+        p.error("--bound takes rel=X or abs=X, X a number over 0, not '%s'" % a.bound)
+    try:
+        report = load(a.report)
+    except ReportError as e:
+        warn("cannot advise: %s: %s" % (a.report, e))
+        return 1
+    rules = advise.advise(report, a.bound)
+    if rules is None:
+        warn("%s has no advice: run with ADACOMP_ADVISE=on" % a.report)
+        return 1
+    sys.stdout.write(rules)
+    return 0
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return 0
+
+
 def main(argv):
     args = argv[1:]
     if not args:
@@ -129,4 +164,6 @@ def main(argv):
         return 0
     if args[0] == "compare":
         return compare_main(args[1:])
+    if args[0] == "advise":
+        return advise_main(args[1:])
     return summary_main(args)

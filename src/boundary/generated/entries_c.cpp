@@ -9,6 +9,7 @@ using adacomp::entry::with_count;
 static __attribute__((noinline)) int through_library_Allreduce(void* site, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allreduce, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Allreduce, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -31,6 +32,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, 
 static __attribute__((noinline)) int through_library_Allreduce_c(void* site, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allreduce_c, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Allreduce_c, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -54,6 +56,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allreduce_c(const void* sendbuf, void* recvbuf
 static __attribute__((noinline)) int through_library_Reduce(void* site, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Reduce, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Reduce, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
@@ -76,6 +79,7 @@ extern "C" ADACOMP_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int
 static __attribute__((noinline)) int through_library_Reduce_c(void* site, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Reduce_c, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Reduce_c, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
@@ -99,6 +103,7 @@ extern "C" ADACOMP_EXPORT int MPI_Reduce_c(const void* sendbuf, void* recvbuf, M
 static __attribute__((noinline)) int through_library_Bcast(void* site, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bcast, site, (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Bcast, site);
   const int rc = or_pmpi(adacomp::bcast(buffer, count, datatype, root, comm), [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -114,6 +119,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype da
 static __attribute__((noinline)) int through_library_Bcast_c(void* site, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bcast_c, site, (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Bcast_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::bcast(buffer, count_, datatype_, root, comm); }), [&] { return PMPI_Bcast_c(buffer, count, datatype, root, comm); });
@@ -130,6 +136,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Dat
 extern "C" ADACOMP_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallreduce, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Iallreduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -147,6 +154,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf,
 extern "C" ADACOMP_EXPORT int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallreduce_c, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Iallreduce_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -165,6 +173,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallreduce_c(const void* sendbuf, void* recvbu
 extern "C" ADACOMP_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibcast, __builtin_return_address(0), (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ibcast, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::ibcast(buffer, count, datatype, root, comm, request), [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -175,6 +184,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype d
 extern "C" ADACOMP_EXPORT int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibcast_c, __builtin_return_address(0), (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ibcast_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ibcast(buffer, count_, datatype_, root, comm, request); }), [&] { return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request); });
@@ -186,6 +196,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Da
 extern "C" ADACOMP_EXPORT int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ireduce, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Ireduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
@@ -203,6 +214,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ireduce(const void* sendbuf, void* recvbuf, in
 extern "C" ADACOMP_EXPORT int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ireduce_c, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
   adacomp::CallClock clock(adacomp::call_Ireduce_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
@@ -329,6 +341,7 @@ extern "C" ADACOMP_EXPORT int MPI_Pcontrol(const int level, ...) {
 static __attribute__((noinline)) int through_library_Send(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Send(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Send, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Send, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::send(buf, count, datatype, dest, tag, comm)
@@ -346,6 +359,7 @@ extern "C" ADACOMP_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype 
 static __attribute__((noinline)) int through_library_Send_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Send_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Send_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::send(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Send_c(buf, count, datatype, dest, tag, comm); });
@@ -362,6 +376,7 @@ extern "C" ADACOMP_EXPORT int MPI_Send_c(const void* buf, MPI_Count count, MPI_D
 static __attribute__((noinline)) int through_library_Ssend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ssend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ssend, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::ssend(buf, count, datatype, dest, tag, comm)
@@ -379,6 +394,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype
 static __attribute__((noinline)) int through_library_Ssend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ssend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ssend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ssend(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); });
@@ -395,6 +411,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_
 static __attribute__((noinline)) int through_library_Rsend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Rsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Rsend, site);
   const int rc = or_pmpi(adacomp::rsend(buf, count, datatype, dest, tag, comm), [&] { return PMPI_Rsend(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -410,6 +427,7 @@ extern "C" ADACOMP_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype
 static __attribute__((noinline)) int through_library_Rsend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Rsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Rsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::rsend(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm); });
@@ -426,6 +444,7 @@ extern "C" ADACOMP_EXPORT int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_
 static __attribute__((noinline)) int through_library_Bsend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Bsend, site);
   const int rc = or_pmpi(adacomp::bsend(buf, count, datatype, dest, tag, comm), [&] { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -441,6 +460,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype
 static __attribute__((noinline)) int through_library_Bsend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Bsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::bsend(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm); });
@@ -457,6 +477,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_
 static __attribute__((noinline)) int through_library_Isend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isend, site);
   const int rc = or_pmpi(adacomp::isend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -472,6 +493,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype
 static __attribute__((noinline)) int through_library_Isend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::isend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); });
@@ -488,6 +510,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isend_c(const void* buf, MPI_Count count, MPI_
 static __attribute__((noinline)) int through_library_Issend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Issend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Issend, site);
   const int rc = or_pmpi(adacomp::issend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -503,6 +526,7 @@ extern "C" ADACOMP_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatyp
 static __attribute__((noinline)) int through_library_Issend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Issend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Issend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::issend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); });
@@ -519,6 +543,7 @@ extern "C" ADACOMP_EXPORT int MPI_Issend_c(const void* buf, MPI_Count count, MPI
 static __attribute__((noinline)) int through_library_Irsend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Irsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Irsend, site);
   const int rc = or_pmpi(adacomp::irsend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -534,6 +559,7 @@ extern "C" ADACOMP_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatyp
 static __attribute__((noinline)) int through_library_Irsend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Irsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Irsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::irsend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request); });
@@ -550,6 +576,7 @@ extern "C" ADACOMP_EXPORT int MPI_Irsend_c(const void* buf, MPI_Count count, MPI
 static __attribute__((noinline)) int through_library_Ibsend(void* site, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ibsend, site);
   const int rc = or_pmpi(adacomp::ibsend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -565,6 +592,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ibsend(const void* buf, int count, MPI_Datatyp
 static __attribute__((noinline)) int through_library_Ibsend_c(void* site, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ibsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ibsend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request); });
@@ -750,6 +778,7 @@ extern "C" ADACOMP_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Da
 static __attribute__((noinline)) int through_library_Sendrecv(void* site, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv, site, (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Sendrecv, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status)
@@ -767,6 +796,7 @@ extern "C" ADACOMP_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, M
 static __attribute__((noinline)) int through_library_Sendrecv_c(void* site, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_c, site, (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Sendrecv_c, site);
   const int rc = or_pmpi(with_count(sendcount, sendtype, [&](int sendcount_, MPI_Datatype sendtype_) {
         return with_count(recvcount, recvtype, [&](int recvcount_, MPI_Datatype recvtype_) {
@@ -784,6 +814,7 @@ extern "C" ADACOMP_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count send
 extern "C" ADACOMP_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_replace, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Sendrecv_replace, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status), [&] { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -794,6 +825,7 @@ extern "C" ADACOMP_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Dat
 extern "C" ADACOMP_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_replace_c, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Sendrecv_replace_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::sendrecv_replace(buf, count_, datatype_, dest, sendtag, source, recvtag, comm, status); }), [&] { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); });
@@ -804,6 +836,7 @@ extern "C" ADACOMP_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count,
 extern "C" ADACOMP_EXPORT int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isendrecv, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), [&] { return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((sendcount), (sendtype)); });
@@ -813,6 +846,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv(const void* sendbuf, int sendcount, 
 extern "C" ADACOMP_EXPORT int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isendrecv_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(sendcount, sendtype, [&](int sendcount_, MPI_Datatype sendtype_) {
         return with_count(recvcount, recvtype, [&](int recvcount_, MPI_Datatype recvtype_) {
@@ -824,6 +858,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sen
 extern "C" ADACOMP_EXPORT int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv_replace, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isendrecv_replace, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request), [&] { return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -833,6 +868,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv_replace(void* buf, int count, MPI_Da
 extern "C" ADACOMP_EXPORT int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv_replace_c, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isendrecv_replace_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::isendrecv_replace(buf, count_, datatype_, dest, sendtag, source, recvtag, comm, request); }), [&] { return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); });
@@ -1191,6 +1227,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhand
 extern "C" ADACOMP_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Allgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
@@ -1210,6 +1247,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, 
 extern "C" ADACOMP_EXPORT int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Allgather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
@@ -1229,6 +1267,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgather_c(const void* sendbuf, MPI_Count sen
 extern "C" ADACOMP_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Allgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1249,6 +1288,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount,
 extern "C" ADACOMP_EXPORT int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Allgatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1269,6 +1309,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgatherv_c(const void* sendbuf, MPI_Count se
 extern "C" ADACOMP_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Gather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1288,6 +1329,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI
 extern "C" ADACOMP_EXPORT int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Gather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1307,6 +1349,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gather_c(const void* sendbuf, MPI_Count sendco
 extern "C" ADACOMP_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Gatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1327,6 +1370,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MP
 extern "C" ADACOMP_EXPORT int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Gatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1425,6 +1469,7 @@ extern "C" ADACOMP_EXPORT int MPI_Scatterv_c(const void* sendbuf, const MPI_Coun
 extern "C" ADACOMP_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Alltoall, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Alltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -1442,6 +1487,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, M
 extern "C" ADACOMP_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Alltoall_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Alltoall_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -1495,6 +1541,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoallv_c(const void* sendbuf, const MPI_Cou
 extern "C" ADACOMP_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Iallgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
@@ -1514,6 +1561,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount,
 extern "C" ADACOMP_EXPORT int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Iallgather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
@@ -1533,6 +1581,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgather_c(const void* sendbuf, MPI_Count se
 extern "C" ADACOMP_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Iallgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1553,6 +1602,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount
 extern "C" ADACOMP_EXPORT int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Iallgatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1573,6 +1623,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count s
 extern "C" ADACOMP_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Igather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1592,6 +1643,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MP
 extern "C" ADACOMP_EXPORT int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Igather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1611,6 +1663,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igather_c(const void* sendbuf, MPI_Count sendc
 extern "C" ADACOMP_EXPORT int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Igatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1631,6 +1684,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igatherv(const void* sendbuf, int sendcount, M
 extern "C" ADACOMP_EXPORT int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Igatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
@@ -1729,6 +1783,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iscatterv_c(const void* sendbuf, const MPI_Cou
 extern "C" ADACOMP_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ialltoall, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ialltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
@@ -1746,6 +1801,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, 
 extern "C" ADACOMP_EXPORT int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ialltoall_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ialltoall_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },

@@ -5,6 +5,7 @@ using adacomp::entry::or_pmpi;
 
 extern "C" void adacomp_f_allreduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allreduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
   adacomp::CallClock clock(adacomp::call_Allreduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
@@ -27,6 +28,7 @@ extern "C" ADACOMP_EXPORT void mpi_allreduce_f08_(void* sendbuf, void* recvbuf, 
 
 extern "C" void adacomp_f_reduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Reduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
   adacomp::CallClock clock(adacomp::call_Reduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [](int) { return true; },
@@ -49,6 +51,7 @@ extern "C" ADACOMP_EXPORT void mpi_reduce_f08_(void* sendbuf, void* recvbuf, MPI
 
 extern "C" void adacomp_f_bcast(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bcast, __builtin_return_address(0), (*root) == MPI_ROOT || (*root) == adacomp::entry::bytes::rank((PMPI_Comm_f2c(*comm))) ? (fbuf(buffer)) : nullptr, static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Bcast, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::bcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Bcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm)); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -65,6 +68,7 @@ extern "C" ADACOMP_EXPORT void mpi_bcast_f08_(void* buffer, MPI_Fint* count, MPI
 extern "C" void adacomp_f_iallreduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallreduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
   adacomp::CallClock clock(adacomp::call_Iallreduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
@@ -89,6 +93,7 @@ extern "C" ADACOMP_EXPORT void mpi_iallreduce_f08_(void* sendbuf, void* recvbuf,
 extern "C" void adacomp_f_ibcast(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibcast, __builtin_return_address(0), (*root) == MPI_ROOT || (*root) == adacomp::entry::bytes::rank((PMPI_Comm_f2c(*comm))) ? (fbuf(buffer)) : nullptr, static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ibcast, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::ibcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Ibcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -106,6 +111,7 @@ extern "C" ADACOMP_EXPORT void mpi_ibcast_f08_(void* buffer, MPI_Fint* count, MP
 extern "C" void adacomp_f_ireduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ireduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
   adacomp::CallClock clock(adacomp::call_Ireduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [](int) { return true; },
@@ -202,6 +208,7 @@ extern "C" ADACOMP_EXPORT void mpi_finalize_f08_(MPI_Fint* ierr) __attribute__((
 
 extern "C" void adacomp_f_send(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Send, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Send, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::send(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm))
@@ -219,6 +226,7 @@ extern "C" ADACOMP_EXPORT void mpi_send_f08_(void* buf, MPI_Fint* count, MPI_Fin
 
 extern "C" void adacomp_f_ssend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ssend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ssend, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::ssend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm))
@@ -236,6 +244,7 @@ extern "C" ADACOMP_EXPORT void mpi_ssend_f08_(void* buf, MPI_Fint* count, MPI_Fi
 
 extern "C" void adacomp_f_rsend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Rsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Rsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::rsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Rsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -251,6 +260,7 @@ extern "C" ADACOMP_EXPORT void mpi_rsend_f08_(void* buf, MPI_Fint* count, MPI_Fi
 
 extern "C" void adacomp_f_bsend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Bsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::bsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Bsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -267,6 +277,7 @@ extern "C" ADACOMP_EXPORT void mpi_bsend_f08_(void* buf, MPI_Fint* count, MPI_Fi
 extern "C" void adacomp_f_isend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Isend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::isend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Isend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -284,6 +295,7 @@ extern "C" ADACOMP_EXPORT void mpi_isend_f08_(void* buf, MPI_Fint* count, MPI_Fi
 extern "C" void adacomp_f_issend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Issend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Issend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::issend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Issend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -301,6 +313,7 @@ extern "C" ADACOMP_EXPORT void mpi_issend_f08_(void* buf, MPI_Fint* count, MPI_F
 extern "C" void adacomp_f_irsend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Irsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Irsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::irsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Irsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -318,6 +331,7 @@ extern "C" ADACOMP_EXPORT void mpi_irsend_f08_(void* buf, MPI_Fint* count, MPI_F
 extern "C" void adacomp_f_ibsend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ibsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::ibsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Ibsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -458,6 +472,7 @@ extern "C" void adacomp_f_sendrecv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint*
   adacomp::progress_collectives();
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Sendrecv, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::sendrecv(fbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), *dest, *sendtag, fbuf(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status)
@@ -478,6 +493,7 @@ extern "C" void adacomp_f_sendrecv_replace(void* buf, MPI_Fint* count, MPI_Fint*
   adacomp::progress_collectives();
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_replace, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Sendrecv_replace, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::sendrecv_replace(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Sendrecv_replace(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
@@ -1110,6 +1126,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_set_errhandler_f08_(MPI_Fint* comm, MPI_
 
 extern "C" void adacomp_f_allgather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Allgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), adacomp::data_size(*recvcount, PMPI_Type_f2c(*recvtype)), false) &&
@@ -1134,6 +1151,7 @@ extern "C" ADACOMP_EXPORT void mpi_allgather_f08_(void* sendbuf, MPI_Fint* sendc
 
 extern "C" void adacomp_f_allgatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Allgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
@@ -1159,6 +1177,7 @@ extern "C" ADACOMP_EXPORT void mpi_allgatherv_f08_(void* sendbuf, MPI_Fint* send
 
 extern "C" void adacomp_f_gather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Gather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
@@ -1183,6 +1202,7 @@ extern "C" ADACOMP_EXPORT void mpi_gather_f08_(void* sendbuf, MPI_Fint* sendcoun
 
 extern "C" void adacomp_f_gatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Gatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
@@ -1257,6 +1277,7 @@ extern "C" ADACOMP_EXPORT void mpi_scatterv_f08_(void* sendbuf, MPI_Fint* sendco
 
 extern "C" void adacomp_f_alltoall(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Alltoall, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Alltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
@@ -1303,6 +1324,7 @@ extern "C" ADACOMP_EXPORT void mpi_alltoallv_f08_(void* sendbuf, MPI_Fint* sendc
 extern "C" void adacomp_f_iallgather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Iallgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), adacomp::data_size(*recvcount, PMPI_Type_f2c(*recvtype)), false) &&
@@ -1329,6 +1351,7 @@ extern "C" ADACOMP_EXPORT void mpi_iallgather_f08_(void* sendbuf, MPI_Fint* send
 extern "C" void adacomp_f_iallgatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Iallgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
@@ -1356,6 +1379,7 @@ extern "C" ADACOMP_EXPORT void mpi_iallgatherv_f08_(void* sendbuf, MPI_Fint* sen
 extern "C" void adacomp_f_igather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Igather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
@@ -1382,6 +1406,7 @@ extern "C" ADACOMP_EXPORT void mpi_igather_f08_(void* sendbuf, MPI_Fint* sendcou
 extern "C" void adacomp_f_igatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Igatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
@@ -1462,6 +1487,7 @@ extern "C" ADACOMP_EXPORT void mpi_iscatterv_f08_(void* sendbuf, MPI_Fint* sendc
 extern "C" void adacomp_f_ialltoall(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
+  if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ialltoall, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
   adacomp::CallClock clock(adacomp::call_Ialltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
