@@ -58,7 +58,7 @@ for tool in "adacomp-$flavor" "adacomp-calibrate-$flavor" adacomp-codecs adacomp
   for t in "$bin/$tool" "$dir/links/$tool"; do
     "$t" --help </dev/null | grep -q "usage" || fail "$t --help"
     v=$("$t" --version) || fail "$t --version"
-    case $tool in *-$flavor) echo "$v" | grep -qF "for $mpi ($flavor)" || fail "$t --version: $v" ;; esac
+    case $tool in *-$flavor) echo "$v" | grep -qF "for $mpi" || fail "$t --version: $v" ;; esac
   done
 done
 # Man pages (plain roff: no man-db needed to check them).

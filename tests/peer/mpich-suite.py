@@ -2,7 +2,7 @@
 """MPICH's own test suite (test/mpi) with AdaComp loaded, against plain MPI.
 
   mpich-suite.py fetch
-  mpich-suite.py build MPI [DIR...]
+  mpich-suite.py build MPI [DIR...] [--match RE]
   mpich-suite.py run MPI SETTINGS [DIR...] [--np-max N] [--baseline] [--once] [--match RE]
                                    [--out FILE]
   mpich-suite.py matrix [MPI...] [--once] [--baseline]
@@ -176,7 +176,7 @@ def fetch():
     return src
 
 
-def build(mpi, dirs):
+def build(mpi, dirs, match=None):
     src = fetch()
     out = PEER / mpi.dir_name
     out.mkdir(parents=True, exist_ok=True)
@@ -198,11 +198,16 @@ def build(mpi, dirs):
                            check=True)
     jobs = str(os.cpu_count() or 2)
     for d in ["util", "dtpools"] + dirs:
-        print(f"mpich-suite: building {mpi.name} {d}", flush=True)
+        # With --match, only the programs of the tests it selects.
+        programs = [] if not match or d in ("util", "dtpools") else sorted(
+            {t.name for t in read_tests(out, d) if t.dir == d and re.search(match, t.key)})
+        if match and d not in ("util", "dtpools") and not programs:
+            continue
+        print(f"mpich-suite: building {mpi.name} {d} {' '.join(programs)}", flush=True)
         with open(out / f"make-{d.replace('/', '_')}.log", "w") as log:
             # -k: a test this MPI cannot compile (an MPI-4.1 call) is "not built".
-            subprocess.run(["make", "-k", "-j", jobs, "-C", d], cwd=out, env=env, stdout=log,
-                           stderr=subprocess.STDOUT)
+            subprocess.run(["make", "-k", "-j", jobs, "-C", d] + programs, cwd=out, env=env,
+                           stdout=log, stderr=subprocess.STDOUT)
 
 
 class Test:
@@ -460,6 +465,8 @@ def main():
     b = sub.add_parser("build")
     b.add_argument("mpi", type=Mpi)
     b.add_argument("dirs", nargs="*", default=["coll", "pt2pt", "datatype", "comm"])
+    b.add_argument("--match", help="only the programs of tests whose key matches this"
+                   " regular expression")
     r = sub.add_parser("run")
     r.add_argument("mpi", type=Mpi)
     r.add_argument("settings")
@@ -481,7 +488,7 @@ def main():
     if a.cmd == "fetch":
         print(fetch())
     elif a.cmd == "build":
-        build(a.mpi, a.dirs)
+        build(a.mpi, a.dirs, a.match)
     elif a.cmd == "run":
         settings = a.settings.split(",")
         bad = [s for s in settings if s not in SETTINGS]
