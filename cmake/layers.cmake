@@ -3,14 +3,15 @@
 # nothing else: including a header from a layer above fails to compile, so
 # the build itself checks the layering (docs/design.md).
 #
-#   codec <- wire <- policy <- services <- observe <- transfer <- coll, p2p <- interpose
-#                                                exec <--'
+#   codec <- wire <- decision <- requests <- runtime <- report <- transfer <- coll, p2p <- boundary
 #
-# services: MPI services (process and communicator state, arguments and
-# datatypes, a call's facts, the link, requests and their completion);
-# observe: statistics and the report; transfer: coding and the coding
-# threads. exec is the coding threads' pool (no dependency of its own); wire
-# names only the ForEach type that transfer fills from it.
+# Each folder answers one question: codec, how bytes are coded; wire, what
+# a frame looks like; decision, whether and how a call is coded (MPI-free);
+# requests, which requests are the library's and how Wait and Test complete
+# them; runtime, what the library knows of the process, its communicators,
+# datatypes and the link; report, what was counted and what it says;
+# transfer, one payload to a frame and back, on the coding threads; coll and
+# p2p, the collectives and point-to-point; boundary, the MPI entry points.
 #
 # The include root of layer X is build/layers/X, holding one link X -> src/X,
 # so sources keep naming headers "X/name.h".

@@ -121,7 +121,7 @@ for rel, patterns in expect.items():
 
 # Every setting the library accepts is documented where users look: the
 # user guide's settings table and the installed man page adacomp.conf(5).
-config_cpp = open(os.path.join(root, "src/policy/config.cpp")).read()
+config_cpp = open(os.path.join(root, "src/decision/config.cpp")).read()
 guide = open(os.path.join(root, "docs/user-guide.md")).read()
 man5 = open(os.path.join(root, "man/adacomp.conf.5")).read()
 for key in re.findall(r'\{"(ADACOMP_[A-Z_]+)", "(?!ADACOMP_)', config_cpp):

@@ -53,7 +53,7 @@ case $("$build/adacomp" --version) in
   *) other=openmpi theirs="Open MPI" ours=MPICH ;;
 esac
 # The eager limit as MPI_Init set it: Open MPI's btl_tcp_eager_limit, read
-# from its variable registry (services/eager_limit.cpp); MPICH is not asked.
+# from its variable registry (runtime/eager_limit.cpp); MPICH is not asked.
 run OMPI_MCA_btl_tcp_eager_limit=8192
 if [ "$ours" = "Open MPI" ]; then banner "eager limit=8192$"; else banner "eager limit=65536$"; fi
 

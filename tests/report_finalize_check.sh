@@ -1,7 +1,7 @@
 #!/bin/bash
 # usage: report_finalize_check.sh MPIEXEC_AND_FLAGS... -- PROBE LAUNCHER DEMO
 # No rank enters PMPI_Finalize before rank 0 has printed and written the
-# report (interpose/start.cpp runtime_stop): a rank that starts disconnecting while
+# report (boundary/start.cpp runtime_stop): a rank that starts disconnecting while
 # another still makes MPI progress can hang MPICH 4.0 over UCX's TCP
 # transport. The probe, preloaded after the library, tells at each rank's
 # PMPI_Finalize whether the report is complete; three runs, every rank.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The docs' lists of the calls AdaComp intercepts and which of them it
 compresses, generated from the one table of intercepted calls,
-src/interpose/mpi_calls.txt (read by gen_entries.py's parser).
+src/boundary/mpi_calls.txt (read by gen_entries.py's parser).
 
 A call's group follows from its line: a call with a datatype argument
 carries a payload; one with a peer (dest, source, a message handle) is
@@ -27,8 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from gen_entries import parse  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir)
-TABLE = os.path.join(ROOT, "src", "interpose", "mpi_calls.txt")
-MARK = "calls: generated from src/interpose/mpi_calls.txt by tools/call_docs.py; do not edit"
+TABLE = os.path.join(ROOT, "src", "boundary", "mpi_calls.txt")
+MARK = "calls: generated from src/boundary/mpi_calls.txt by tools/call_docs.py; do not edit"
 END = "calls: end"
 
 # (group, what happens to its calls), in the order of group() below.
@@ -151,7 +151,7 @@ def main(argv):
         elif argv[1] == "write":
             open(path, "w").write(pattern.sub(lambda m: fresh, text))
         elif any(block != fresh for block in found):
-            print("%s: the list of calls differs from src/interpose/mpi_calls.txt; "
+            print("%s: the list of calls differs from src/boundary/mpi_calls.txt; "
                   "run tools/call_docs.py write %s" % (rel, rel))
             errors += 1
     if argv[1] == "check":

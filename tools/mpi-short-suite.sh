@@ -22,7 +22,7 @@ SECONDS=0
 "$root/tools/build.sh" "$mpi" "$build" --target short_suite >"$build.log" 2>&1 ||
   { tail -40 "$build.log"; echo "$mpi: BUILD FAILED"; exit 1; }
 echo "$mpi: built $("$build/adacomp" --version) in ${SECONDS}s"
-tests='^(codec_(roundtrip|corrupt)|policy_.*|wire_.*|services_handle_table|collectives_np[23]|gather_np[23]'
+tests='^(codec_(roundtrip|corrupt)|decision_.*|wire_.*|requests_handle_table|collectives_np[23]|gather_np[23]'
 tests+='|p2p_np[24]|p2p_conformance_forced_np[12]|lossy_abs_np[24]|wrong_mpi)$'
 (cd "$build" && ctest --output-on-failure -j1 -R "$tests")
 status=$?

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "exec/pool.h"
+#include "transfer/pool.h"
 #include "wire/frame.h"
 
 using namespace adacomp;

@@ -23,8 +23,8 @@
 #include <optional>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
@@ -36,9 +36,9 @@ namespace {
 
 class AllreduceSchedule : public Schedule {
  public:
-  AllreduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
+  AllreduceSchedule(MPI_Comm app, const CollPlan& plan, CallForm form, int tag, const void* sendbuf,
                     void* recvbuf, int count, MPI_Datatype type, MPI_Op op)
-      : plan_(segmented(plan)),
+      : plan_(plan),
         call_(app, plan_, OpKind::allreduce, ring_group(plan_), form),
         recvbuf_(static_cast<uint8_t*>(recvbuf)),
         type_(type),
@@ -182,7 +182,7 @@ class AllreduceSchedule : public Schedule {
     });
   }
 
-  const Plan plan_;  // its chunks are each segment's ring's
+  const CollPlan plan_;  // its chunks are each segment's ring's
   CompressedCall call_;
   uint8_t* const recvbuf_;
   const MPI_Datatype type_;
@@ -196,7 +196,7 @@ class AllreduceSchedule : public Schedule {
 CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm, Launch how) {
   stats_for(OpKind::allreduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
+  CollPlan plan;
   if (!plan_call(OpKind::allreduce, comm, count, type, op, how.form(), &plan))
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);

@@ -46,7 +46,7 @@ CallResult alltoall_impl(OpKind op, const void* sendbuf, Blocks<Count, Displ> se
                          MPI_Datatype sendtype, void* recvbuf, Blocks<Count, Displ> recv,
                          MPI_Datatype recvtype, MPI_Comm comm, Launch how = {}) {
   if (nonblocking_off(op, how)) return kDeclined;
-  Plan plan;
+  CollPlan plan;
   const CommState* st = blocks_gate(op, comm, recv, recvtype, how, &plan);
   if (!st) return decline(plan);
   if (bad_args(sendbuf, send.checked(), sendtype) || bad_args(nullptr, recv.checked(), recvtype))

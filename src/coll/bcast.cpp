@@ -17,8 +17,8 @@
 #include <optional>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
@@ -112,8 +112,8 @@ class TreeBcast : TreeWalk {
   int next_ = 0;
 };
 
-// Pipelined node-aware calls spread in segments (coll/plan.h
-// node_segments; the member handles the whole message, so its share is all
+// Pipelined node-aware calls spread in segments (the plan's
+// segments, decision/plan.cpp; the member handles the whole message, so its share is all
 // of it): segment s's node-local Ibcast starts as soon as the node's member
 // holds the chunks it spans (the root at once), so the node stage overlaps
 // the tree. Every rank of the node cuts alike, by byte ranges of the
@@ -122,7 +122,7 @@ class TreeBcast : TreeWalk {
 // its packed staging area and unpacks at the end.
 class BcastSchedule : public Schedule {
  public:
-  BcastSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, void* buffer, int count,
+  BcastSchedule(MPI_Comm app, const CollPlan& plan, CallForm form, int tag, void* buffer, int count,
                 MPI_Datatype type, int root)
       : plan_(plan),
         call_(app, plan_, OpKind::bcast, form),
@@ -140,9 +140,7 @@ class BcastSchedule : public Schedule {
       tree_bcast_.emplace(call_, tree_.members, tree_.me, data_, tag);
     }
     if (!tree_.per_node) return;
-    const int parts = plan_.tier.pipelined && plan_.bytes <= INT_MAX
-                          ? std::min(node_segments(plan_.bytes), plan_.chunks)
-                          : 1;
+    const int parts = plan_.segments;
     if (parts == 1) {
       spread_.emplace(st);
       return;
@@ -255,7 +253,7 @@ class BcastSchedule : public Schedule {
                });
   }
 
-  const Plan plan_;
+  const CollPlan plan_;
   CompressedCall call_;
   void* const buffer_;
   const int count_;
@@ -273,7 +271,7 @@ class BcastSchedule : public Schedule {
 CallResult bcast_impl(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                       Launch how) {
   stats_for(OpKind::bcast).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
+  CollPlan plan;
   if (!plan_call(OpKind::bcast, comm, count, type, MPI_OP_NULL, how.form(), &plan))
     return decline(plan);
   RootedTree tree;

@@ -1,11 +1,11 @@
 // The intercepted collectives, with MPI's own parameters. Each takes a
-// compressed path or declines (kDeclined, services/call_result.h), and its
+// compressed path or declines (kDeclined, decision/call_result.h), and its
 // entry point then calls PMPI with the same arguments.
 #pragma once
 
 #include <mpi.h>
 
-#include "services/call_result.h"
+#include "decision/call_result.h"
 
 namespace adacomp {
 
@@ -29,7 +29,7 @@ CallResult ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
 // Reduce_scatter(_block) and the data-movement collectives take both count
 // widths, one template each: Count is int (MPI_<Name>) or MPI_Count
 // (MPI_<Name>_c), Displ int or MPI_Aint; their files instantiate both
-// (src/interpose/mpi_calls.txt flag `large`).
+// (src/boundary/mpi_calls.txt flag `large`).
 
 // src/coll/reduce_scatter.cpp
 template <class Count>

@@ -2,9 +2,9 @@
 
 #include <climits>
 
-#include "policy/model.h"
-#include "services/args.h"
-#include "services/runtime.h"
+#include "decision/model.h"
+#include "runtime/args.h"
+#include "runtime/runtime.h"
 #include "wire/frame.h"
 
 namespace adacomp {
@@ -65,14 +65,14 @@ bool nonblocking_off(OpKind op, Launch how) {
 }
 
 const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
-                               Launch how, Plan* plan) {
+                               Launch how, CollPlan* plan) {
   count_call(op);
   return plan_exchange(op, comm, block_bytes, varied, !how.blocking(), plan) ? plan->state
                                                                              : nullptr;
 }
 
 const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
-                             Launch how, Plan* plan) {
+                             Launch how, CollPlan* plan) {
   const CommState* st = exchange_gate(op, comm, block_bytes, varied, how, plan);
   if (st && (root < 0 || root >= st->coll.size)) {
     plan->model = -1;  // declined untimed
@@ -81,11 +81,11 @@ const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_by
   return st;
 }
 
-int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
+int launch(const CollPlan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build) {
   return launch(*plan.state, comm, how, kTagExchange, [build](int tag) { return build(tag); });
 }
 
-Exchange::Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag)
+Exchange::Exchange(MPI_Comm app, const CollPlan& plan, OpKind op, CallForm form, int tag)
     : plan_(plan), call_(app, plan_, op, form), tag_(tag) {}
 
 bool Exchange::coded(const Xfer& x, size_t bytes) const {

@@ -24,12 +24,12 @@
 
 #include <mpi.h>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/plan.h"
 #include "coll/schedule.h"
-#include "observe/stats.h"
-#include "services/call_result.h"
-#include "services/comm_state.h"
+#include "report/stats.h"
+#include "decision/call_result.h"
+#include "runtime/comm_state.h"
 #include "transfer/transfer.h"
 
 namespace adacomp {
@@ -59,7 +59,7 @@ Blocks<Count, Displ> given_blocks(const Count* counts, const Displ* displs) {
   return {counts, displs, 0, true};
 }
 
-// Buffer arguments MPI rejects (services/args.h), checked once a call passes
+// Buffer arguments MPI rejects (runtime/args.h), checked once a call passes
 // the gate (a query): the call is then declined and PMPI reports them. `buf`
 // MPI_IN_PLACE has nothing to check.
 bool bad_args(const void* buf, MPI_Count count, MPI_Datatype type);
@@ -79,13 +79,13 @@ bool nonblocking_off(OpKind op, Launch how);
 // every rank); `root`, for a rooted call, must be in range (else PMPI reports
 // it).
 const CommState* exchange_gate(OpKind op, MPI_Comm comm, size_t block_bytes, bool varied,
-                               Launch how, Plan* plan);
+                               Launch how, CollPlan* plan);
 const CommState* rooted_gate(OpKind op, MPI_Comm comm, int root, size_t block_bytes, bool varied,
-                             Launch how, Plan* plan);
+                             Launch how, CollPlan* plan);
 // The gate of a call without root on its receive blocks.
 template <class Count, class Displ>
 const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ>& recv,
-                             MPI_Datatype recvtype, Launch how, Plan* plan) {
+                             MPI_Datatype recvtype, Launch how, CollPlan* plan) {
   const size_t block_bytes = recv.varied ? 0 : data_size(recv.block, recvtype);
   return exchange_gate(op, comm, block_bytes, recv.varied, how, plan);
 }
@@ -94,7 +94,7 @@ const CommState* blocks_gate(OpKind op, MPI_Comm comm, const Blocks<Count, Displ
 // whose first advance() posts them all, and whose last decodes.
 class Exchange : public Schedule {
  public:
-  Exchange(MPI_Comm app, const Plan& plan, OpKind op, CallForm form, int tag);
+  Exchange(MPI_Comm app, const CollPlan& plan, OpKind op, CallForm form, int tag);
   void send(int peer, const void* buf, MPI_Count count, MPI_Datatype type) {
     sends_.push_back({peer, const_cast<void*>(buf), count, type});
   }
@@ -119,7 +119,7 @@ class Exchange : public Schedule {
   void post();
   void decode();  // once every transfer is complete
 
-  const Plan plan_;
+  const CollPlan plan_;
   CompressedCall call_;  // errors, statistics, timing; its group is the private communicator
   const int tag_;
   std::vector<Xfer> sends_, recvs_;
@@ -133,7 +133,7 @@ class Exchange : public Schedule {
 // Builds a call's transfers under `tag` (reading its buffers now).
 using ExchangeBuilder = std::function<std::unique_ptr<Exchange>(int tag)>;
 // Runs a gated call as `how` says (coll/schedule.h launch).
-int launch(const Plan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build);
+int launch(const CollPlan& plan, MPI_Comm comm, Launch how, ExchangeBuilder build);
 
 // Gather(v) (`to_root`) and Scatter(v): the root holds `blocks`, one per
 // rank; every other rank one message, `single`, sent to or received from the
@@ -149,7 +149,7 @@ CallResult rooted_exchange(OpKind op, bool to_root, const void* single_buf, Coun
   const size_t block_bytes = blocks.varied ? 0
                              : is_root     ? data_size(blocks.block, blocks_type)
                                            : data_size(single_count, single_type);
-  Plan plan;
+  CollPlan plan;
   const CommState* st = rooted_gate(op, comm, root, block_bytes, blocks.varied, how, &plan);
   if (!st) return decline(plan);
   if (is_root ? bad_args(single_buf, single_count, single_type) ||

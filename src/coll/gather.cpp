@@ -13,7 +13,7 @@ CallResult allgather_impl(OpKind op, const void* sendbuf, Count sendcount, MPI_D
                           void* recvbuf, Blocks<Count, Displ> recv, MPI_Datatype recvtype,
                           MPI_Comm comm, Launch how = {}) {
   if (nonblocking_off(op, how)) return kDeclined;
-  Plan plan;
+  CollPlan plan;
   const CommState* st = blocks_gate(op, comm, recv, recvtype, how, &plan);
   if (!st) return decline(plan);
   if (bad_args(sendbuf, sendcount, sendtype) || bad_args(nullptr, recv.checked(), recvtype))

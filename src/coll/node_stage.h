@@ -18,9 +18,9 @@
 #include <optional>
 #include <vector>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/schedule.h"
-#include "services/comm_state.h"
+#include "runtime/comm_state.h"
 
 namespace adacomp {
 
@@ -61,7 +61,7 @@ class NodeStage {
   bool started_ = false, done_ = false;
 };
 
-// A node stage cut in segments (coll/plan.h node_segments): segment s is
+// A node stage cut in segments (decision/plan.h node_segments): segment s is
 // its own stage on a range of the message, in the unit its collective
 // counts (bytes for Bcast, elements for Reduce), so that the tree can work
 // on one while MPI moves the next.

@@ -1,68 +1,39 @@
-// Whether a collective call takes a compressed path, and with what. Every
-// input here is identical on all ranks of the communicator.
-//
-// Policy. Forced modes (lossless, lossy, pipelined, or the model off)
-// compress wherever the call crosses a node boundary, and everywhere on a
-// communicator inside one node (that is how one machine exercises the
-// codecs). The adaptive policy, the default, never codes inside a node
-// unless calibration measured that it pays, and between nodes lets the
-// runtime model (policy/model.h) choose from measured call times.
+// The collectives' side of the decision: what they know of a call, gathered
+// from MPI (arguments, datatype, the communicator's state and layout, the
+// rules' agreement) and handed to decision/plan.h, whose Plan they follow.
+// Every input is identical on all ranks of the communicator.
 #pragma once
 
 #include <mpi.h>
 
 #include "codec/codec.h"
-#include "observe/stats.h"
-#include "policy/tier.h"
-#include "services/call_result.h"
-#include "services/comm_state.h"
-#include "services/datatype.h"
+#include "report/stats.h"
+#include "decision/plan.h"
+#include "decision/call_result.h"
+#include "runtime/comm_state.h"
+#include "runtime/datatype.h"
 
 namespace adacomp {
 
-// How a compressed call uses the node layout (see Hierarchy in config.h).
-enum class Layout { flat, rails, leaders };
-
-struct Plan {
+// A collective's plan (decision/plan.h) and the context its algorithm
+// needs beside it: the library's state of the communicator, the datatype's
+// facts, and the codec's parameters.
+struct CollPlan : Plan {
   CommState* state = nullptr;
   TypeInfo type;
-  size_t bytes = 0;  // message bytes (count x type size)
-  TierChoice tier;
-  ErrorBound bound;  // the communicator's (services/comm_hints.h): a lossy tier's
-  // The candidate codec (policy/tier.h Candidates::arm) the adaptive model
-  // chose, 1 outside it, and that codec for the call's own datatype.
-  int arm = 1;
-  const Codec* codec = nullptr;
   EncodeParams params;  // abs_bound is filled in by the algorithm (per hop)
-  int chunks = 1;       // pipeline chunks (1: not pipelined)
-  int segments = 1;     // node-aware ring calls: stages overlapped in segments (segmented)
-  Layout layout = Layout::flat;
-  int model = -1;  // adaptive policy: the call is timed for this slot of state->model
 };
 
 // The group a ring call's compressed ring runs on: every rank (flat), this
 // rank's rail, or the node leaders.
-inline const Group& ring_group(const Plan& plan) {
+inline const Group& ring_group(const CollPlan& plan) {
   const CommState& s = *plan.state;
   return plan.layout == Layout::rails     ? s.rail
          : plan.layout == Layout::leaders ? s.leaders
                                           : s.coll;
 }
 
-// A pipelined node-aware ring call cut into segments that flow through the
-// stages one after another: while the ring codes and sends segment k, the
-// node combines segment k+1 (and an Allreduce spreads segment k-1), so the
-// slowest stage, not their sum, bounds the time. The plan of its rings: the
-// segments (alike on every rank: the layout is), and each segment's ring
-// cut into about the chunks the plan chose for the whole vector. Unchanged
-// when flat or not pipelined.
-Plan segmented(Plan plan);
-// How many segments a rank's share of `share` bytes of a pipelined
-// node-aware call makes (1: whole), the one rule of segmented() and of the
-// Bcast's node stage (coll/bcast.cpp).
-int node_segments(size_t share);
-
-// The gates of the collectives (the message's verdict is policy/gate.h's):
+// The gates of the collectives (the message's verdict is decision/gate.h's):
 // each returns true when the call takes a compressed path and fills `plan`;
 // false declines the call (decline(plan)). Only cheap checks run before the
 // size is known, so a small message leaves at once; bad arguments are
@@ -88,7 +59,7 @@ int node_segments(size_t share);
 //    or Bcast on a communicator is a blocking one;
 //  - the call is persistent and would be node-aware.
 bool plan_call(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op,
-               CallForm form, Plan* plan);
+               CallForm form, CollPlan* plan);
 
 // The pairwise data-movement collectives: `block_bytes` is a size every rank
 // knows alike, the block of the regular calls; the v calls (`varied`) have
@@ -96,7 +67,7 @@ bool plan_call(OpKind operation, MPI_Comm comm, int count, MPI_Datatype type, MP
 // nonblocking and persistent forms, restricted as plan_call's are
 // (ADACOMP_NONBLOCKING itself is checked first, coll/exchange.h).
 bool plan_exchange(OpKind operation, MPI_Comm comm, size_t block_bytes, bool varied,
-                   bool nonblocking, Plan* plan);
+                   bool nonblocking, CollPlan* plan);
 
 // Whether one transfer of `bytes` of an exchange is coded (both ends know
 // `bytes`, so they agree).
@@ -111,7 +82,7 @@ bool exchange_may_code(MPI_Comm comm, size_t block_bytes, bool varied);
 
 // Whether a hop between this rank and `peer` (ranks of the private
 // communicator) is coded: not inside a node when the call is node-aware.
-bool codes_hop(const Plan& plan, int peer);
+bool codes_hop(const CollPlan& plan, int peer);
 
 // Records a call's time in `state`'s model slot `slot` (none: -1) and, when
 // the slot asks, agrees with the other ranks (collective over the private
@@ -119,10 +90,10 @@ bool codes_hop(const Plan& plan, int peer);
 void record_time(CommState* state, int slot, double seconds);
 
 // Declines the call: its entry point calls PMPI with the same arguments
-// (services/call_result.h). When the adaptive policy explores the raw path in
+// (decision/call_result.h). When the adaptive policy explores the raw path in
 // plan's model slot, the result asks for that PMPI call to be timed for the
 // slot (run_declined).
-inline CallResult decline(const Plan& plan) {
+inline CallResult decline(const CollPlan& plan) {
   return plan.model < 0 ? kDeclined : CallResult::declined(plan.state, plan.model);
 }
 

@@ -29,7 +29,7 @@
 #include <thread>
 
 #include "coll/schedule.h"
-#include "services/runtime.h"
+#include "runtime/runtime.h"
 
 namespace adacomp {
 

@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
@@ -31,8 +31,8 @@
 namespace adacomp {
 namespace {
 
-// Pipelined node-aware calls cut the node stage in segments (coll/plan.h
-// node_segments; the member reduces the whole vector, so its share is all
+// Pipelined node-aware calls cut the node stage in segments (the plan's
+// segments, decision/plan.cpp; the member reduces the whole vector, so its share is all
 // of it): segment s is a node-local reduction of an element range, started
 // once s-1 is summed (so the first is summed as early as it can), and the
 // tree codes a chunk as soon as the segments it spans are summed, so the
@@ -44,7 +44,7 @@ namespace {
 // nonblocking forms use PMPI_Ireduce.
 class ReduceSchedule : public Schedule {
  public:
-  ReduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
+  ReduceSchedule(MPI_Comm app, const CollPlan& plan, CallForm form, int tag, const void* sendbuf,
                  void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
       : plan_(plan),
         call_(app, plan_, OpKind::reduce, form),
@@ -78,8 +78,7 @@ class ReduceSchedule : public Schedule {
       std::memcpy(copy, recvbuf, plan_.bytes);
       input_ = copy;
     }
-    const int parts =
-        plan_.tier.pipelined ? std::min(node_segments(plan_.bytes), plan_.chunks) : 1;
+    const int parts = plan_.segments;
     segments_ = cut_node_stage(st, static_cast<size_t>(count), parts);
   }
 
@@ -146,7 +145,7 @@ class ReduceSchedule : public Schedule {
     return reduce_->advance(wait, ready);
   }
 
-  const Plan plan_;
+  const CollPlan plan_;
   CompressedCall call_;
   const int count_;
   const MPI_Datatype type_;
@@ -163,7 +162,7 @@ class ReduceSchedule : public Schedule {
 CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        int root, MPI_Comm comm, Launch how) {
   stats_for(OpKind::reduce).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
+  CollPlan plan;
   if (!plan_call(OpKind::reduce, comm, count, type, op, how.form(), &plan)) return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root

@@ -8,7 +8,7 @@
 //      the compressed tree (coll/tree_reduce.h), towards the rail's member on
 //      the root's node;
 //   3. on the root's node a node-local gather joins the slices at the root.
-// Pipelined, the vector is cut in segments (coll/plan.h node_segments, a
+// Pipelined, the vector is cut in segments (the plan's segments, a
 // rank's share being 1/L of it): each segment's reduce-scatter adds this
 // rank's slice of it to one accumulator, one after another, and the tree
 // codes a chunk of that accumulator as soon as the slices it spans are
@@ -20,8 +20,8 @@
 #include <optional>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/node_stage.h"
 #include "coll/ring_codes.h"
 #include "coll/tree_reduce.h"
@@ -31,7 +31,7 @@ namespace {
 
 class RailsReduceSchedule : public Schedule {
  public:
-  RailsReduceSchedule(MPI_Comm app, const Plan& plan, CallForm form, int tag, const void* sendbuf,
+  RailsReduceSchedule(MPI_Comm app, const CollPlan& plan, CallForm form, int tag, const void* sendbuf,
                       void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
       : plan_(plan),
         call_(app, plan_, OpKind::reduce, plan_.state->rail, form),
@@ -46,9 +46,7 @@ class RailsReduceSchedule : public Schedule {
                                                                                         : sendbuf);
     const bool root_node = s.loc.node == s.loc.node_of[root];
     local_root_ = root_node ? s.loc.local_rank_of(root) : 0;
-    const int parts = plan_.tier.pipelined
-                          ? std::min(node_segments(plan_.bytes / node.size), plan_.chunks)
-                          : 1;
+    const int parts = plan_.segments;
     segments_.resize(static_cast<size_t>(parts));
     size_t slices = 0;  // this rank's slices of every segment, elements
     for (int k = 0; k < parts; ++k) {
@@ -61,7 +59,7 @@ class RailsReduceSchedule : public Schedule {
     slices_ = slices;
     acc_ = call_.memory(ScratchSlot::accumulator, slices * elem + 1);
     // The rail's members from its member on the root's node on; a rail
-    // orders its members by rank (services/comm_state.h), so that member's
+    // orders its members by rank (runtime/comm_state.h), so that member's
     // place is the number of this rail's ranks below it.
     int rail_root = 0;
     const int root_node_id = s.loc.node_of[root];
@@ -180,7 +178,7 @@ class RailsReduceSchedule : public Schedule {
     return tree_done_ = true;
   }
 
-  const Plan plan_;
+  const CollPlan plan_;
   CompressedCall call_;
   uint8_t* const recvbuf_;
   const MPI_Datatype type_;
@@ -200,7 +198,7 @@ class RailsReduceSchedule : public Schedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> rails_reduce_schedule(MPI_Comm app, const Plan& plan, CallForm form,
+std::unique_ptr<Schedule> rails_reduce_schedule(MPI_Comm app, const CollPlan& plan, CallForm form,
                                                 int tag, const void* sendbuf, void* recvbuf,
                                                 int count, MPI_Datatype type, MPI_Op op,
                                                 int root) {

@@ -12,7 +12,7 @@
 
 namespace adacomp {
 
-std::unique_ptr<Schedule> rails_reduce_schedule(MPI_Comm app, const Plan& plan, CallForm form,
+std::unique_ptr<Schedule> rails_reduce_schedule(MPI_Comm app, const CollPlan& plan, CallForm form,
                                                 int tag, const void* sendbuf, void* recvbuf,
                                                 int count, MPI_Datatype type, MPI_Op op, int root);
 

@@ -19,7 +19,7 @@
 //           PMPI_Scatterv hands every rank its slice.
 // Either way each rank lays its input out part by part (rails: rail by
 // rail; leaders: node by node), so that the node stage reads one range.
-// Pipelined, the call runs in segments (coll/plan.h segmented), each a part
+// Pipelined, the call runs in segments (the plan's segments, decision/plan.cpp), each a part
 // of every slice: segment k+1's node stage runs while segment k's ring
 // codes and sends (and, on leaders, segment k-1 is scattered).
 #include <climits>
@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "coll/bound.h"
-#include "coll/call.h"
+#include "coll/lossy_agreement.h"
+#include "coll/compressed_call.h"
 #include "coll/coll.h"
 #include "coll/node_stage.h"
 #include "coll/plan.h"
@@ -43,10 +43,10 @@ namespace {
 class ReduceScatterSchedule : public Schedule {
  public:
   // counts[i]: rank i's slice, the slices following each other in rank order.
-  ReduceScatterSchedule(MPI_Comm app, const Plan& plan, OpKind operation, CallForm form, int tag,
+  ReduceScatterSchedule(MPI_Comm app, const CollPlan& plan, OpKind operation, CallForm form, int tag,
                         const void* sendbuf, void* recvbuf, std::vector<size_t> counts,
                         MPI_Datatype type, MPI_Op op)
-      : plan_(segmented(plan)),
+      : plan_(plan),
         call_(app, plan_, operation, ring_group(plan_), form),
         recvbuf_(static_cast<uint8_t*>(recvbuf)),
         type_(type),
@@ -262,7 +262,7 @@ class ReduceScatterSchedule : public Schedule {
                });
   }
 
-  const Plan plan_;  // node-aware: segmented, its chunks each segment's ring's
+  const CollPlan plan_;  // node-aware: segmented, its chunks each segment's ring's
   CompressedCall call_;
   uint8_t* const recvbuf_;
   const MPI_Datatype type_;
@@ -285,7 +285,7 @@ CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recv
                                const Count* counts, Count block, MPI_Datatype type, MPI_Op op,
                                MPI_Comm comm, Launch how = {}) {
   stats_for(operation).calls.fetch_add(1, std::memory_order_relaxed);
-  Plan plan;
+  CollPlan plan;
   int size = 0;
   if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS) return kDeclined;
   std::vector<size_t> slices(size);

@@ -17,7 +17,7 @@
 
 #include <mpi.h>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "wire/frame.h"
 
 namespace adacomp {

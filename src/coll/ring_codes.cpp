@@ -10,7 +10,7 @@
 //
 // Agreement: one small MAX-reduction of the finite range and a non-finite
 // flag over every rank of the communicator, so every rank makes the same
-// choice (LossyAgreement, coll/bound.h). The call takes the decode-add-encode
+// choice (LossyAgreement, coll/lossy_agreement.h). The call takes the decode-add-encode
 // ring instead when any input
 // holds NaN or Inf (they must come out exactly as plain arithmetic gives
 // them, which integer codes cannot carry), when no grid fits the bound or
@@ -27,7 +27,7 @@
 // without a frame header: both ends know the chunk's length and the grid,
 // and the payload checks both. Its form (planes, or zstd over them) is the
 // sender's, by measured speed unless a codec was named or the adaptive
-// model chose it (policy/form_choice.h).
+// model chose it (decision/form_choice.h).
 #include "coll/ring_codes.h"
 
 #include <algorithm>
@@ -36,14 +36,14 @@
 #include <utility>
 
 #include "codec/quant_grid.h"
-#include "policy/form_choice.h"
-#include "services/runtime.h"
-#include "services/scratch.h"
+#include "decision/form_choice.h"
+#include "runtime/runtime.h"
+#include "runtime/scratch.h"
 #include "wire/code_payload.h"
 
 namespace adacomp {
 
-bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members) {
+bool codes_candidate(const CollPlan& plan, MPI_Op op, size_t count, int ring_members) {
   const ElemKind kind = plan.type.kind;
   return op == MPI_SUM && (kind == ElemKind::f32 || kind == ElemKind::f64) &&
          plan.tier.tier == Tier::lossy && config().reduce_on_codes && ring_members >= 2 &&
@@ -58,7 +58,7 @@ void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]) {
   view[2] = bad || !coding_on() ? 1.0 : 0.0;
 }
 
-CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
+CodesGrid grid_from_view(const CollPlan& plan, const double view[kCodesView], int ring_members,
                          int per_member) {
   const ElemKind kind = plan.type.kind;
   const double lo = -view[0], hi = view[1];

@@ -10,7 +10,7 @@
 
 #include <mpi.h>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/ring.h"
 
 namespace adacomp {
@@ -26,7 +26,7 @@ struct CodesGrid {
 };
 
 // Whether this Allreduce or Reduce_scatter reduces on codes, and on which grid, in three
-// parts (the agreement between them: LossyAgreement, coll/bound.h). The ring
+// parts (the agreement between them: LossyAgreement, coll/lossy_agreement.h). The ring
 // has `ring_members` members, each bringing the exact-op sum (through PMPI)
 // of at most `per_member` ranks' inputs (1 flat; node-aware: the node's
 // ranks). Off: NaN/Inf in any input, no grid meets the bound in the int32
@@ -37,15 +37,15 @@ struct CodesGrid {
 // whether it holds NaN or Inf), kCodesView doubles to be MAX-reduced over
 // plan.state->coll; the grid from the agreed view.
 constexpr int kCodesView = 3;
-bool codes_candidate(const Plan& plan, MPI_Op op, size_t count, int ring_members);
+bool codes_candidate(const CollPlan& plan, MPI_Op op, size_t count, int ring_members);
 void codes_local_view(double lo, double hi, bool bad, double view[kCodesView]);
-CodesGrid grid_from_view(const Plan& plan, const double view[kCodesView], int ring_members,
+CodesGrid grid_from_view(const CollPlan& plan, const double view[kCodesView], int ring_members,
                          int per_member);
 
 // One rank's side of the coding on codes, shared by the ring and the
 // Reduce's tree (coll/reduce.cpp): quantising its input on the grid,
 // writing a code payload in the grid's form, or in the form faster on this
-// link (policy/form_choice.h) where the user named no codec and the adaptive
+// link (decision/form_choice.h) where the user named no codec and the adaptive
 // model chose none, and adding or decoding a received one; the codec time
 // counted in the call's statistics.
 class CodesCoder {

@@ -1,6 +1,6 @@
 // The engine: the schedules outstanding, and their requests in the registry
-// (services/requests.h), which the Wait and Test families complete
-// (services/completion.cpp) and whose finish() is the schedule's.
+// (requests/registry.h), which the Wait and Test families complete
+// (requests/wait_test.cpp) and whose finish() is the schedule's.
 //
 // Why one engine lock rather than one per schedule: a schedule's step is
 // short (one chunk coded or decoded), and advancing from several threads at
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "services/requests.h"
+#include "requests/registry.h"
 
 namespace adacomp {
 

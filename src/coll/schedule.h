@@ -10,17 +10,17 @@
 // wait"); the nonblocking and persistent calls hand it to this engine, which
 // advances it without blocking (advance(false)). The application holds a
 // generalized request (PMPI_Grequest_start) for it, registered in the
-// library's registry of requests (services/requests.h); the engine completes
+// library's registry of requests (requests/registry.h); the engine completes
 // that request (PMPI_Grequest_complete) when the schedule is done, so PMPI's
 // own Wait/Test over mixed arrays sees it.
 //
 // Progress is driven from the application's own MPI calls:
 //  - on entry to every intercepted MPI call (one relaxed atomic load when
 //    nothing is outstanding);
-//  - in the Wait/Test family (services/completion.cpp, through the
-//    registry's Progress, services/requests.h) and the intercepted blocking
+//  - in the Wait/Test family (requests/wait_test.cpp, through the
+//    registry's Progress, requests/registry.h) and the intercepted blocking
 //    point-to-point calls, which poll while anything is outstanding
-//    (interpose/completion.cpp, namespace polled);
+//    (boundary/completion_calls.cpp, namespace polled);
 //  - inside the library's blocking compressed collectives while they wait;
 // and, with ADACOMP_PROGRESS=thread under MPI_THREAD_MULTIPLE, by a library
 // thread (coll/progress_thread.cpp). Without it a rank blocked in an MPI
@@ -34,9 +34,9 @@
 
 #include <mpi.h>
 
-#include "observe/op_stats.h"
-#include "services/call_result.h"
-#include "services/comm_state.h"
+#include "report/op_stats.h"
+#include "decision/call_result.h"
+#include "runtime/comm_state.h"
 
 namespace adacomp {
 
@@ -89,7 +89,7 @@ int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, Schedu
 CallResult collective_start(MPI_Request* req);
 
 // Tag of the next nonblocking collective on `s`: each outstanding call has
-// its own, distinct from the blocking calls' (coll/call.h), so their
+// its own, distinct from the blocking calls' (coll/compressed_call.h), so their
 // messages never match another call's.
 int next_collective_tag(CommState& s);
 

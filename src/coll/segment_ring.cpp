@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "coll/bound.h"
+#include "coll/lossy_agreement.h"
 
 namespace adacomp {
 

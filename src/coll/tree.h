@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/plan.h"
-#include "services/comm_state.h"
+#include "runtime/comm_state.h"
 #include "wire/frame.h"
 
 namespace adacomp {
@@ -64,7 +64,7 @@ struct RootedTree {
 
 // The tree of a planned call rooted at `root`; false when the root is out of
 // range (the call is then declined, and PMPI reports it).
-inline bool rooted_tree(const Plan& plan, int root, RootedTree* t) {
+inline bool rooted_tree(const CollPlan& plan, int root, RootedTree* t) {
   CommState& st = *plan.state;
   if (root < 0 || root >= st.coll.size) return false;
   t->per_node = plan.layout != Layout::flat;

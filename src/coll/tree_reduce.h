@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "coll/call.h"
+#include "coll/compressed_call.h"
 #include "coll/ring_codes.h"
 #include "coll/tree.h"
 #include "wire/code_payload.h"

@@ -13,7 +13,7 @@
 // communicator that spans nodes, are never coded, and their messages never
 // markers.
 //
-// Locks nest one way only: the request registry's (services/requests.h, held
+// Locks nest one way only: the request registry's (requests/registry.h, held
 // while drive_receives finishes receives) may hold a communicator's `mu` or the
 // reports' (lost_reports.cpp); a communicator's may hold the lost-channel
 // list's (interstep.cpp) and the bodies in flight's (a channel frame's body
@@ -30,14 +30,14 @@
 #include <vector>
 
 #include "p2p/interstep.h"
-#include "policy/gate.h"
-#include "services/args.h"
-#include "services/call_result.h"
-#include "services/comm_state.h"
-#include "services/completion.h"
-#include "services/datatype.h"
-#include "services/requests.h"
-#include "services/runtime.h"
+#include "decision/gate.h"
+#include "runtime/args.h"
+#include "decision/call_result.h"
+#include "runtime/comm_state.h"
+#include "requests/wait_test.h"
+#include "runtime/datatype.h"
+#include "requests/registry.h"
+#include "runtime/runtime.h"
 #include "wire/frame.h"
 #include "wire/marker.h"
 
@@ -52,7 +52,7 @@ struct Stashed {
   std::vector<uint8_t> frame;
 };
 
-// Point-to-point's part of a communicator's state (services/comm_state.h).
+// Point-to-point's part of a communicator's state (runtime/comm_state.h).
 struct P2PComm : std::enable_shared_from_this<P2PComm> {
   // The communicator's, learned once; a copy, as a receive may complete
   // after MPI_Comm_free has deleted the communicator's state.
@@ -86,7 +86,7 @@ struct P2PComm : std::enable_shared_from_this<P2PComm> {
 P2PComm* p2p_of(MPI_Comm comm);
 // The part of `comm` if the library takes a call with this peer; nullptr
 // declines it: no part, MPI_PROC_NULL, a peer on this node, bad arguments
-// (PMPI reports those: services/args.h), or a send that can never be coded
+// (PMPI reports those: runtime/args.h), or a send that can never be coded
 // nor be a marker (fewer than kMinCodedPayload bytes and than the lossless
 // threshold, not kMarkerBytes), so
 // that such a send costs one size query more than MPI's.
@@ -128,7 +128,7 @@ int recv_body(int from, const Marker& m, std::vector<uint8_t>* body);
 
 // ---- requests the library must finish at completion (requests.cpp) ------
 
-// Point-to-point's requests in the registry (services/requests.h), one type
+// Point-to-point's requests in the registry (requests/registry.h), one type
 // per kind; their hooks are completion.cpp's. The base alone serves an
 // Isendrecv whose receive was complete at once: only its send half is left.
 struct Pending : LibraryRequest {
@@ -320,7 +320,7 @@ bool recv_staging(int count, MPI_Datatype type, std::vector<uint8_t>* staging);
 // kNotYourTurn) and decoded into the buffer, and the status says the
 // original size. `cut`: MPI reported the message truncated. `op` names the
 // call the user made, for its errors. `st` is the communicator's part the
-// receive was posted with. kNotYourTurn (services/requests.h) when the body
+// receive was posted with. kNotYourTurn (requests/registry.h) when the body
 // is a channel frame whose predecessors are not applied yet and !may_wait.
 int finish_recv(P2PComm* st, MPI_Comm app, const std::vector<uint8_t>& staging,
                 std::vector<uint8_t>* body, void* buf, int count, MPI_Datatype type, MPI_Status* s,
@@ -355,7 +355,7 @@ int post_pair(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int des
 // type) taken before the receive overwrites it, described as (buf, count,
 // type) again. Contiguous data keeps its datatype (and so its float codec);
 // other data is packed, and then `count` bytes may exceed an int (sent
-// through with_count, services/large_count.h).
+// through with_count, runtime/large_count.h).
 struct SendCopy {
   std::vector<uint8_t> data;
   const void* buf = nullptr;

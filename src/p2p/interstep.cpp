@@ -5,7 +5,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "services/scratch.h"
+#include "runtime/scratch.h"
 
 namespace adacomp {
 namespace {

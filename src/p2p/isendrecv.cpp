@@ -1,7 +1,7 @@
 // MPI-4 Isendrecv and Isendrecv_replace.
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "services/large_count.h"
+#include "runtime/large_count.h"
 
 #if MPI_VERSION >= 4
 namespace adacomp {

@@ -1,7 +1,7 @@
 // Point-to-point compression. See docs/p2p.md for the wire convention.
 // Each implementation of an intercepted call returns a return code, or
 // kDeclined before touching any buffer: its entry point then calls PMPI with
-// the same arguments (services/call_result.h). MPI_Mrecv and MPI_Imrecv never
+// the same arguments (decision/call_result.h). MPI_Mrecv and MPI_Imrecv never
 // decline (a message handle may be the library's).
 #pragma once
 
@@ -9,8 +9,8 @@
 
 #include <atomic>
 
-#include "services/call_result.h"
-#include "services/mpi_abi.h"
+#include "decision/call_result.h"
+#include "runtime/mpi_abi.h"
 
 namespace adacomp {
 
@@ -18,7 +18,7 @@ namespace detail {
 extern std::atomic<bool> g_p2p_on;
 }  // namespace detail
 // Whether point-to-point runs at all (p2p_init): off, every point-to-point
-// call passes to MPI untouched (p2p/attach.cpp p2p_of).
+// call passes to MPI untouched (p2p/comm_setup.cpp p2p_of).
 inline bool p2p_engaged() { return detail::g_p2p_on.load(std::memory_order_acquire); }
 
 // Point-to-point's part of an application communicator's state (no
@@ -73,9 +73,9 @@ MPI_Fint message_c2f(MPI_Message msg);
 MPI_Message message_f2c(MPI_Fint msg);
 
 // Over the library's point-to-point requests; any other request is
-// declined. The intercepted calls (interpose/completion.cpp) combine these
+// declined. The intercepted calls (boundary/completion_calls.cpp) combine these
 // with the nonblocking collectives' requests; the Wait and Test families are
-// services/completion.h's, over every library request.
+// requests/wait_test.h's, over every library request.
 namespace p2p {
 CallResult start(MPI_Request* req);
 CallResult request_free(MPI_Request* req);
@@ -87,7 +87,7 @@ CallResult comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 // Communicator constructors: PMPI, then the new communicator's p2p state.
 CallResult comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
 CallResult comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
-// The lossy hints of `info` (services/comm_hints.h): agreed and kept by the
+// The lossy hints of `info` (runtime/comm_hints.h): agreed and kept by the
 // library, as well as passed to PMPI.
 CallResult comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
                                MPI_Request* request);
@@ -113,7 +113,7 @@ CallResult intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm);
 
 #if MPI_VERSION >= 4
 // MPI-4 Isendrecv(_replace) (p2p/isendrecv.cpp). The large-count (_c)
-// forms of these calls are the generated entries' (interpose/entry.h
+// forms of these calls are the generated entries' (boundary/entry.h
 // with_count).
 CallResult isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                      int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "observe/stats.h"
+#include "report/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
 

@@ -4,11 +4,11 @@
 #include <climits>
 #include <cstring>
 
-#include "observe/stats.h"
+#include "report/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "services/datatype.h"
-#include "services/large_count.h"
+#include "runtime/datatype.h"
+#include "runtime/large_count.h"
 
 namespace adacomp {
 

@@ -3,14 +3,14 @@
 // frame follows as its body (internal.h).
 #include <cstring>
 
-#include "observe/stats.h"
+#include "report/stats.h"
 #include "p2p/internal.h"
 #include "p2p/p2p.h"
-#include "policy/gate.h"
-#include "services/datatype.h"
-#include "services/facts.h"
-#include "services/scratch.h"
-#include "services/type_layout.h"
+#include "decision/plan.h"
+#include "runtime/datatype.h"
+#include "runtime/call_facts.h"
+#include "runtime/scratch.h"
+#include "runtime/type_layout.h"
 #include "transfer/transfer.h"
 
 namespace adacomp {
@@ -19,26 +19,25 @@ namespace {
 std::mutex g_estimate_mu;
 CodingEstimate g_estimate;  // this rank's sends, all communicators
 
-// The candidate codec (policy/tier.h Candidates::arm, of `count`) to code
-// a message of `bytes` to `dest` with, 0 for none: never to a peer on this
-// rank's node when the communicator spans nodes; under the adaptive policy
-// (the gate's verdict) the one that the link and earlier measurements say
-// pays best, if any; otherwise the first.
-// The estimate's slot of a message: its element kind, lossy ones apart
-// (a lossy codec's ratio says nothing of the lossless ones').
-int estimate_kind(ElemKind kind, Tier tier) {
-  return static_cast<int>(kind) + (tier == Tier::lossy ? CodingEstimate::kLossyKinds : 0);
-}
-
-int coding_arm(const P2PComm* st, int dest, size_t bytes, int kind, int count, bool adaptive) {
+// The plan of a message of (count, type) to `dest` (decision/plan.h): the
+// sender decides alone, from its facts, the peer's node and the link to it.
+Plan plan_message(MPI_Comm comm, int count, MPI_Datatype type, int dest, const P2PComm* st) {
+  CallQuery q;
+  q.op = OpKind::send;
+  q.facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
+  apply_lossy_rules(comm, op_name(OpKind::send), &q.facts);  // a sender decides alone
+  q.bytes = q.facts.bytes;
+  Plan pass;
+  if (passes_on_facts(config(), q, &pass)) return pass;
   const Locality& loc = st->loc;
-  if (dest < 0 || dest >= static_cast<int>(loc.node_of.size())) return 0;  // PMPI reports it
-  const bool spans = loc.nodes > 1 && config().hierarchy != Hierarchy::flat;
-  if (spans && loc.same_node(dest)) return 0;
-  if (!adaptive) return 1;
+  q.peer_valid = dest >= 0 && dest < static_cast<int>(loc.node_of.size());
+  q.peer_same_node = q.peer_valid && loc.same_node(dest);
+  q.comm.nodes = loc.nodes;
+  q.link = loc.nodes > 1 && config().hierarchy != Hierarchy::flat ? inter_node_link()
+                                                                   : config().intra;
+  q.estimate = &g_estimate;
   std::lock_guard<std::mutex> g(g_estimate_mu);
-  return g_estimate.choose(kind, bytes, count,
-                           spans ? inter_node_link() : config().intra);
+  return plan(config(), q);
 }
 
 // The size of the one basic datatype `t` is made of; 0 if several (or
@@ -82,27 +81,19 @@ bool marker_fits(MPI_Datatype type) {
 // marker before unlocking.
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
-  CallFacts facts = call_facts(comm, count, type, GateScope::transfer, Decider::sender);
-  apply_lossy_rules(comm, op_name(OpKind::send), &facts);  // a sender decides alone
-  const CallVerdict v = verdict(config(), facts);
-  note_verdict(v);
-  if (!v.coded()) return false;
-  const size_t bytes = facts.bytes;
-  const ElemKind kind = facts.kind;
+  const Plan p = plan_message(comm, count, type, dest, st);
+  note_plan(OpKind::send, p);
+  if (!p.coded) return false;
+  const size_t bytes = p.bytes;
+  const ElemKind kind = p.kind;
   const Config& cfg = config();
-  const bool adaptive = v.gate.adaptive;
-  const Tier tier = v.gate.tier.tier;
-  const int estimated = estimate_kind(kind, tier);
-  const int arm =
-      coding_arm(st, dest, bytes, estimated, candidates(cfg, tier, kind).count, adaptive);
-  if (model_passes(arm)) return false;
   // A datatype the marker would not end on a whole element of travels plain
   // (wire/marker.h).
   if (!marker_fits(type)) return false;
   int rc = MPI_SUCCESS;
   const uint8_t* data = stage(buf, count, type, type_info(type), bytes, true, comm, &rc);
   if (rc != MPI_SUCCESS) return false;
-  const Coder c = transfer_coder(facts.bound, kind, arm, data, bytes);
+  const Coder c = transfer_coder(p.bound, kind, p.arm, data, bytes);
   frame->resize(frame_capacity(bytes));
   uint8_t* out = frame->data();
   OpStats& s = stats_for(OpKind::send);
@@ -128,9 +119,9 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
         return m ? m : code_frame(c, data, bytes, out);
       },
       &ns);
-  if (adaptive) {
+  if (p.adaptive) {
     std::lock_guard<std::mutex> g(g_estimate_mu);
-    g_estimate.record(estimated, bytes, arm, n, ns * 1e-9);
+    g_estimate.record(p.estimate_kind, bytes, p.arm, n, ns * 1e-9);
   }
   s.compressed_calls.fetch_add(1, std::memory_order_relaxed);
   if (c.codec->lossy) s.lossy_calls.fetch_add(1, std::memory_order_relaxed);

@@ -1,7 +1,7 @@
 #include "transfer/threads.h"
 
-#include "exec/pool.h"
-#include "services/runtime.h"
+#include "transfer/pool.h"
+#include "runtime/runtime.h"
 #include "wire/segments.h"
 
 namespace adacomp {

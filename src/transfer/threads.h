@@ -1,7 +1,7 @@
 // Coding threads (ADACOMP_THREADS, docs/codecs.md): a large message is
 // coded as segments (wire/segments.h), one per thread, and segmented
 // frames are decoded with
-// as many threads as the receiver has, on the pool of exec/pool.h: made on
+// as many threads as the receiver has, on the pool of transfer/pool.h: made on
 // first use and joined at MPI_Finalize; with one thread there is none.
 #pragma once
 

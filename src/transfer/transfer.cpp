@@ -5,10 +5,10 @@
 
 #include "codec/bits.h"
 #include "codec/quant_grid.h"
-#include "policy/gate.h"
-#include "policy/tier.h"
-#include "services/args.h"
-#include "services/runtime.h"
+#include "decision/gate.h"
+#include "decision/tier.h"
+#include "runtime/args.h"
+#include "runtime/runtime.h"
 #include "transfer/threads.h"
 #include "wire/frame.h"
 

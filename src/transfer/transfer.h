@@ -13,10 +13,10 @@
 #include <mpi.h>
 
 #include "codec/codec.h"
-#include "observe/stats.h"
-#include "policy/lossy_scope.h"
-#include "services/datatype.h"
-#include "services/scratch.h"
+#include "report/stats.h"
+#include "decision/lossy_scope.h"
+#include "runtime/datatype.h"
+#include "runtime/scratch.h"
 
 namespace adacomp {
 
@@ -44,7 +44,7 @@ struct Coder {
 };
 // The lossless coding of elements of `kind` (data movement and
 // point-to-point always; a collective whose lossy plan has no usable bound)
-// with candidate `arm` (policy/tier.h Candidates::arm); stored while
+// with candidate `arm` (decision/tier.h Candidates::arm); stored while
 // MPI_Pcontrol(0) has switched coding off (runtime.h coding_on).
 Coder lossless_coder(ElemKind kind, int arm = 1);
 // The coding of one transfer's message of `bytes` at `data` (data movement

@@ -340,7 +340,7 @@ void p2p_codecs() {
           "message %zu: %llu wire bytes, neither candidate's", m, sent[m].wire);
 }
 
-// From T3 each codec is an arm twice, whole and in chunks (policy/tier.h
+// From T3 each codec is an arm twice, whole and in chunks (decision/tier.h
 // Candidates): a 2 MiB lossless Allreduce SUM of integers (candidates zstd
 // and lz4) explores raw, zstd, lz4, zstd in chunks, lz4 in chunks, then the
 // arms not dropped backwards and raw, then settles on one arm, the same on every rank.

@@ -1,4 +1,4 @@
-// Point-to-point routes between nodes (policy/model.h inter_node_direct):
+// Point-to-point routes between nodes (decision/model.h inter_node_direct):
 // run under ADACOMP_NODE_MAP with a link that makes the route direct (a
 // calibrated fast link, or ADACOMP_P2P_ROUTE=direct) or framed (a calibrated
 // slow link). Every rank exchanges compressible doubles with every other
@@ -82,7 +82,7 @@ void exchange(int n, int round) {
 // library's (counted by its "recv" statistics) only where a truncation must
 // be reported to a sender that goes on: some error handler that returns.
 // Where the handlers of `comm` and MPI_COMM_WORLD are both fatal a truncation
-// ends the job, and they are MPI's own (p2p/attach.cpp recv_declined).
+// ends the job, and they are MPI's own (p2p/comm_setup.cpp recv_declined).
 void small_wildcards(MPI_Comm comm, bool library_expected, const char* handlers) {
   const unsigned long long before = op_stats("recv").calls;
   std::vector<double> outs(size_);

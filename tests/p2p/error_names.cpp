@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
 
   // Rank 0 receives while its Iallreduce is outstanding (the others join
   // the collective only afterwards, so it cannot finish meanwhile): its
-  // MPI_Recv runs polled (interpose/completion.h), and the error still
+  // MPI_Recv runs polled (boundary/completion_calls.h), and the error still
   // names MPI_Recv, not the MPI_Test it polls with.
   std::vector<double> sum(n);
   MPI_Request coll = MPI_REQUEST_NULL;

@@ -58,7 +58,7 @@ struct Frame {
   std::vector<double> sent;
 };
 
-// Receives one frame as src/p2p/frames.cpp does: header, record, turn, decode, finish.
+// Receives one frame as src/p2p/decode_received.cpp does: header, record, turn, decode, finish.
 bool receive(RecvChannels& rx, const Frame& f, std::vector<double>* out) {
   FrameHeader h;
   const uint8_t* payload = nullptr;

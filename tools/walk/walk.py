@@ -4,7 +4,7 @@
 Input: the events walk_trace.c recorded (E/X function entry and exit,
 W a PMPI call that moves bytes). Each function is placed in the src/
 folder of its definition (addr2line); generated entry points count as
-interpose, whose table they come from. A switch is a change of the folder
+boundary, whose table they come from. A switch is a change of the folder
 of the function running: a call into another folder, or a return to one.
 Printed: the switches before the first byte goes to the wire and in all,
 counting every call, and again leaving out leaf calls (a call that enters
@@ -30,7 +30,7 @@ def resolve(events):
                              capture_output=True, text=True, check=True).stdout.splitlines()
         for off, fn, loc in zip(offsets, out[0::2], out[1::2]):
             m = re.search(r"/(?:src|layers/[a-z0-9_]+)/([a-z0-9_]+)/", loc)
-            folder = m.group(1) if m else ("interpose" if "/generated/" in loc else None)
+            folder = m.group(1) if m else ("boundary" if "/generated/" in loc else None)
             where[(obj, off)] = (fn.replace("(anonymous namespace)::", "").split("(")[0], folder)
     return where
 

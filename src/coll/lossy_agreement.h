@@ -1,0 +1,48 @@
+// Error budget of lossy collectives (the arithmetic: decision/budget.h), and
+// the agreement on it that a lossy reduction makes before its first coding.
+#pragma once
+
+#include <cstddef>
+
+#include <mpi.h>
+
+#include "coll/compressed_call.h"
+#include "coll/plan.h"
+#include "coll/ring_codes.h"
+
+namespace adacomp {
+
+// Per-compression bound from this rank's data alone (a Bcast's root), or 0
+// when no positive bound is left (the call then codes losslessly). A
+// relative user bound is scaled by the value range of the finite values.
+double hop_bound(const CollPlan& plan, const void* data, size_t count, int compressions, int additions);
+
+// A lossy reduction's per-hop bound, or its grid when it reduces on codes
+// (coll/ring_codes.h): the value range (and for a codes candidate the codes
+// view) of every rank's input, MAX-reduced over plan.state->coll, started
+// when the call's schedule is built (so in call order on every rank), and
+// the choice made from the agreed numbers before the first coding. Blocking
+// calls agree with PMPI_Allreduce, the others with PMPI_Iallreduce: the
+// maximum is exact, so both choose alike. Nothing to agree unless lossy.
+class LossyAgreement {
+ public:
+  // Every element passes `compressions` codings and `additions` ops.
+  // `codes_members` > 0: the call is a codes candidate (codes_candidate)
+  // whose ring has that many members, each bringing the sum of up to
+  // `per_member` ranks' inputs.
+  void start(CompressedCall& call, const void* data, size_t count, int compressions, int additions,
+             int codes_members = 0, int per_member = 1);
+  // True once the bound or the grid is set in `call` (at once when not
+  // lossy); with `wait`, always.
+  bool ready(CompressedCall& call, bool wait);
+  const CodesGrid& grid() const { return grid_; }
+
+ private:
+  double mine_[2 + kCodesView] = {}, widest_[2 + kCodesView] = {};
+  MPI_Request req_ = MPI_REQUEST_NULL;
+  int compressions_ = 0, additions_ = 0, codes_members_ = 0, per_member_ = 1;
+  bool pending_ = false;
+  CodesGrid grid_;
+};
+
+}  // namespace adacomp
