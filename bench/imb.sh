@@ -16,8 +16,8 @@
 # in all, before it stops it with "time-out". PARTS [checked timed]: either
 # alone (the checked runs need no idle machine). Writes
 #   OUT_DIR/raw/<side>-<run>.txt   IMB's output
-#   OUT_DIR/summary.md             per benchmark and size: the fastest
-#                                  t_avg of each side and default/plain
+#   OUT_DIR/summary.md             per benchmark and size: each side's
+#                                  median t_avg and default/plain
 # Exits 1 if a run fails or a checked run reports a defect.
 set -euo pipefail
 source "$(dirname "$0")/../tools/help.sh"

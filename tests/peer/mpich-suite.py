@@ -2,17 +2,22 @@
 """MPICH's own test suite (test/mpi) with AdaComp loaded, against plain MPI.
 
   mpich-suite.py fetch
-  mpich-suite.py build MPI [DIR...]
+  mpich-suite.py build MPI [DIR...] [--match RE]
   mpich-suite.py run MPI SETTINGS [DIR...] [--np-max N] [--baseline] [--once] [--match RE]
                                    [--out FILE]
   mpich-suite.py matrix [MPI...] [--once] [--baseline]
   mpich-suite.py table FILE...
 
-MPI is openmpi or mpich; SETTINGS a comma list of plain, A, B, C, N, L
+MPI is the MPI to test and the build of AdaComp for it (build/MPI, as
+tools/build.sh names them): openmpi or mpich (Debian's, through mpicc.MPI
+and mpirun.MPI), openmpi5, mpich5, impi or mpiabi (in their virtual
+environments under build/venv, tools/install-mpi.sh; mpiabi is MPICH 5's
+mpicc_abi), env (the mpicc on PATH) or the prefix of an installed MPI
+(PREFIX/bin/mpicc). SETTINGS is a comma list of plain, A, B, C, N, L
 (docs/testing.md). The suite is the `test/mpi` tree of Debian's source
-package of the installed MPICH, so it matches the installed version; it is
-fetched, configured and built under build/peer/ and kept there (a rerun does
-not rebuild). `run` reads each directory's testlist (and testlist.dtp),
+package of the installed MPICH (4.0.2 on Debian 12: for the other MPIs
+too, built with their own mpicc); it is fetched, configured and built under
+build/peer/<MPI> and kept there (a rerun does not rebuild). `run` reads each directory's testlist (and testlist.dtp),
 honours its np, arg=, env=, timeLimit= and resultTest= fields, caps np at
 --np-max (recording the cap), gives every run a timeout, and judges a run as
 runtests does: a " No Errors" line and exit 0 (or the resultTest's rule).
@@ -27,6 +32,7 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,10 +67,65 @@ NODE_MAPS = {1: "1", 2: "1,1", 3: "1,2", 4: "2,2"}
 FLOAT_WORDS = re.compile(r"\b(float|double|MPI_FLOAT|MPI_DOUBLE|MPI_REAL|MPI_LONG_DOUBLE|"
                          r"MPI_C_FLOAT_COMPLEX|MPI_C_DOUBLE_COMPLEX|MPI_COMPLEX|MPI_FLOAT_INT|"
                          r"MPI_DOUBLE_INT|MPI_LONG_DOUBLE_INT)\b")
-LAUNCH = {
-    "openmpi": ["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"],
-    "mpich": ["mpirun.mpich"],
-}
+OPEN_MPI_LAUNCH_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+# The MPIs tools/install-mpi.sh installs: its name, the wrappers' suffix.
+VENV_MPIS = {"openmpi5": ("openmpi5", ""), "mpich5": ("mpich5", ""), "impi": ("impi", ""),
+             "mpiabi": ("mpich5", "_abi")}
+
+
+class Mpi:
+    """The MPI under test: its compiler wrapper and launcher, whether it is
+    Open MPI (environment passed with -x), and whether its mpi.h has MPICH's
+    extensions (MPICH's own ABI: non-strict tests run, xfail ones skipped)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dir_name = Path(name).name if name.startswith("/") else name
+        self.env = {}
+        if name in ("openmpi", "mpich"):
+            self.cc, launcher = f"mpicc.{name}", f"mpirun.{name}"
+        else:
+            if name in VENV_MPIS:
+                venv, suffix = VENV_MPIS[name]
+                bin_dir = Path(subprocess.run([str(ROOT / "tools" / "install-mpi.sh"), venv],
+                                              capture_output=True, text=True,
+                                              check=True).stdout.split()[-1]) / "bin"
+            elif name == "env":
+                suffix = ""
+                found = shutil.which("mpicc")
+                if not found:
+                    sys.exit("mpich-suite: env: no mpicc on PATH")
+                bin_dir = Path(found).parent
+            else:
+                suffix, bin_dir = "", Path(name) / "bin"
+            if (bin_dir / "impi_info").exists():
+                # Intel MPI's wrappers and launcher find it through I_MPI_ROOT.
+                self.env["I_MPI_ROOT"] = os.environ.get("I_MPI_ROOT", str(bin_dir.parent))
+            self.cc = str(bin_dir / f"mpicc{suffix}")
+            launcher = str(bin_dir / "mpiexec")
+        if not shutil.which(self.cc):
+            sys.exit(f"mpich-suite: no MPI {name}: {self.cc} missing")
+        version = subprocess.run([launcher, "--version"], capture_output=True, text=True,
+                                 env=dict(os.environ, **self.env)).stdout
+        self.open_mpi = "Open MPI" in version or "OpenRTE" in version
+        self.launch = [launcher] + (OPEN_MPI_LAUNCH_FLAGS if self.open_mpi else [])
+        self.mpich_extensions = bool(re.search(r"^#define MPICH_VERSION\b",
+                                               self.preprocess("#include <mpi.h>"), re.M))
+
+    def preprocess(self, text):
+        return subprocess.run([self.cc, "-E", "-dM", "-x", "c", "-"], input=text, text=True,
+                              capture_output=True, env=dict(os.environ, **self.env)).stdout
+
+    def library(self):
+        """The build under test: build/<MPI>, or SUITE_BUILD (a build
+        directory) to try a development build while build/<MPI> serves
+        others. (Not an ADACOMP_ name: the library refuses settings it does
+        not know.)"""
+        build = Path(os.environ.get("SUITE_BUILD", ROOT / "build" / self.dir_name))
+        found = sorted(build.glob("libadacomp-*.so"))
+        if not found:
+            sys.exit(f"mpich-suite: no libadacomp-*.so in {build}: tools/build.sh {self.name} first")
+        return found[0]
 
 
 def mpich_version():
@@ -115,29 +176,38 @@ def fetch():
     return src
 
 
-def build(mpi, dirs):
+def build(mpi, dirs, match=None):
     src = fetch()
-    out = PEER / mpi
+    out = PEER / mpi.dir_name
     out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, **mpi.env)
     if not (out / "config.status").exists():
-        print(f"mpich-suite: configuring for {mpi} in {out}", flush=True)
-        args = [str(src / "configure"), f"MPICC=mpicc.{mpi}", f"CC=mpicc.{mpi}",
-                f"MPIEXEC=mpirun.{mpi}", "--disable-fortran", "--disable-cxx",
+        print(f"mpich-suite: configuring for {mpi.name} in {out}", flush=True)
+        args = [str(src / "configure"), f"MPICC={mpi.cc}", f"CC={mpi.cc}",
+                f"MPIEXEC={mpi.launch[0]}", "--disable-fortran", "--disable-cxx",
                 "--disable-spawn", "--disable-ft-tests", "--enable-threads=multiple"]
-        if mpi == "openmpi":
-            # No MPICH extensions; Open MPI 4.1's mpi.h turns the MPI-1 calls
-            # removed in MPI-3 (which dtpools still uses, and libmpi still
-            # exports) into compile errors unless asked to declare them.
-            args += ["--enable-strictmpi", "CFLAGS=-O2 -DOMPI_OMIT_MPI1_COMPAT_DECLS=0"]
+        if not mpi.mpich_extensions:
+            args.append("--enable-strictmpi")
+        if mpi.open_mpi:
+            # Open MPI's mpi.h turns the MPI-1 calls removed in MPI-3 (which
+            # dtpools still uses, and libmpi still exports) into compile
+            # errors unless asked to declare them.
+            args.append("CFLAGS=-O2 -DOMPI_OMIT_MPI1_COMPAT_DECLS=0")
         with open(out / "configure.log", "w") as log:
-            subprocess.run(args, cwd=out, stdout=log, stderr=subprocess.STDOUT, check=True)
+            subprocess.run(args, cwd=out, env=env, stdout=log, stderr=subprocess.STDOUT,
+                           check=True)
     jobs = str(os.cpu_count() or 2)
     for d in ["util", "dtpools"] + dirs:
-        print(f"mpich-suite: building {mpi} {d}", flush=True)
+        # With --match, only the programs of the tests it selects.
+        programs = [] if not match or d in ("util", "dtpools") else sorted(
+            {t.name for t in read_tests(out, d) if t.dir == d and re.search(match, t.key)})
+        if match and d not in ("util", "dtpools") and not programs:
+            continue
+        print(f"mpich-suite: building {mpi.name} {d} {' '.join(programs)}", flush=True)
         with open(out / f"make-{d.replace('/', '_')}.log", "w") as log:
             # -k: a test this MPI cannot compile (an MPI-4.1 call) is "not built".
-            subprocess.run(["make", "-k", "-j", jobs, "-C", d], cwd=out, stdout=log,
-                           stderr=subprocess.STDOUT)
+            subprocess.run(["make", "-k", "-j", jobs, "-C", d] + programs, cwd=out, env=env,
+                           stdout=log, stderr=subprocess.STDOUT)
 
 
 class Test:
@@ -154,11 +224,11 @@ class Test:
 
     def skip_reason(self, mpi):
         """runtests' own skips: MPICH (configured without --enable-xfail) skips
-        xfail tests; a strict build (Open MPI) skips non-strict tests, which
-        use MPICH extensions, and runs the xfail ones."""
-        if mpi == "mpich" and self.xfail:
+        xfail tests; a strict build (an mpi.h without MPICH's extensions)
+        skips non-strict tests, which use them, and runs the xfail ones."""
+        if mpi.mpich_extensions and self.xfail:
             return "skipped-xfail"
-        if mpi != "mpich" and not self.strict:
+        if not mpi.mpich_extensions and not self.strict:
             return "skipped-nonstrict"
         if self.mem > 4:
             return "skipped-memory"
@@ -199,31 +269,23 @@ def moves_floats(src, test):
     return not path.exists() or bool(FLOAT_WORDS.search(path.read_text(errors="replace")))
 
 
-def library_path(mpi):
-    """The build under test: build/<mpi>, or SUITE_BUILD (a build directory)
-    to try a development build while build/<mpi> serves others. (Not an
-    ADACOMP_ name: the library refuses settings it does not know.)"""
-    build = Path(os.environ.get("SUITE_BUILD", ROOT / "build" / mpi))
-    return build / f"libadacomp-{mpi}.so"
-
-
 def run_one(mpi, test, setting, np, logdir):
-    env = dict(os.environ)
+    env = dict(os.environ, **mpi.env)
     env.update(test.env)
     names = list(test.env)
     extra = SETTINGS[setting]
     if extra is not None:
-        env["LD_PRELOAD"] = str(library_path(mpi))
+        env["LD_PRELOAD"] = str(mpi.library())
         for k, v in extra.items():
             env[k] = NODE_MAPS[np] if v == "NODES" else v
         names += ["LD_PRELOAD"] + list(extra)
-    cmd = list(LAUNCH[mpi]) + ["-np", str(np)]
-    if mpi == "openmpi":
+    cmd = mpi.launch + ["-np", str(np)]
+    if mpi.open_mpi:
         for k in names:
             cmd += ["-x", k]
     cmd += [f"./{test.name}"] + test.args
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=PEER / mpi / test.dir, env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=PEER / mpi.dir_name / test.dir, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=test.timeout)
@@ -282,9 +344,8 @@ def listed_skip(known, mpi, key):
 
 
 def run(mpi, settings, dirs, np_max, baseline, once, match, out_path):
-    if not library_path(mpi).exists():
-        sys.exit(f"mpich-suite: {library_path(mpi)} missing: tools/build.sh {mpi} first")
-    build_dir = PEER / mpi
+    mpi.library()
+    build_dir = PEER / mpi.dir_name
     src = suite_src()
     known = load_known()
     logdir = out_path.with_suffix(".logs")
@@ -308,7 +369,7 @@ def run(mpi, settings, dirs, np_max, baseline, once, match, out_path):
                         continue
                     if once and setting == "B" and np == 1:
                         continue  # one rank is one node: default settings pass it through
-                    skip = test.skip_reason(mpi) or listed_skip(known, mpi, test.key)
+                    skip = test.skip_reason(mpi) or listed_skip(known, mpi.dir_name, test.key)
                     if not binary.exists():
                         verdict, secs = "not-built", 0.0
                     elif skip:
@@ -333,16 +394,16 @@ def run(mpi, settings, dirs, np_max, baseline, once, match, out_path):
                                         verdict = "flaky"
                     reason = ""
                     if verdict in ("fail", "timeout") and setting != "plain":
-                        reason = is_known(known, mpi, setting, test.key) or ""
+                        reason = is_known(known, mpi.dir_name, setting, test.key) or ""
                         if plain == "pass" and not reason:
                             unlisted += 1
-                            print(f"LIBRARY-ADDED {mpi} {setting} {test.key}: {verdict}",
+                            print(f"LIBRARY-ADDED {mpi.name} {setting} {test.key}: {verdict}",
                                   flush=True)
-                    out.write(f"{mpi}\t{setting}\t{top}\t{test.key}\t{np}\t"
+                    out.write(f"{mpi.dir_name}\t{setting}\t{top}\t{test.key}\t{np}\t"
                               f"{test.np_asked if np != test.np_asked else ''}\t{verdict}\t"
                               f"{secs:.1f}\t{plain or ''}\t{reason}\n")
                     out.flush()
-    print(f"mpich-suite: {mpi}: results in {out_path}; {unlisted} library-added failure(s)"
+    print(f"mpich-suite: {mpi.name}: results in {out_path}; {unlisted} library-added failure(s)"
           " not in tests/peer/known-failures.txt")
     return 1 if unlisted else 0
 
@@ -361,10 +422,10 @@ MATRIX = [
 def matrix(mpis, once, baseline):
     status = 0
     files = []
-    for mpi in mpis:
+    for mpi in map(Mpi, mpis):
         build(mpi, sorted({d.split("/")[0] for dirs, _ in MATRIX for d in dirs}))
         for dirs, settings in MATRIX:
-            out = PEER / "results" / f"matrix-{mpi}-{dirs[0].replace('/', '_')}.tsv"
+            out = PEER / "results" / f"matrix-{mpi.dir_name}-{dirs[0].replace('/', '_')}.tsv"
             out.parent.mkdir(parents=True, exist_ok=True)
             status |= run(mpi, settings.split(","), dirs, 4, baseline, once, None, out)
             files.append(out)
@@ -402,10 +463,12 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("fetch")
     b = sub.add_parser("build")
-    b.add_argument("mpi", choices=LAUNCH)
+    b.add_argument("mpi", type=Mpi)
     b.add_argument("dirs", nargs="*", default=["coll", "pt2pt", "datatype", "comm"])
+    b.add_argument("--match", help="only the programs of tests whose key matches this"
+                   " regular expression")
     r = sub.add_parser("run")
-    r.add_argument("mpi", choices=LAUNCH)
+    r.add_argument("mpi", type=Mpi)
     r.add_argument("settings")
     r.add_argument("dirs", nargs="*", default=["coll", "pt2pt", "datatype", "comm"])
     r.add_argument("--np-max", type=int, default=4)
@@ -416,7 +479,7 @@ def main():
     r.add_argument("--match", help="only tests whose key matches this regular expression")
     r.add_argument("--out", type=Path)
     m = sub.add_parser("matrix")
-    m.add_argument("mpis", nargs="*", default=list(LAUNCH))
+    m.add_argument("mpis", nargs="*", default=["openmpi", "mpich"])
     m.add_argument("--once", action="store_true", help="each program once")
     m.add_argument("--baseline", action="store_true", help="every test under plain MPI too")
     t = sub.add_parser("table")
@@ -425,13 +488,13 @@ def main():
     if a.cmd == "fetch":
         print(fetch())
     elif a.cmd == "build":
-        build(a.mpi, a.dirs)
+        build(a.mpi, a.dirs, a.match)
     elif a.cmd == "run":
         settings = a.settings.split(",")
         bad = [s for s in settings if s not in SETTINGS]
         if bad:
             sys.exit(f"mpich-suite: unknown setting {bad[0]} (one of {', '.join(SETTINGS)})")
-        out = a.out or PEER / "results" / f"{a.mpi}-{a.settings.replace(',', '')}.tsv"
+        out = a.out or PEER / "results" / f"{a.mpi.dir_name}-{a.settings.replace(',', '')}.tsv"
         out.parent.mkdir(parents=True, exist_ok=True)
         sys.exit(run(a.mpi, settings, a.dirs, a.np_max, a.baseline, a.once, a.match, out))
     elif a.cmd == "matrix":
