@@ -10,77 +10,10 @@
 #include <vector>
 
 #include "decision/config_sources.h"
+#include "decision/config_values.h"
 
 namespace adacomp {
 namespace {
-
-// Digits first: strtoull would accept blanks and a sign ("-1" is 2^64 - 1).
-bool parse_bytes(const std::string& v, size_t* out) {
-  if (v.empty() || v[0] < '0' || v[0] > '9') return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (errno || end == v.c_str()) return false;
-  std::string suffix = end;
-  unsigned long long mult = 1;
-  if (suffix == "" || suffix == "B")
-    mult = 1;
-  else if (suffix == "K" || suffix == "k" || suffix == "KB" || suffix == "KiB")
-    mult = 1ull << 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MiB")
-    mult = 1ull << 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GiB")
-    mult = 1ull << 30;
-  else
-    return false;
-  if (n > (~0ull) / mult) return false;
-  *out = static_cast<size_t>(n * mult);
-  return true;
-}
-
-// A tier threshold: a byte count, or `never` (as adacomp-calibrate writes
-// for a tier that does not pay).
-bool parse_threshold(const std::string& v, size_t* out) {
-  if (v == "never") {
-    *out = kNever;
-    return true;
-  }
-  return parse_bytes(v, out);
-}
-
-bool parse_int(const std::string& v, long lo, long hi, int* out) {
-  errno = 0;
-  char* end = nullptr;
-  long n = std::strtol(v.c_str(), &end, 10);
-  if (errno || v.empty() || *end != '\0' || n < lo || n > hi) return false;
-  *out = static_cast<int>(n);
-  return true;
-}
-
-bool parse_positive(const std::string& v, double* out) {
-  errno = 0;
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (errno || v.empty() || *end != '\0' || !std::isfinite(d) || d < 0) return false;
-  *out = d;
-  return true;
-}
-
-// One of the named values; *out is left alone on anything else.
-template <typename T>
-bool parse_choice(const std::string& v, std::initializer_list<std::pair<const char*, T>> names,
-                  T* out) {
-  for (const auto& [name, value] : names)
-    if (v == name) {
-      *out = value;
-      return true;
-    }
-  return false;
-}
-
-bool parse_on_off(const std::string& v, bool* out) {
-  return parse_choice(v, {{"on", true}, {"off", false}}, out);
-}
 
 // ADACOMP_LINK_PROBE_OUTLIER: "none", or NODE:FACTOR (a node index, a
 // positive factor).
@@ -94,23 +27,6 @@ bool parse_probe_outlier(const std::string& v, Config* c) {
          parse_int(v.substr(0, colon), 0, 1 << 30, &c->probe_outlier_node) &&
          parse_positive(v.substr(colon + 1), &factor) && factor > 0 &&
          (c->probe_outlier_factor = factor, true);
-}
-
-// ADACOMP_NODE_MAP: comma-separated positive block sizes.
-bool parse_node_map(const std::string& text, std::vector<int>* blocks) {
-  blocks->clear();
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find(',', i);
-    if (j == std::string::npos) j = text.size();
-    const std::string part = text.substr(i, j - i);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return false;
-    const long v = std::strtol(part.c_str(), nullptr, 10);
-    if (v < 1 || v > 1 << 20) return false;
-    blocks->push_back(static_cast<int>(v));
-    i = j + 1;
-  }
-  return !blocks->empty() && text.back() != ',';
 }
 
 // One row per setting: the key, what it accepts (for the error message),
