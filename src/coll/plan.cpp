@@ -18,7 +18,8 @@ bool follow(OpKind op, const Plan& decided, const CallContext& context, CollPlan
   static_cast<Plan&>(*plan) = decided;
   plan->state = context.state;
   plan->type = context.type;
-  note_plan(op, decided);
+  // A coded call has nothing to count; only ADACOMP_VERBOSE=2 prints it.
+  if (!decided.coded || config().verbose >= 2) note_plan(op, decided);
   if (!decided.coded) return false;
   plan->params.kind = plan->type.kind;
   plan->params.zstd_level = config().zstd_level;

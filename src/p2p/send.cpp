@@ -82,7 +82,7 @@ bool marker_fits(MPI_Datatype type) {
 bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, int dest, int tag,
                     P2PComm* st, std::vector<uint8_t>* frame, std::unique_lock<std::mutex>* order) {
   const Plan p = plan_message(comm, count, type, dest, st);
-  note_plan(OpKind::send, p);
+  if (!p.coded || config().verbose >= 2) note_plan(OpKind::send, p);
   if (!p.coded) return false;
   const size_t bytes = p.bytes;
   const ElemKind kind = p.kind;
