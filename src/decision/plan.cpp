@@ -49,6 +49,17 @@ void cut_segments(const CallQuery& q, Plan* p) {
   }
 }
 
+// A coded plan's start, from the query and its verdict.
+Plan coded_start(const CallQuery& q, const CallVerdict& v) {
+  Plan p;
+  p.bytes = q.bytes;
+  p.kind = q.facts.kind;
+  p.tier = v.gate.tier;
+  p.adaptive = v.gate.adaptive;
+  p.bound = q.facts.bound;
+  return p;
+}
+
 // The collectives' steps after the verdict: the form, the communicator's
 // state, the layout, the model's arm, the codec and the cutting.
 Plan plan_collective(const Config& c, const CallQuery& q, const CallVerdict& v) {
@@ -59,12 +70,7 @@ Plan plan_collective(const Config& c, const CallQuery& q, const CallVerdict& v) 
   // A nonblocking call cannot make the private communicator (a blocking
   // collective); every rank has made it, or not, alike.
   if (!q.comm.prepared) return nonblocking ? passes(PassReason::unprepared) : passes_uncounted();
-  Plan p;
-  p.bytes = q.bytes;
-  p.kind = q.facts.kind;
-  p.tier = v.gate.tier;
-  p.adaptive = v.gate.adaptive;
-  p.bound = q.facts.bound;
+  Plan p = coded_start(q, v);
   p.layout = layout_of(q.comm, c.hierarchy);
   const bool staged = staged_call(q.op);
   if (nonblocking && p.layout != Layout::flat && staged) {
@@ -110,12 +116,7 @@ Plan plan_send(const Config& c, const CallQuery& q, const CallVerdict& v) {
   // shared memory outruns every codec.
   if (q.comm.spans_nodes() && c.hierarchy != Hierarchy::flat && q.peer_same_node)
     return passes(PassReason::same_node);
-  Plan p;
-  p.bytes = q.bytes;
-  p.kind = q.facts.kind;
-  p.tier = v.gate.tier;
-  p.adaptive = v.gate.adaptive;
-  p.bound = q.facts.bound;
+  Plan p = coded_start(q, v);
   p.estimate_kind = estimate_kind(q.facts.kind, p.tier.tier);
   const Candidates codecs = candidates(c, p.tier.tier, q.facts.kind);
   if (p.adaptive) {

@@ -158,10 +158,11 @@ std::string certificate_json(const SiteRow& s) {
                 ", \"lossy_calls\": %llu, \"certificate\": {\"bound_abs\": %.17g, "
                 "\"bound_rel\": %s, \"range\": [%.17g, %.17g], \"proven_abs\": %.17g, "
                 "\"measured_abs\": %s, \"holds\": %s}",
-                (unsigned long long)s.lossy, c.in_force, c.rel > 0 ? json_number(c.rel).c_str() : "null",
-                c.lo, c.hi, c.proven,
-                c.measured < 0 ? "null" : std::isfinite(c.measured) ? json_number(c.measured).c_str()
-                                                                    : "\"inf\"",
+                (unsigned long long)s.lossy, c.in_force,
+                c.rel > 0 ? json_number(c.rel).c_str() : "null", c.lo, c.hi, c.proven,
+                c.measured < 0                ? "null"
+                : std::isfinite(c.measured) ? json_number(c.measured).c_str()
+                                            : "\"inf\"",
                 c.holds() ? "true" : "false");
   return text;
 }
@@ -170,7 +171,8 @@ void write_sites(FILE* f, const ReportData& d) {
   std::fprintf(f, "  \"sites\": [");
   for (size_t i = 0; i < d.sites.size(); ++i) {
     const SiteRow& s = d.sites[i];
-    // With the advisor's figures (ADACOMP_ADVISE) inside the object.
+    // With a lossy site's certificate and the advisor's figures
+    // (ADACOMP_ADVISE) inside the object.
     std::fprintf(f,
                  "%s\n    {\"site\": %s, \"call\": %s, \"calls\": %llu, \"time_s\": %.9f, "
                  "\"bytes\": %llu, \"wire_bytes\": %llu, \"saved_s\": %s%s%s}",

@@ -27,7 +27,17 @@ set(lossy_rules
     "op|lossy rel=1e-4 op=alltoall" "size|lossy rel=1e-4 size=2M.." "type|lossy rel=1e-4 type=float"
     "comm|lossy rel=1e-4 comm=halo*" "after|lossy rel=1e-4 op=allreduce after=3"
     "pcontrol|lossy rel=1e-4 pcontrol=2"
-    "first|@${CMAKE_CURRENT_BINARY_DIR}/first.rules")
+    "first|@${CMAKE_CURRENT_BINARY_DIR}/first.rules"
+    # By call site: one Allreduce, same size and communicator, from
+    # different functions of test_lossy_rules (built with debug
+    # information, so that sites resolve to file:line as well).
+    "site|lossy rel=1e-4 site=halo_update"
+    "site_after|lossy rel=1e-4 site=*_update after=2"
+    "site_line|@${CMAKE_CURRENT_BINARY_DIR}/site_line.rules")
+target_compile_options(test_lossy_rules PRIVATE -g)
+# The first rule by function name, the second by file:line.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/site_line.rules
+     "exact site=dot_products\nlossy rel=1e-4 site=lossy_rules.cpp:*\n")
 # Rules from a file, one a line: the first that selects a call decides.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/first.rules
      "# dot products stay exact\nexact comm=dots\nlossy rel=1e-4   # the rest\n")

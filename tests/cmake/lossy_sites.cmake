@@ -1,23 +1,5 @@
-# Lossy rules by call site (ADACOMP_LOSSY_RULES site=, docs/lossy-scopes.md):
-# one Allreduce, same size and communicator, from different functions of
-# test_lossy_rules; every call coded (the model off) on 2 ranks as 2 nodes.
-# Debug information: sites resolve to file:line as well as to functions.
-target_compile_options(test_lossy_rules PRIVATE -g)
-set(lossy_site_rules
-    "site|lossy rel=1e-4 site=halo_update"
-    "site_after|lossy rel=1e-4 site=*_update after=2"
-    "site_line|@${CMAKE_CURRENT_BINARY_DIR}/site_line.rules")
-# The first rule by function name, the second by file:line.
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/site_line.rules
-     "exact site=dot_products\nlossy rel=1e-4 site=lossy_rules.cpp:*\n")
-foreach(case ${lossy_site_rules})
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 selector)
-  list(GET parts 1 rules)
-  adacomp_mpi_test(lossy_rules_${selector} 2 300
-                   ENV ADACOMP_NODE_MAP=1,1 ADACOMP_MODEL=off "ADACOMP_LOSSY_RULES=${rules}"
-                   COMMAND $<TARGET_FILE:test_lossy_rules> ${selector})
-endforeach()
+# Lossy rules by call site (ADACOMP_LOSSY_RULES site=, docs/lossy-scopes.md;
+# the selector's tests are lossy_scopes.cmake's lossy_rules_site*).
 # A site pattern with an unclosed '[' selects nothing fnmatch would say:
 # the settings' error instead.
 add_test(NAME invalid_config_lossy_site
