@@ -1,9 +1,10 @@
 #!/bin/bash
 # usage: lossy_certificate_check.sh LAUNCH... -- TEST_LOSSY_RULES
-# Runs `test_lossy_rules certificate` (halo_update's Allreduces lossy by a
-# site rule, dot_products' exact; it checks adacomp_last_bound itself) with
-# a report and ADACOMP_LOSSY_CHECK=on, and checks the report's
-# certificates: the lossy site has one whose measured error is within its
+# Runs `test_lossy_rules certificate` (halo_update's Allreduces, and
+# halo_reduce's Reduce and halo_scatter's Reduce_scatter_block, lossy by a
+# site rule, site=halo_*; dot_products' exact; it checks adacomp_last_bound
+# itself) with a report and ADACOMP_LOSSY_CHECK=on, and checks the report's
+# certificates: each lossy site has one whose measured error is within its
 # proven bound, and that within the bound in force; the exact site has
 # none; the table and tools/adacomp-report print the lossy site's line.
 set -euo pipefail
@@ -32,6 +33,15 @@ for s in halo:
     assert abs(c["bound_abs"] - 1e-4 * (c["range"][1] - c["range"][0])) <= 1e-12 * c["bound_abs"], c
 for s in dots:
     assert "certificate" not in s and "lossy_calls" not in s, s
+# The Reduce (measured at its root) and the Reduce_scatter_block.
+for call, name in (("Reduce", "halo_reduce"), ("Reduce_scatter_block", "halo_scatter")):
+    rows = [s for s in sites if s["call"] == call and name in s["site"]]
+    assert rows, f"{call} site missing: {[s['site'] for s in sites]}"
+    for s in rows:
+        c = s["certificate"]
+        assert 0 < c["proven_abs"] <= c["bound_abs"] and c["holds"], (call, c)
+        assert c["measured_abs"] is not None and c["measured_abs"] <= c["proven_abs"], (call, c)
+        print(f"ok: {call}: measured {c['measured_abs']:.4g} <= proven {c['proven_abs']:.4g}")
 for s in halo:
     c = s["certificate"]
     print(f"ok: measured {c['measured_abs']:.4g} <= proven {c['proven_abs']:.4g} <= in force {c['bound_abs']:.4g}")

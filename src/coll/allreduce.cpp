@@ -202,18 +202,13 @@ CallResult allreduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dat
     return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
   // ADACOMP_LOSSY_CHECK: the input kept (in place, the result overwrites it).
-  const bool check = config().lossy_check && plan.tier.tier == Tier::lossy &&
-                     how.form() == CallForm::blocking;
-  std::vector<uint8_t> input;
-  if (check) {
-    const auto* in = static_cast<const uint8_t*>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
-    input.assign(in, in + plan.bytes);
-  }
+  const std::vector<uint8_t> input =
+      checked_input(plan, how.form(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
   const CallResult result = launch(*plan.state, comm, how, kTagRing, [=](int tag) {
     return std::make_unique<AllreduceSchedule>(comm, plan, how.form(), tag, sendbuf, recvbuf, count,
                                                type, op);
   });
-  if (check)
+  if (!input.empty())
     check_against_exact(plan, input.data(), recvbuf, plan.bytes / plan.type.size,
                         [&](const void* in, void* exact) {
                           return PMPI_Allreduce(in, exact, count, type, op, plan.state->coll.comm);

@@ -47,6 +47,13 @@ double largest_difference_of(const T* a, const T* b, size_t count) {
 
 }  // namespace
 
+std::vector<uint8_t> checked_input(const CollPlan& plan, CallForm form, const void* input) {
+  if (!config().lossy_check || plan.tier.tier != Tier::lossy || form != CallForm::blocking)
+    return {};
+  const auto* in = static_cast<const uint8_t*>(input);
+  return std::vector<uint8_t>(in, in + plan.bytes);
+}
+
 double largest_difference(ElemKind kind, const void* a, const void* b, size_t count) {
   if (kind == ElemKind::f32)
     return largest_difference_of(static_cast<const float*>(a), static_cast<const float*>(b), count);

@@ -38,6 +38,10 @@ double hop_bound(CompressedCall& call, const void* data, size_t count, int compr
 template <class Reduce>
 void check_against_exact(const CollPlan& plan, const void* input, const void* result, size_t count,
                          Reduce reduce);
+// The input ADACOMP_LOSSY_CHECK keeps of a blocking lossy reduction
+// (`input`: its send buffer, or the receive buffer in place), before the
+// call may overwrite it; empty when the call is not checked.
+std::vector<uint8_t> checked_input(const CollPlan& plan, CallForm form, const void* input);
 double largest_difference(ElemKind kind, const void* a, const void* b, size_t count);
 
 class LossyAgreement {
@@ -64,6 +68,7 @@ class LossyAgreement {
 template <class Reduce>
 void check_against_exact(const CollPlan& plan, const void* input, const void* result, size_t count,
                          Reduce reduce) {
+  if (!input) return;
   std::vector<uint8_t> exact(plan.bytes);
   if (reduce(input, exact.data()) != MPI_SUCCESS || !result) return;
   note_measured_error(largest_difference(plan.type.kind, result, exact.data(), count));

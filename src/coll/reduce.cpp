@@ -166,13 +166,25 @@ CallResult reduce_impl(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   if (!plan_call(OpKind::reduce, comm, count, type, op, how.form(), &plan)) return decline(plan);
   RootedTree tree;
   if (!rooted_tree(plan, root, &tree)) return kDeclined;  // PMPI reports a bad root
-  return launch(*plan.state, comm, how, kTagTree, [=](int tag) -> std::unique_ptr<Schedule> {
+  // ADACOMP_LOSSY_CHECK: the input kept (the root's in place is its result).
+  const bool root_in_place = plan.state->coll.rank == root && sendbuf == MPI_IN_PLACE;
+  const std::vector<uint8_t> input =
+      checked_input(plan, how.form(), root_in_place ? recvbuf : sendbuf);
+  const auto schedule = [=](int tag) -> std::unique_ptr<Schedule> {
     if (plan.layout == Layout::rails)
       return rails_reduce_schedule(comm, plan, how.form(), tag, sendbuf, recvbuf, count, type, op,
                                    root);
     return std::make_unique<ReduceSchedule>(comm, plan, how.form(), tag, sendbuf, recvbuf, count,
                                             type, op, root);
-  });
+  };
+  const CallResult result = launch(*plan.state, comm, how, kTagTree, schedule);
+  if (!input.empty())
+    check_against_exact(plan, input.data(), plan.state->coll.rank == root ? recvbuf : nullptr,
+                        plan.bytes / plan.type.size, [&](const void* in, void* exact) {
+                          return PMPI_Reduce(in, exact, count, type, op, root,
+                                             plan.state->coll.comm);
+                        });
+  return result;
 }
 
 }  // namespace

@@ -300,10 +300,23 @@ CallResult reduce_scatter_impl(OpKind operation, const void* sendbuf, void* recv
   const int count = static_cast<int>(total);
   if (!plan_call(operation, comm, count, type, op, how.form(), &plan)) return decline(plan);
   if (plan.layout != Layout::flat) ensure_node_groups(plan.state);
-  return launch(*plan.state, comm, how, kTagRing, [=](int tag) {
+  // ADACOMP_LOSSY_CHECK: the input kept (in place, the result overwrites it).
+  const std::vector<uint8_t> input =
+      checked_input(plan, how.form(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
+  const CallResult result = launch(*plan.state, comm, how, kTagRing, [=](int tag) {
     return std::make_unique<ReduceScatterSchedule>(comm, plan, operation, how.form(), tag, sendbuf,
                                                    recvbuf, slices, type, op);
   });
+  if (!input.empty()) {
+    const int rank = plan.state->coll.rank;
+    std::vector<int> counts(slices.begin(), slices.end());
+    check_against_exact(plan, input.data(), recvbuf, slices[static_cast<size_t>(rank)],
+                        [&](const void* in, void* exact) {
+                          return PMPI_Reduce_scatter(in, exact, counts.data(), type, op,
+                                                     plan.state->coll.comm);
+                        });
+  }
+  return result;
 }
 
 }  // namespace
