@@ -61,13 +61,14 @@ ADACOMP_ERROR_BOUND=1e-4 "$@" "$build/bench/adacomp-bench" --type f32 --field he
   >"$dir/bench.out" || { cat "$dir/bench.out"; fail "bench on floats exited $?"; }
 rows=$(($(wc -l <"$dir/f.csv") - 1))
 [ "$rows" -eq 27 ] || fail "expected 27 float bench rows (3 ops x 3 sizes x 3 modes), got $rows"
-# Halo exchange: every message bit-exact in all variants; on data where one
-# block changes per step, inter-step coding must beat per-message coding.
+# Halo exchange: every message bit-exact in the exact variants, within the
+# bound in the hinted one; on data where one block changes per step,
+# inter-step coding must beat per-message coding.
 # Lossless forced: on one node the default policy leaves point-to-point alone.
 ADACOMP_MODE=lossless "$@" "$build/bench/adacomp-bench-halo" --bytes 256K --steps 6 --csv "$dir/h.csv" \
   >"$dir/halo.out" || { cat "$dir/halo.out"; fail "halo bench exited $?"; }
 rows=$(($(wc -l <"$dir/h.csv") - 1))
-[ "$rows" -eq 9 ] || fail "expected 9 halo rows (3 data sets x 3 variants), got $rows"
+[ "$rows" -eq 12 ] || fail "expected 12 halo rows (3 data sets x 4 variants), got $rows"
 grep -q ',0$' "$dir/h.csv" && fail "a halo message was wrong"
 ratio() { awk -F, -v d="$1" -v v="$2" '$1 == d && $2 == v { print $6 }' "$dir/h.csv"; }
 awk -v x="$(ratio patch interstep)" -v l="$(ratio patch lossless)" 'BEGIN { exit !(x > 3 * l) }' ||
