@@ -27,11 +27,12 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >"$build/cmake.log" 2>&1 ||
   { cat "$build/cmake.log"; exit 1; }
-# The library, the tests' executables (not the Fortran ones, tools or benchmarks) and
-# the solver a test runs (adacomp-cg).
+# The library, the tests' executables (not the Fortran ones, tools or benchmarks),
+# the solver a test runs (adacomp-cg) and the codecs tool the advisor's test
+# reads its captures with (adacomp-codecs).
 targets=$(cmake --build "$build" --target help | grep -Eo '(test_[a-z0-9_]+|[a-z0-9_]+_test|fake_cuda)$' |
           grep -v fortran | sort -u)
-cmake --build "$build" -j"$(nproc)" --target adacomp adacomp-cg $targets >"$build/build.log" 2>&1 ||
+cmake --build "$build" -j"$(nproc)" --target adacomp adacomp-cg adacomp-codecs $targets >"$build/build.log" 2>&1 ||
   { tail -40 "$build/build.log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
