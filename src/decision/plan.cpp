@@ -130,13 +130,17 @@ Plan plan_send(const Config& c, const CallQuery& q, const CallVerdict& v) {
 
 }  // namespace
 
-bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass) {
+namespace {
+
+// passes_on_facts with the verdict it reached, for plan() to go on from.
+bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass, CallVerdict* v_out) {
   if (!q.facts.active || (q.form != CallForm::blocking && !c.nonblocking)) {
     *pass = q.facts.active ? passes(PassReason::nonblocking_off) : passes_uncounted();
     pass->bytes = q.bytes;
     return true;
   }
   const CallVerdict v = verdict(c, q.facts);
+  *v_out = v;
   *pass = Plan{};
   if (v.coded()) {
     pass->tier = v.gate.tier;
@@ -149,10 +153,17 @@ bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass) {
   return true;
 }
 
+}  // namespace
+
+bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass) {
+  CallVerdict v;
+  return passes_on_facts(c, q, pass, &v);
+}
+
 Plan plan(const Config& c, const CallQuery& q) {
   Plan pass;
-  if (passes_on_facts(c, q, &pass)) return pass;
-  const CallVerdict v = verdict(c, q.facts);
+  CallVerdict v;
+  if (passes_on_facts(c, q, &pass, &v)) return pass;
   Plan p = q.facts.who == Decider::sender ? plan_send(c, q, v) : plan_collective(c, q, v);
   p.bytes = q.bytes;
   return p;

@@ -36,7 +36,9 @@ Plan plan_message(MPI_Comm comm, int count, MPI_Datatype type, int dest, const P
   q.link = loc.nodes > 1 && config().hierarchy != Hierarchy::flat ? inter_node_link()
                                                                    : config().intra;
   q.estimate = &g_estimate;
-  std::lock_guard<std::mutex> g(g_estimate_mu);
+  // The estimate is asked only where the runtime model decides.
+  std::unique_lock<std::mutex> g(g_estimate_mu, std::defer_lock);
+  if (pass.adaptive) g.lock();
   return plan(config(), q);
 }
 
