@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -10,11 +11,18 @@
 namespace adacomp {
 namespace {
 
-// Messages between two tries of both codings on a channel, and how many
-// lost tries in a row send a channel to sleep for kDormantMessages.
-constexpr int kTrialEvery = 16;
-constexpr int kLostTrialsToSleep = 4;
+// How many messages in a row whose sample chose the value codec send a
+// channel to sleep (its references cost a copy a message at each end for
+// nothing), and for how many messages it then sleeps: kDormantMessages the
+// first time, twice as long each time after, up to 2^kLongestNap times.
+constexpr int kLostToSleep = 8;
 constexpr int kDormantMessages = 64;
+constexpr int kLongestNap = 4;
+// The sample a message's coding is chosen on: one block of kSampleBlock
+// bytes per 16 of the message, at least one and at most kSampleBlocks,
+// spread evenly over it (1/16 of a 64 KB message, 1/64 of 4 MB).
+constexpr size_t kSampleBlock = 4096;
+constexpr size_t kSampleBlocks = 16;
 
 struct Meter {
   std::atomic<size_t> bytes{0}, peak{0};
@@ -112,30 +120,25 @@ SendChannels::Channel* SendChannels::use(const Key& k, size_t budget) {
     channels_.erase(lru);
   }
   Channel& c = channels_[k];
+  const int naps = c.naps;  // a channel reopened after sleeping keeps its count
   c = Channel{};
+  c.naps = naps;
   c.id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   c.last_use = clock_;
   g_send.add(k.bytes);
   return &c;
 }
 
-bool SendChannels::trial_due(const Channel& c) { return !c.ref.empty() && c.until_trial == 0; }
-
-void SendChannels::sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both,
-                        bool interstep_won) {
+void SendChannels::sent(const Key& k, Channel* c, const uint8_t* data, bool compared,
+                        bool interstep_used) {
   c->ref.assign(data, data + k.bytes);
   ++c->next_seq;
-  if (!tried_both) {
-    if (c->until_trial > 0) --c->until_trial;
-    return;
-  }
-  c->prefer_interstep = interstep_won;
-  c->until_trial = kTrialEvery;
-  c->lost_trials = interstep_won ? 0 : c->lost_trials + 1;
-  if (c->lost_trials >= kLostTrialsToSleep) {
+  if (!compared) return;
+  c->lost_in_row = interstep_used ? 0 : c->lost_in_row + 1;
+  if (c->lost_in_row >= kLostToSleep) {
     // Data without inter-step similarity: stop paying for the references.
     retire(channels_.find(k));
-    c->dormant = kDormantMessages;
+    c->dormant = kDormantMessages << std::min(c->naps++, kLongestNap);
   }
 }
 
@@ -156,9 +159,46 @@ void SendChannels::return_retired(int dest, const std::vector<Retired>& r) {
   q.insert(q.begin(), r.begin(), r.end());
 }
 
+namespace {
+
+// Whether this message, coded as its XOR with the reference by `delta`,
+// takes less time than coded by `plain`, judged on a sample of it coded
+// both ways: each coding's time (paid at both ends: the receiver decodes,
+// and XORs back, at about the sender's speed) and its bytes on the wire,
+// scaled to the message. Every message is judged, not one now and then: a
+// channel's messages may alternate between kinds (a repeat, then a step's
+// change), and a choice made on one kind would code the other wrongly.
+bool interstep_pays(const Codec& plain, const Codec& delta, const EncodeParams& p,
+                    const uint8_t* data, const uint8_t* ref, size_t bytes,
+                    double wire_ns_per_byte) {
+  const size_t block = std::min(kSampleBlock, bytes);
+  const size_t blocks = std::clamp<size_t>(bytes / (16 * kSampleBlock), 1, kSampleBlocks);
+  std::vector<uint8_t> room(3 * block);  // the block's XOR, then room for a coding
+  uint8_t* residual = room.data();
+  uint8_t* coded = residual + block;
+  double cost[2] = {0, 0};  // plain, XOR: ns of coding and wire
+  for (size_t i = 0; i < blocks; ++i) {
+    size_t at = blocks == 1 ? 0 : (bytes - block) / (blocks - 1) * i;
+    at -= at % 16;  // on an element of every kind
+    for (int way = 0; way < 2; ++way) {
+      const auto start = std::chrono::steady_clock::now();
+      const uint8_t* src = data + at;
+      if (way == 1) xor_bytes(residual, data + at, ref + at, block), src = residual;
+      const long n = (way ? delta : plain).encode(p, src, block, coded, 2 * block);
+      const double ns = std::chrono::duration<double, std::nano>(
+                            std::chrono::steady_clock::now() - start).count();
+      const double wire = n < 0 ? static_cast<double>(block) : static_cast<double>(n);
+      cost[way] += wire_ns_per_byte > 0 ? 2 * ns + wire * wire_ns_per_byte : wire;
+    }
+  }
+  return cost[1] < cost[0];
+}
+
+}  // namespace
+
 size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
                               const Codec& plain, const EncodeParams& p, const uint8_t* data,
-                              uint8_t* out, bool* interstep_used) {
+                              uint8_t* out, double wire_ns_per_byte, bool* interstep_used) {
   SendChannels::Channel* c = chans.use(k, budget);
   if (!c) return 0;
   ChannelRecord rec;
@@ -166,33 +206,29 @@ size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, s
   rec.seq = c->next_seq;
   rec.retired = chans.take_retired(k.dest);
   const size_t bytes = k.bytes;
-  const bool both = SendChannels::trial_due(*c);
-  const bool try_interstep = !c->ref.empty() && (both || c->prefer_interstep);
-  const bool try_plain = both || !try_interstep;
-  size_t n_plain = try_plain ? encode_channel_frame(rec, plain, p, data, bytes, out) : 0;
-  size_t n_interstep = 0;
   // XOR residuals of floats are mostly zero high bytes: a byte-plane shuffle
   // codes them better than a value predictor.
   const Codec& delta = *find_codec(k.kind == ElemKind::bytes ? CodecId::zstd : CodecId::blosc);
-  if (try_interstep) {
+  const bool compared = !c->ref.empty();
+  size_t n = 0;
+  if (compared && interstep_pays(plain, delta, p, data, c->ref.data(), bytes, wire_ns_per_byte)) {
     uint8_t* residual = scratch(ScratchSlot::accumulator, bytes);
     xor_bytes(residual, data, c->ref.data(), bytes);
     rec.xor_prev = true;
-    uint8_t* frame = try_plain ? scratch(ScratchSlot::frames, frame_capacity(bytes)) : out;
-    n_interstep = encode_channel_frame(rec, delta, p, residual, bytes, frame);
-    if (n_interstep && (!n_plain || n_interstep < n_plain)) {
-      if (frame != out) std::memcpy(out, frame, n_interstep);
-    } else {
-      n_interstep = 0;
-    }
+    n = encode_channel_frame(rec, delta, p, residual, bytes, out);
   }
-  if (!n_interstep && !n_plain) {
+  const bool used = n != 0;
+  if (!used) {
+    rec.xor_prev = false;
+    n = encode_channel_frame(rec, plain, p, data, bytes, out);
+  }
+  if (!n) {
     chans.return_retired(k.dest, rec.retired);
     return 0;
   }
-  chans.sent(k, c, data, both, n_interstep != 0);
-  *interstep_used = n_interstep != 0;
-  return n_interstep ? n_interstep : n_plain;
+  chans.sent(k, c, data, compared, used);
+  *interstep_used = used;
+  return n;
 }
 
 // ---- receiver -------------------------------------------------------------

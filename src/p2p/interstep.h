@@ -53,10 +53,9 @@ class SendChannels {
     uint32_t next_seq = 0;
     std::vector<uint8_t> ref;  // the last message sent; empty before the first
     uint64_t last_use = 0;
-    int until_trial = 0;  // messages until both codings are tried again
-    bool prefer_interstep = false;
-    int lost_trials = 0;  // consecutive trials XOR lost
+    int lost_in_row = 0;  // consecutive messages whose sample chose the value codec
     int dormant = 0;      // messages left to send without the channel
+    int naps = 0;         // times it went to sleep
   };
   SendChannels() = default;
   SendChannels(const SendChannels&) = delete;
@@ -67,10 +66,9 @@ class SendChannels {
   // memory for the whole process (this communicator's least recently used
   // channels are retired to make room). nullptr: send without a channel.
   Channel* use(const Key& k, size_t budget);
-  // Whether this message should be coded both ways (and the winner kept).
-  static bool trial_due(const Channel& c);
   // After a channel frame went out: `data` becomes the reference.
-  void sent(const Key& k, Channel* c, const uint8_t* data, bool tried_both, bool interstep_won);
+  // `compared`: the message had a reference to be coded against.
+  void sent(const Key& k, Channel* c, const uint8_t* data, bool compared, bool interstep_used);
   // Retirement notices owed to `dest`, at most kMaxRetiredPerFrame.
   std::vector<Retired> take_retired(int dest);
   // Notices that could not travel go back to the front of the queue.
@@ -88,12 +86,15 @@ class SendChannels {
 // Codes `data` (k.bytes) as a channel frame into `out` (capacity
 // frame_capacity(k.bytes)): header with kFrameInterstep, record, then the
 // message coded by `plain` or its XOR with the previous one coded by a
-// byte-plane codec, whichever is smaller when both are tried. Returns the
-// frame size, or 0 when the message goes without a channel (none available,
-// or coding does not shrink it); `*interstep_used` tells which coding went out.
+// byte-plane codec, whichever a sample of this message says takes less
+// time: both codings' time on the sample, scaled to the message and paid at
+// each end, plus their bytes at `wire_ns_per_byte` (0: the link is unknown,
+// the bytes alone decide). Returns the frame size, or 0 when the message goes
+// without a channel (none available, or coding does not shrink it);
+// `*interstep_used` tells which coding went out.
 size_t encode_interstep_frame(SendChannels& chans, const SendChannels::Key& k, size_t budget,
                               const Codec& plain, const EncodeParams& p, const uint8_t* data,
-                              uint8_t* out, bool* interstep_used);
+                              uint8_t* out, double wire_ns_per_byte, bool* interstep_used);
 
 // Receiver side of one private communicator. Not thread-safe: the owner locks.
 class RecvChannels {

@@ -113,8 +113,11 @@ bool encode_message(const void* buf, int count, MPI_Datatype type, MPI_Comm comm
           read_lost_reports();
           *order = std::unique_lock<std::mutex>(st->mu);
           bool interstep_used = false;
+          const LinkModel link = inter_node_link();
+          const double wire_ns_per_byte = link.known() ? 1e9 / link.bandwidth_Bps : 0;
           m = encode_interstep_frame(st->sending, {dest, tag, bytes, kind}, cfg.interstep_memory,
-                                     *c.codec, c.params, data, out, &interstep_used);
+                                     *c.codec, c.params, data, out, wire_ns_per_byte,
+                                     &interstep_used);
           if (interstep_used) s.interstep_calls.fetch_add(1, std::memory_order_relaxed);
           if (!m) order->unlock();
         }

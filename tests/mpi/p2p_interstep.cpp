@@ -304,7 +304,7 @@ void truncation(int short_count) {
 }
 
 // Unrelated smooth fields each step: the value coder beats XOR, so after a
-// few lost trials the channel stops keeping references.
+// few messages it lost the channel stops keeping references.
 void channel_sleeps() {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
