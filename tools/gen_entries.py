@@ -345,7 +345,7 @@ def clock_lines(call, name, expr, site="__builtin_return_address(0)"):
         return names.sub(lambda m: f"({expr[m.group(1)]})", text) if names else text
 
     # The caller's address: the call site of the report (report/sites.h).
-    start = [f"  adacomp::CallClock clock(adacomp::call_{name}, {site});"]
+    start = [f"  adacomp::entry::CallClock clock(adacomp::call_{name}, {site});"]
     offered = offered_payload(call)
     if offered:  # before the clock: sampling is not the call's time
         buf, count, type_, op = (c(x) for x in offered)

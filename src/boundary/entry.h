@@ -5,6 +5,8 @@
 // call's bytes for the report.
 #pragma once
 
+#include <chrono>
+
 #include <mpi.h>
 
 #include "coll/coll.h"
@@ -21,6 +23,7 @@
 #include "runtime/datatype.h"
 #include "runtime/device.h"
 #include "runtime/call_facts.h"
+#include "runtime/call_site.h"
 #include "runtime/large_count.h"
 #include "requests/registry.h"
 
@@ -40,13 +43,61 @@ inline bool idle() { return !collectives_outstanding() && !calls_timed(); }
 inline bool p2p_passes() { return idle() && !p2p_engaged(); }
 // No request is the library's (requests/wait_test.cpp run).
 inline bool completion_passes() { return idle() && !requests_registered(); }
-// No tier codes a blocking collective of this size (coll/plan.cpp
-// plan_common's verdict); counted as its implementation counts every call.
+// No tier codes a blocking collective of `count` elements of `type`,
+// whatever its kind: the verdict on its facts passes it (decision/gate.cpp:
+// no override, and ADACOMP_MODE=raw or the size under T1, which every tier
+// starts from; coll/plan.cpp decides the same when the call goes on). Asks
+// nothing but the size. Counted as its implementation counts every call.
 inline bool collective_passes(OpKind op, MPI_Count count, MPI_Datatype type) {
-  if (!idle() || !below_every_tier(count, type)) return false;
+  if (!idle() || tier_override() != Override::none) return false;
+  const Config& c = config();
+  if (c.mode != Mode::raw &&
+      bytes_of(count, type) >= static_cast<MPI_Count>(c.threshold_lossless))
+    return false;
   stats_for(op).calls.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
+
+// The time a call spends in the library and what its coding added (bytes
+// raw and on the wire, codec time, lossy certificates), for the report's
+// call sites; every entry that does not pass at once starts one. The site
+// is noted whether or not calls are timed: the rules select by it
+// (runtime/call_site.h).
+class CallClock {
+ public:
+  CallClock(CallId id, void* site)
+      : id_(id), site_(site), on_(calls_timed()) {
+    note_call_site(site);  // for the rules that select by it
+    if (!on_) return;
+    tally_ = t_tally;
+    t_certificate = {};
+    start_ = std::chrono::steady_clock::now();
+  }
+  // bytes() gives the call's payload size or -1; asked only when timing,
+  // and only after the call succeeded, so its arguments are known valid.
+  // `persistent`: the request an MPI_<Name>_init call made.
+  template <typename Bytes>
+  void stop(int rc, Bytes&& bytes, const MPI_Request* persistent = nullptr) {
+    if (!on_) return;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start_)
+                  .count();
+    const ThreadTally coded{t_tally.raw - tally_.raw, t_tally.wire - tally_.wire,
+                            t_tally.codec_ns - tally_.codec_ns};
+    record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded,
+                t_certificate, rc == MPI_SUCCESS ? persistent : nullptr);
+  }
+  bool on() const { return on_; }
+  CallClock(const CallClock&) = delete;
+  CallClock& operator=(const CallClock&) = delete;
+
+ private:
+  CallId id_;
+  void* site_;
+  bool on_;
+  ThreadTally tally_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // An implementation returns an MPI return code, as int (Init, Finalize:
 // never declined) or as a CallResult

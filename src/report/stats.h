@@ -16,7 +16,6 @@
 #include "report/op_stats.h"
 #include "decision/gate.h"
 #include "decision/size_class.h"
-#include "runtime/call_site.h"
 
 namespace adacomp {
 
@@ -63,42 +62,6 @@ void merge_certificate(LossyCertificate* into, const LossyCertificate& c);
 // Adds the difference from the exact result measured beside the lossy call
 // just made (ADACOMP_LOSSY_CHECK) to the thread's certificate.
 void note_measured_error(double error);
-
-class CallClock {
- public:
-  CallClock(CallId id, void* site)
-      : id_(id), site_(site), on_(calls_timed()) {
-    note_call_site(site);  // for the rules that select by it
-    if (!on_) return;
-    tally_ = t_tally;
-    t_certificate = {};
-    start_ = std::chrono::steady_clock::now();
-  }
-  // bytes() gives the call's payload size or -1; asked only when timing,
-  // and only after the call succeeded, so its arguments are known valid.
-  // `persistent`: the request an MPI_<Name>_init call made.
-  template <typename Bytes>
-  void stop(int rc, Bytes&& bytes, const MPI_Request* persistent = nullptr) {
-    if (!on_) return;
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now() - start_)
-                  .count();
-    const ThreadTally coded{t_tally.raw - tally_.raw, t_tally.wire - tally_.wire,
-                            t_tally.codec_ns - tally_.codec_ns};
-    record_call(id_, site_, static_cast<uint64_t>(ns), rc == MPI_SUCCESS ? bytes() : -1, coded,
-                t_certificate, rc == MPI_SUCCESS ? persistent : nullptr);
-  }
-  bool on() const { return on_; }
-  CallClock(const CallClock&) = delete;
-  CallClock& operator=(const CallClock&) = delete;
-
- private:
-  CallId id_;
-  void* site_;
-  bool on_;
-  ThreadTally tally_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 // Counts a call passed through uncoded, by its reason (decision/gate.h
 // PassReason), only while calls are timed.

@@ -45,15 +45,6 @@ inline CallFacts call_facts(MPI_Comm comm, MPI_Count count, MPI_Datatype type, G
     return {};
   return detail::active_facts(comm, data_size(count, type), elem_kind(type), scope, who);
 }
-// Whether no tier codes a collective of `count` elements of `type`, whatever
-// its kind: the verdict on its facts passes it (decision/gate.cpp: no
-// override, and ADACOMP_MODE=raw or the size under T1, which every tier
-// starts from). Asks nothing but the size.
-inline bool below_every_tier(MPI_Count count, MPI_Datatype type) {
-  if (tier_override() != Override::none) return false;
-  const Config& c = config();
-  return c.mode == Mode::raw || bytes_of(count, type) < static_cast<MPI_Count>(c.threshold_lossless);
-}
 // The same for a size every rank knows only in bytes (an exchange's block).
 inline CallFacts call_facts(MPI_Comm comm, size_t bytes, ElemKind kind, GateScope scope,
                             Decider who) {

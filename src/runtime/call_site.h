@@ -1,6 +1,6 @@
 // The call site of the MPI call a thread is in, for the rules that select
 // calls by it (ADACOMP_LOSSY_RULES site=, decision/lossy_rules.h). The entry
-// point notes its return address (report/stats.h CallClock) only when a
+// point notes its return address (boundary/entry.h CallClock) only when a
 // rule names a site, so other jobs pay one load. Each address is named
 // once (runtime/site_names.h, a few milliseconds), and whether each rule
 // selects it is kept beside it, with the rule's calls there (after=): a

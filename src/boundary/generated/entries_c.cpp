@@ -10,7 +10,7 @@ static __attribute__((noinline)) int through_library_Allreduce(void* site, const
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allreduce, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Allreduce, site);
+  adacomp::entry::CallClock clock(adacomp::call_Allreduce, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -33,7 +33,7 @@ static __attribute__((noinline)) int through_library_Allreduce_c(void* site, con
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allreduce_c, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Allreduce_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Allreduce_c, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -57,7 +57,7 @@ static __attribute__((noinline)) int through_library_Reduce(void* site, const vo
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Reduce, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Reduce, site);
+  adacomp::entry::CallClock clock(adacomp::call_Reduce, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -80,7 +80,7 @@ static __attribute__((noinline)) int through_library_Reduce_c(void* site, const 
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Reduce_c, site, (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Reduce_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_c, site);
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -104,7 +104,7 @@ static __attribute__((noinline)) int through_library_Bcast(void* site, void* buf
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Bcast(buffer, count, datatype, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bcast, site, (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Bcast, site);
+  adacomp::entry::CallClock clock(adacomp::call_Bcast, site);
   const int rc = or_pmpi(adacomp::bcast(buffer, count, datatype, root, comm), [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -120,7 +120,7 @@ static __attribute__((noinline)) int through_library_Bcast_c(void* site, void* b
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bcast_c, site, (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Bcast_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Bcast_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::bcast(buffer, count_, datatype_, root, comm); }), [&] { return PMPI_Bcast_c(buffer, count, datatype, root, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -137,7 +137,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf,
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallreduce, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Iallreduce, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallreduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -155,7 +155,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallreduce_c(const void* sendbuf, void* recvbu
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallreduce_c, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Iallreduce_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallreduce_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -174,7 +174,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype d
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibcast, __builtin_return_address(0), (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ibcast, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ibcast, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::ibcast(buffer, count, datatype, root, comm, request), [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -185,7 +185,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Da
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibcast_c, __builtin_return_address(0), (root) == MPI_ROOT || (root) == adacomp::entry::bytes::rank((comm)) ? (buffer) : nullptr, static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ibcast_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ibcast_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ibcast(buffer, count_, datatype_, root, comm, request); }), [&] { return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -197,7 +197,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ireduce(const void* sendbuf, void* recvbuf, in
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ireduce, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Ireduce, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ireduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -215,7 +215,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, 
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ireduce_c, __builtin_return_address(0), (sendbuf) == MPI_IN_PLACE ? (recvbuf) : (sendbuf), static_cast<MPI_Count>((count)), (datatype), (op));
-  adacomp::CallClock clock(adacomp::call_Ireduce_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ireduce_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -233,7 +233,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, 
 extern "C" ADACOMP_EXPORT int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-  adacomp::CallClock clock(adacomp::call_Ireduce_scatter_block, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ireduce_scatter_block, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -250,7 +250,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ireduce_scatter_block(const void* sendbuf, voi
 extern "C" ADACOMP_EXPORT int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-  adacomp::CallClock clock(adacomp::call_Ireduce_scatter_block_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ireduce_scatter_block_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -267,7 +267,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ireduce_scatter_block_c(const void* sendbuf, v
 extern "C" ADACOMP_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Allreduce_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allreduce_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -283,7 +283,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recv
 extern "C" ADACOMP_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buffer)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Bcast_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Bcast_init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::bcast_init(buffer, count, datatype, root, comm, info, request), [&] { return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
   return rc;
@@ -292,7 +292,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Dataty
 extern "C" ADACOMP_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Reduce_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -308,7 +308,7 @@ extern "C" ADACOMP_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf
 #endif
 extern "C" ADACOMP_EXPORT int MPI_Init(int* argc, char*** argv) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::init(argc, argv), [&] { return PMPI_Init(argc, argv); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -316,7 +316,7 @@ extern "C" ADACOMP_EXPORT int MPI_Init(int* argc, char*** argv) {
 
 extern "C" ADACOMP_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Init_thread, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Init_thread, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::init_thread(argc, argv, required, provided), [&] { return PMPI_Init_thread(argc, argv, required, provided); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -324,7 +324,7 @@ extern "C" ADACOMP_EXPORT int MPI_Init_thread(int* argc, char*** argv, int requi
 
 extern "C" ADACOMP_EXPORT int MPI_Finalize(void) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Finalize, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Finalize, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::finalize(), [&] { return PMPI_Finalize(); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -332,7 +332,7 @@ extern "C" ADACOMP_EXPORT int MPI_Finalize(void) {
 
 extern "C" ADACOMP_EXPORT int MPI_Pcontrol(const int level, ...) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Pcontrol, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Pcontrol, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::pcontrol(level), [&] { return PMPI_Pcontrol(level); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -342,7 +342,7 @@ static __attribute__((noinline)) int through_library_Send(void* site, const void
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Send(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Send, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Send, site);
+  adacomp::entry::CallClock clock(adacomp::call_Send, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::send(buf, count, datatype, dest, tag, comm)
       : or_pmpi(adacomp::send(buf, count, datatype, dest, tag, comm), [&] { return PMPI_Send(buf, count, datatype, dest, tag, comm); });
@@ -360,7 +360,7 @@ static __attribute__((noinline)) int through_library_Send_c(void* site, const vo
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Send_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Send_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Send_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::send(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Send_c(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -377,7 +377,7 @@ static __attribute__((noinline)) int through_library_Ssend(void* site, const voi
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ssend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ssend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Ssend, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::ssend(buf, count, datatype, dest, tag, comm)
       : or_pmpi(adacomp::ssend(buf, count, datatype, dest, tag, comm), [&] { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); });
@@ -395,7 +395,7 @@ static __attribute__((noinline)) int through_library_Ssend_c(void* site, const v
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ssend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ssend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Ssend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ssend(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -412,7 +412,7 @@ static __attribute__((noinline)) int through_library_Rsend(void* site, const voi
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Rsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Rsend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Rsend, site);
   const int rc = or_pmpi(adacomp::rsend(buf, count, datatype, dest, tag, comm), [&] { return PMPI_Rsend(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -428,7 +428,7 @@ static __attribute__((noinline)) int through_library_Rsend_c(void* site, const v
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Rsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Rsend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Rsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::rsend(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -445,7 +445,7 @@ static __attribute__((noinline)) int through_library_Bsend(void* site, const voi
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Bsend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Bsend, site);
   const int rc = or_pmpi(adacomp::bsend(buf, count, datatype, dest, tag, comm), [&] { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -461,7 +461,7 @@ static __attribute__((noinline)) int through_library_Bsend_c(void* site, const v
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Bsend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Bsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::bsend(buf, count_, datatype_, dest, tag, comm); }), [&] { return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -478,7 +478,7 @@ static __attribute__((noinline)) int through_library_Isend(void* site, const voi
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Isend, site);
   const int rc = or_pmpi(adacomp::isend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -494,7 +494,7 @@ static __attribute__((noinline)) int through_library_Isend_c(void* site, const v
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Isend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::isend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -511,7 +511,7 @@ static __attribute__((noinline)) int through_library_Issend(void* site, const vo
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Issend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Issend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Issend, site);
   const int rc = or_pmpi(adacomp::issend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -527,7 +527,7 @@ static __attribute__((noinline)) int through_library_Issend_c(void* site, const 
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Issend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Issend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Issend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::issend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -544,7 +544,7 @@ static __attribute__((noinline)) int through_library_Irsend(void* site, const vo
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Irsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Irsend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Irsend, site);
   const int rc = or_pmpi(adacomp::irsend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -560,7 +560,7 @@ static __attribute__((noinline)) int through_library_Irsend_c(void* site, const 
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Irsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Irsend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Irsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::irsend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -577,7 +577,7 @@ static __attribute__((noinline)) int through_library_Ibsend(void* site, const vo
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibsend, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ibsend, site);
+  adacomp::entry::CallClock clock(adacomp::call_Ibsend, site);
   const int rc = or_pmpi(adacomp::ibsend(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -593,7 +593,7 @@ static __attribute__((noinline)) int through_library_Ibsend_c(void* site, const 
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibsend_c, site, (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ibsend_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Ibsend_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ibsend(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -609,7 +609,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI
 extern "C" ADACOMP_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Send_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Send_init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::send_init(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
   return rc;
@@ -619,7 +619,7 @@ extern "C" ADACOMP_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Data
 extern "C" ADACOMP_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Send_init_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Send_init_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::send_init(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
@@ -630,7 +630,7 @@ extern "C" ADACOMP_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, 
 extern "C" ADACOMP_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Ssend_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ssend_init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::ssend_init(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
   return rc;
@@ -640,7 +640,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Dat
 extern "C" ADACOMP_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Ssend_init_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ssend_init_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::ssend_init(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
@@ -651,7 +651,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count,
 extern "C" ADACOMP_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Rsend_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Rsend_init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::rsend_init(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
   return rc;
@@ -661,7 +661,7 @@ extern "C" ADACOMP_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Dat
 extern "C" ADACOMP_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Rsend_init_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Rsend_init_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::rsend_init(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
@@ -672,7 +672,7 @@ extern "C" ADACOMP_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count,
 extern "C" ADACOMP_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Bsend_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Bsend_init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::bsend_init(buf, count, datatype, dest, tag, comm, request), [&] { return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
   return rc;
@@ -682,7 +682,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Dat
 extern "C" ADACOMP_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Bsend_init_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Bsend_init_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::bsend_init(buf, count_, datatype_, dest, tag, comm, request); }), [&] { return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
@@ -693,7 +693,7 @@ extern "C" ADACOMP_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count,
 static __attribute__((noinline)) int through_library_Recv(void* site, void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-  adacomp::CallClock clock(adacomp::call_Recv, site);
+  adacomp::entry::CallClock clock(adacomp::call_Recv, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::recv(buf, count, datatype, source, tag, comm, status)
       : or_pmpi(adacomp::recv(buf, count, datatype, source, tag, comm, status), [&] { return PMPI_Recv(buf, count, datatype, source, tag, comm, status); });
@@ -710,7 +710,7 @@ extern "C" ADACOMP_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype dataty
 static __attribute__((noinline)) int through_library_Recv_c(void* site, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
-  adacomp::CallClock clock(adacomp::call_Recv_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Recv_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::recv(buf, count_, datatype_, source, tag, comm, status); }), [&] { return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -726,7 +726,7 @@ extern "C" ADACOMP_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatyp
 static __attribute__((noinline)) int through_library_Irecv(void* site, void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Irecv, site);
+  adacomp::entry::CallClock clock(adacomp::call_Irecv, site);
   const int rc = or_pmpi(adacomp::irecv(buf, count, datatype, source, tag, comm, request), [&] { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -741,7 +741,7 @@ extern "C" ADACOMP_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datat
 static __attribute__((noinline)) int through_library_Irecv_c(void* site, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Irecv_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Irecv_c, site);
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::irecv(buf, count_, datatype_, source, tag, comm, request); }), [&] { return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -757,7 +757,7 @@ extern "C" ADACOMP_EXPORT int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Dataty
 extern "C" ADACOMP_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Recv_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Recv_init, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::recv_init(buf, count, datatype, source, tag, comm, request), [&] { return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
   return rc;
@@ -767,7 +767,7 @@ extern "C" ADACOMP_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype d
 extern "C" ADACOMP_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
-  adacomp::CallClock clock(adacomp::call_Recv_init_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Recv_init_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::recv_init(buf, count_, datatype_, source, tag, comm, request); }), [&] { return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); }, (request));
@@ -779,7 +779,7 @@ static __attribute__((noinline)) int through_library_Sendrecv(void* site, const 
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv, site, (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Sendrecv, site);
+  adacomp::entry::CallClock clock(adacomp::call_Sendrecv, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status)
       : or_pmpi(adacomp::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), [&] { return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); });
@@ -797,7 +797,7 @@ static __attribute__((noinline)) int through_library_Sendrecv_c(void* site, cons
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_c, site, (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Sendrecv_c, site);
+  adacomp::entry::CallClock clock(adacomp::call_Sendrecv_c, site);
   const int rc = or_pmpi(with_count(sendcount, sendtype, [&](int sendcount_, MPI_Datatype sendtype_) {
         return with_count(recvcount, recvtype, [&](int recvcount_, MPI_Datatype recvtype_) {
         return adacomp::sendrecv(sendbuf, sendcount_, sendtype_, dest, sendtag, recvbuf, recvcount_, recvtype_, source, recvtag, comm, status); }); }), [&] { return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); });
@@ -815,7 +815,7 @@ extern "C" ADACOMP_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Dat
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_replace, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Sendrecv_replace, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Sendrecv_replace, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status), [&] { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -826,7 +826,7 @@ extern "C" ADACOMP_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count,
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_replace_c, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Sendrecv_replace_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Sendrecv_replace_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::sendrecv_replace(buf, count_, datatype_, dest, sendtag, source, recvtag, comm, status); }), [&] { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -837,7 +837,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv(const void* sendbuf, int sendcount, 
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isendrecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Isendrecv, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), [&] { return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((sendcount), (sendtype)); });
   return rc;
@@ -847,7 +847,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sen
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isendrecv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Isendrecv_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(sendcount, sendtype, [&](int sendcount_, MPI_Datatype sendtype_) {
         return with_count(recvcount, recvtype, [&](int recvcount_, MPI_Datatype recvtype_) {
         return adacomp::isendrecv(sendbuf, sendcount_, sendtype_, dest, sendtag, recvbuf, recvcount_, recvtype_, source, recvtag, comm, request); }); }), [&] { return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); });
@@ -859,7 +859,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv_replace(void* buf, int count, MPI_Da
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv_replace, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isendrecv_replace, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Isendrecv_replace, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request), [&] { return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -869,7 +869,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv_replace_c(void* buf, MPI_Count count
   adacomp::progress_collectives();
   if (adacomp::on_device(buf)) return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isendrecv_replace_c, __builtin_return_address(0), (buf), static_cast<MPI_Count>((count)), (datatype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isendrecv_replace_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Isendrecv_replace_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::isendrecv_replace(buf, count_, datatype_, dest, sendtag, source, recvtag, comm, request); }), [&] { return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -879,7 +879,7 @@ extern "C" ADACOMP_EXPORT int MPI_Isendrecv_replace_c(void* buf, MPI_Count count
 #endif
 static __attribute__((noinline)) int through_library_Probe(void* site, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Probe, site);
+  adacomp::entry::CallClock clock(adacomp::call_Probe, site);
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::probe(source, tag, comm, status)
       : or_pmpi(adacomp::probe(source, tag, comm, status), [&] { return PMPI_Probe(source, tag, comm, status); });
@@ -894,7 +894,7 @@ extern "C" ADACOMP_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_
 
 static __attribute__((noinline)) int through_library_Iprobe(void* site, int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Iprobe, site);
+  adacomp::entry::CallClock clock(adacomp::call_Iprobe, site);
   const int rc = or_pmpi(adacomp::iprobe(source, tag, comm, flag, status), [&] { return PMPI_Iprobe(source, tag, comm, flag, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -907,7 +907,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int
 
 extern "C" ADACOMP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Mprobe, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Mprobe, __builtin_return_address(0));
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::mprobe(source, tag, comm, message, status)
       : or_pmpi(adacomp::mprobe(source, tag, comm, message, status), [&] { return PMPI_Mprobe(source, tag, comm, message, status); });
@@ -917,7 +917,7 @@ extern "C" ADACOMP_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI
 
 extern "C" ADACOMP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Improbe, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Improbe, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::improbe(source, tag, comm, flag, message, status), [&] { return PMPI_Improbe(source, tag, comm, flag, message, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -925,7 +925,7 @@ extern "C" ADACOMP_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, in
 
 extern "C" ADACOMP_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Mrecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Mrecv, __builtin_return_address(0));
   const int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::mrecv(buf, count, datatype, message, status)
       : or_pmpi(adacomp::mrecv(buf, count, datatype, message, status), [&] { return PMPI_Mrecv(buf, count, datatype, message, status); });
@@ -936,7 +936,7 @@ extern "C" ADACOMP_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype datat
 #if MPI_VERSION >= 4
 extern "C" ADACOMP_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Mrecv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Mrecv_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::mrecv(buf, count_, datatype_, message, status); }), [&] { return PMPI_Mrecv_c(buf, count, datatype, message, status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -946,7 +946,7 @@ extern "C" ADACOMP_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Dataty
 #endif
 extern "C" ADACOMP_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Imrecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Imrecv, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::imrecv(buf, count, datatype, message, request), [&] { return PMPI_Imrecv(buf, count, datatype, message, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
   return rc;
@@ -955,7 +955,7 @@ extern "C" ADACOMP_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype data
 #if MPI_VERSION >= 4
 extern "C" ADACOMP_EXPORT int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Imrecv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Imrecv_c, __builtin_return_address(0));
   const int rc = or_pmpi(with_count(count, datatype, [&](int count_, MPI_Datatype datatype_) {
         return adacomp::imrecv(buf, count_, datatype_, message, request); }), [&] { return PMPI_Imrecv_c(buf, count, datatype, message, request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((count), (datatype)); });
@@ -965,7 +965,7 @@ extern "C" ADACOMP_EXPORT int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datat
 #endif
 static __attribute__((noinline)) int through_library_Wait(void* site, MPI_Request* request, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Wait, site);
+  adacomp::entry::CallClock clock(adacomp::call_Wait, site);
   const int rc = or_pmpi(adacomp::wait(request, status), [&] { return PMPI_Wait(request, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -978,7 +978,7 @@ extern "C" ADACOMP_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status)
 
 static __attribute__((noinline)) int through_library_Waitall(void* site, int count, MPI_Request requests[], MPI_Status statuses[]) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Waitall, site);
+  adacomp::entry::CallClock clock(adacomp::call_Waitall, site);
   const int rc = or_pmpi(adacomp::waitall(count, requests, statuses), [&] { return PMPI_Waitall(count, requests, statuses); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -991,7 +991,7 @@ extern "C" ADACOMP_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI
 
 static __attribute__((noinline)) int through_library_Waitany(void* site, int count, MPI_Request requests[], int* index, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Waitany, site);
+  adacomp::entry::CallClock clock(adacomp::call_Waitany, site);
   const int rc = or_pmpi(adacomp::waitany(count, requests, index, status), [&] { return PMPI_Waitany(count, requests, index, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1004,7 +1004,7 @@ extern "C" ADACOMP_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int
 
 static __attribute__((noinline)) int through_library_Waitsome(void* site, int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Waitsome, site);
+  adacomp::entry::CallClock clock(adacomp::call_Waitsome, site);
   const int rc = or_pmpi(adacomp::waitsome(incount, requests, outcount, indices, statuses), [&] { return PMPI_Waitsome(incount, requests, outcount, indices, statuses); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1017,7 +1017,7 @@ extern "C" ADACOMP_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], 
 
 static __attribute__((noinline)) int through_library_Test(void* site, MPI_Request* request, int* flag, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Test, site);
+  adacomp::entry::CallClock clock(adacomp::call_Test, site);
   const int rc = or_pmpi(adacomp::test(request, flag, status), [&] { return PMPI_Test(request, flag, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1030,7 +1030,7 @@ extern "C" ADACOMP_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Stat
 
 static __attribute__((noinline)) int through_library_Testall(void* site, int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Testall, site);
+  adacomp::entry::CallClock clock(adacomp::call_Testall, site);
   const int rc = or_pmpi(adacomp::testall(count, requests, flag, statuses), [&] { return PMPI_Testall(count, requests, flag, statuses); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1043,7 +1043,7 @@ extern "C" ADACOMP_EXPORT int MPI_Testall(int count, MPI_Request requests[], int
 
 static __attribute__((noinline)) int through_library_Testany(void* site, int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Testany, site);
+  adacomp::entry::CallClock clock(adacomp::call_Testany, site);
   const int rc = or_pmpi(adacomp::testany(count, requests, index, flag, status), [&] { return PMPI_Testany(count, requests, index, flag, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1056,7 +1056,7 @@ extern "C" ADACOMP_EXPORT int MPI_Testany(int count, MPI_Request requests[], int
 
 static __attribute__((noinline)) int through_library_Testsome(void* site, int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Testsome, site);
+  adacomp::entry::CallClock clock(adacomp::call_Testsome, site);
   const int rc = or_pmpi(adacomp::testsome(incount, requests, outcount, indices, statuses), [&] { return PMPI_Testsome(incount, requests, outcount, indices, statuses); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1069,7 +1069,7 @@ extern "C" ADACOMP_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], 
 
 extern "C" ADACOMP_EXPORT int MPI_Start(MPI_Request* request) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Start, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Start, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::start(request), [&] { return PMPI_Start(request); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts((request), 1);
@@ -1078,7 +1078,7 @@ extern "C" ADACOMP_EXPORT int MPI_Start(MPI_Request* request) {
 
 extern "C" ADACOMP_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Startall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Startall, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::startall(count, requests), [&] { return PMPI_Startall(count, requests); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts((requests), (count));
@@ -1087,7 +1087,7 @@ extern "C" ADACOMP_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
 
 extern "C" ADACOMP_EXPORT int MPI_Request_free(MPI_Request* request) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Request_free, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Request_free, __builtin_return_address(0));
   if (clock.on() && (request)) adacomp::forget_persistent(*(request));
   const int rc = or_pmpi(adacomp::request_free(request), [&] { return PMPI_Request_free(request); });
   clock.stop(rc, [&] { return -1LL; });
@@ -1096,7 +1096,7 @@ extern "C" ADACOMP_EXPORT int MPI_Request_free(MPI_Request* request) {
 
 extern "C" ADACOMP_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Request_get_status, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Request_get_status, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::request_get_status(request, flag, status), [&] { return PMPI_Request_get_status(request, flag, status); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1104,7 +1104,7 @@ extern "C" ADACOMP_EXPORT int MPI_Request_get_status(MPI_Request request, int* f
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_dup, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_dup, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_dup(comm, newcomm), [&] { return PMPI_Comm_dup(comm, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1112,7 +1112,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_dup_with_info, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_dup_with_info, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_dup_with_info(comm, info, newcomm), [&] { return PMPI_Comm_dup_with_info(comm, info, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1121,7 +1121,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info inf
 #if MPI_VERSION >= 4
 extern "C" ADACOMP_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_idup_with_info, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_idup_with_info, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_idup_with_info(comm, info, newcomm, request), [&] { return PMPI_Comm_idup_with_info(comm, info, newcomm, request); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1130,7 +1130,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info in
 #endif
 extern "C" ADACOMP_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_set_info, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_set_info, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_set_info(comm, info), [&] { return PMPI_Comm_set_info(comm, info); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1138,7 +1138,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_split, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_split, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_split(comm, color, key, newcomm), [&] { return PMPI_Comm_split(comm, color, key, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1146,7 +1146,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, 
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_split_type, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_split_type, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_split_type(comm, split_type, key, info, newcomm), [&] { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1154,7 +1154,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type,
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_create, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_create(comm, group, newcomm), [&] { return PMPI_Comm_create(comm, group, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1162,7 +1162,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MP
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_create_group, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_create_group, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_create_group(comm, group, tag, newcomm), [&] { return PMPI_Comm_create_group(comm, group, tag, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1170,7 +1170,7 @@ extern "C" ADACOMP_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group gro
 
 extern "C" ADACOMP_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Cart_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Cart_create, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::cart_create(comm, ndims, dims, periods, reorder, newcomm), [&] { return PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1178,7 +1178,7 @@ extern "C" ADACOMP_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const in
 
 extern "C" ADACOMP_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Cart_sub, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Cart_sub, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::cart_sub(comm, remain_dims, newcomm), [&] { return PMPI_Cart_sub(comm, remain_dims, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1186,7 +1186,7 @@ extern "C" ADACOMP_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[
 
 extern "C" ADACOMP_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Graph_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Graph_create, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::graph_create(comm, nnodes, index, edges, reorder, newcomm), [&] { return PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1194,7 +1194,7 @@ extern "C" ADACOMP_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const 
 
 extern "C" ADACOMP_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Dist_graph_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Dist_graph_create, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm), [&] { return PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1202,7 +1202,7 @@ extern "C" ADACOMP_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const 
 
 extern "C" ADACOMP_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Dist_graph_create_adjacent, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Dist_graph_create_adjacent, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm), [&] { return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1210,7 +1210,7 @@ extern "C" ADACOMP_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int 
 
 extern "C" ADACOMP_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newcomm) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Intercomm_merge, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Intercomm_merge, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::intercomm_merge(intercomm, high, newcomm), [&] { return PMPI_Intercomm_merge(intercomm, high, newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1218,7 +1218,7 @@ extern "C" ADACOMP_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, 
 
 extern "C" ADACOMP_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_set_errhandler, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_set_errhandler, __builtin_return_address(0));
   const int rc = or_pmpi(adacomp::comm_set_errhandler(comm, errhandler), [&] { return PMPI_Comm_set_errhandler(comm, errhandler); });
   clock.stop(rc, [&] { return -1LL; });
   return rc;
@@ -1228,7 +1228,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, 
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Allgather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1248,7 +1248,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgather_c(const void* sendbuf, MPI_Count sen
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Allgather_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1268,7 +1268,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount,
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Allgatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1289,7 +1289,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgatherv_c(const void* sendbuf, MPI_Count se
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Allgatherv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1310,7 +1310,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Gather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1330,7 +1330,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gather_c(const void* sendbuf, MPI_Count sendco
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Gather_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1350,7 +1350,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MP
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Gatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1371,7 +1371,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendc
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Gatherv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1391,7 +1391,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendc
 extern "C" ADACOMP_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  adacomp::CallClock clock(adacomp::call_Scatter, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatter, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, rank * sendcount, sendtype) == recvbuf; },
@@ -1410,7 +1410,7 @@ extern "C" ADACOMP_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MP
 extern "C" ADACOMP_EXPORT int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  adacomp::CallClock clock(adacomp::call_Scatter_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatter_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, rank * sendcount, sendtype) == recvbuf; },
@@ -1429,7 +1429,7 @@ extern "C" ADACOMP_EXPORT int MPI_Scatter_c(const void* sendbuf, MPI_Count sendc
 extern "C" ADACOMP_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  adacomp::CallClock clock(adacomp::call_Scatterv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatterv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, displs[rank], sendtype) == recvbuf; },
@@ -1449,7 +1449,7 @@ extern "C" ADACOMP_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendco
 extern "C" ADACOMP_EXPORT int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  adacomp::CallClock clock(adacomp::call_Scatterv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatterv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, displs[rank], sendtype) == recvbuf; },
@@ -1470,7 +1470,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, M
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Alltoall, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Alltoall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1488,7 +1488,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count send
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Alltoall_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Alltoall_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoall_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1505,7 +1505,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count send
 extern "C" ADACOMP_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  adacomp::CallClock clock(adacomp::call_Alltoallv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoallv, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1523,7 +1523,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendc
 extern "C" ADACOMP_EXPORT int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  adacomp::CallClock clock(adacomp::call_Alltoallv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoallv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1542,7 +1542,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount,
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Iallgather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1562,7 +1562,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgather_c(const void* sendbuf, MPI_Count se
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Iallgather_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallgather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1582,7 +1582,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Iallgatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1603,7 +1603,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count s
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Iallgatherv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallgatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1624,7 +1624,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MP
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igather, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Igather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Igather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1644,7 +1644,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igather_c(const void* sendbuf, MPI_Count sendc
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igather_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Igather_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Igather_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1664,7 +1664,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igatherv(const void* sendbuf, int sendcount, M
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igatherv, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Igatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Igatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1685,7 +1685,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igatherv_c(const void* sendbuf, MPI_Count send
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igatherv_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Igatherv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Igatherv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1705,7 +1705,7 @@ extern "C" ADACOMP_EXPORT int MPI_Igatherv_c(const void* sendbuf, MPI_Count send
 extern "C" ADACOMP_EXPORT int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  adacomp::CallClock clock(adacomp::call_Iscatter, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iscatter, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, rank * sendcount, sendtype) == recvbuf; },
@@ -1724,7 +1724,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iscatter(const void* sendbuf, int sendcount, M
 extern "C" ADACOMP_EXPORT int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  adacomp::CallClock clock(adacomp::call_Iscatter_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iscatter_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, rank * sendcount, sendtype) == recvbuf; },
@@ -1743,7 +1743,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iscatter_c(const void* sendbuf, MPI_Count send
 extern "C" ADACOMP_EXPORT int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  adacomp::CallClock clock(adacomp::call_Iscatterv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iscatterv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, displs[rank], sendtype) == recvbuf; },
@@ -1763,7 +1763,7 @@ extern "C" ADACOMP_EXPORT int MPI_Iscatterv(const void* sendbuf, const int sendc
 extern "C" ADACOMP_EXPORT int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-  adacomp::CallClock clock(adacomp::call_Iscatterv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iscatterv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, displs[rank], sendtype) == recvbuf; },
@@ -1784,7 +1784,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, 
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ialltoall, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ialltoall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ialltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1802,7 +1802,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sen
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ialltoall_c, __builtin_return_address(0), (sendbuf), static_cast<MPI_Count>((sendcount)), (sendtype), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ialltoall_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ialltoall_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1819,7 +1819,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sen
 extern "C" ADACOMP_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-  adacomp::CallClock clock(adacomp::call_Ialltoallv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ialltoallv, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1837,7 +1837,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int send
 extern "C" ADACOMP_EXPORT int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-  adacomp::CallClock clock(adacomp::call_Ialltoallv_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ialltoallv_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1854,7 +1854,7 @@ extern "C" ADACOMP_EXPORT int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Co
 extern "C" ADACOMP_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Allgather_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgather_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, adacomp::data_size(recvcount, recvtype), false) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1872,7 +1872,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendco
 extern "C" ADACOMP_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Allgatherv_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgatherv_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1891,7 +1891,7 @@ extern "C" ADACOMP_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendc
 extern "C" ADACOMP_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Gather_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gather_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, rank * recvcount, recvtype) == sendbuf; },
@@ -1909,7 +1909,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount
 extern "C" ADACOMP_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Gatherv_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gatherv_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(recvbuf, sendbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(recvbuf, displs[rank], recvtype) == sendbuf; },
@@ -1928,7 +1928,7 @@ extern "C" ADACOMP_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcoun
 extern "C" ADACOMP_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Scatter_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatter_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, rank * sendcount, sendtype) == recvbuf; },
@@ -1946,7 +1946,7 @@ extern "C" ADACOMP_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcoun
 extern "C" ADACOMP_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Scatterv_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatterv_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(sendbuf, recvbuf) &&
       adacomp::exchange_may_code(comm, 0, true) &&
       adacomp::pmpi_refuses_alias(comm, root, [&](int rank) { return adacomp::block_at(sendbuf, displs[rank], sendtype) == recvbuf; },
@@ -1965,7 +1965,7 @@ extern "C" ADACOMP_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int s
 extern "C" ADACOMP_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Alltoall_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoall_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1981,7 +1981,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcou
 extern "C" ADACOMP_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
-  adacomp::CallClock clock(adacomp::call_Alltoallv_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoallv_init, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1999,7 +1999,7 @@ extern "C" ADACOMP_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int 
 extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  adacomp::CallClock clock(adacomp::call_Reduce_scatter_block, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_scatter_block, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -2016,7 +2016,7 @@ extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void
 extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  adacomp::CallClock clock(adacomp::call_Reduce_scatter_block_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_scatter_block_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -2033,7 +2033,7 @@ extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter_block_c(const void* sendbuf, vo
 extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-  adacomp::CallClock clock(adacomp::call_Reduce_scatter, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_scatter, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -2050,7 +2050,7 @@ extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recv
 extern "C" ADACOMP_EXPORT int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   adacomp::progress_collectives();
   if (adacomp::on_device(sendbuf) || adacomp::on_device(recvbuf)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-  adacomp::CallClock clock(adacomp::call_Reduce_scatter_c, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_scatter_c, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(sendbuf, recvbuf) &&
       adacomp::pmpi_refuses_alias(comm, adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {

@@ -6,7 +6,7 @@ using adacomp::entry::or_pmpi;
 extern "C" void adacomp_f_allreduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allreduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
-  adacomp::CallClock clock(adacomp::call_Allreduce, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allreduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -29,7 +29,7 @@ extern "C" ADACOMP_EXPORT void mpi_allreduce_f08_(void* sendbuf, void* recvbuf, 
 extern "C" void adacomp_f_reduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Reduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
-  adacomp::CallClock clock(adacomp::call_Reduce, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -52,7 +52,7 @@ extern "C" ADACOMP_EXPORT void mpi_reduce_f08_(void* sendbuf, void* recvbuf, MPI
 extern "C" void adacomp_f_bcast(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bcast, __builtin_return_address(0), (*root) == MPI_ROOT || (*root) == adacomp::entry::bytes::rank((PMPI_Comm_f2c(*comm))) ? (fbuf(buffer)) : nullptr, static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Bcast, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Bcast, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::bcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Bcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm)); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   if (ierr) *ierr = rc;
@@ -69,7 +69,7 @@ extern "C" void adacomp_f_iallreduce(void* sendbuf, void* recvbuf, MPI_Fint* cou
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallreduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
-  adacomp::CallClock clock(adacomp::call_Iallreduce, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallreduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -94,7 +94,7 @@ extern "C" void adacomp_f_ibcast(void* buffer, MPI_Fint* count, MPI_Fint* dataty
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibcast, __builtin_return_address(0), (*root) == MPI_ROOT || (*root) == adacomp::entry::bytes::rank((PMPI_Comm_f2c(*comm))) ? (fbuf(buffer)) : nullptr, static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ibcast, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ibcast, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::ibcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Ibcast(fbuf(buffer), *count, PMPI_Type_f2c(*datatype), *root, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *request = PMPI_Request_c2f(c_request);
@@ -112,7 +112,7 @@ extern "C" void adacomp_f_ireduce(void* sendbuf, void* recvbuf, MPI_Fint* count,
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ireduce, __builtin_return_address(0), (fbuf(sendbuf)) == MPI_IN_PLACE ? (fbuf(recvbuf)) : (fbuf(sendbuf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), (PMPI_Op_f2c(*op)));
-  adacomp::CallClock clock(adacomp::call_Ireduce, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ireduce, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -136,7 +136,7 @@ extern "C" ADACOMP_EXPORT void mpi_ireduce_f08_(void* sendbuf, void* recvbuf, MP
 extern "C" void adacomp_f_ireduce_scatter_block(void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Ireduce_scatter_block, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ireduce_scatter_block, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -160,7 +160,7 @@ extern "C" ADACOMP_EXPORT void mpi_ireduce_scatter_block_f08_(void* sendbuf, voi
 extern "C" void adacomp_f_init(MPI_Fint* ierr) {
   adacomp::progress_collectives();
   adacomp::fortran_setup();
-  adacomp::CallClock clock(adacomp::call_Init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Init, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::init(nullptr, nullptr), [&] { return PMPI_Init(nullptr, nullptr); });
   clock.stop(rc, [&] { return -1LL; });
   if (ierr) *ierr = rc;
@@ -177,7 +177,7 @@ extern "C" void adacomp_f_init_thread(MPI_Fint* required, MPI_Fint* provided, MP
   adacomp::progress_collectives();
   adacomp::fortran_setup();
   int c_provided = 0;
-  adacomp::CallClock clock(adacomp::call_Init_thread, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Init_thread, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::init_thread(nullptr, nullptr, *required, &c_provided), [&] { return PMPI_Init_thread(nullptr, nullptr, *required, &c_provided); });
   clock.stop(rc, [&] { return -1LL; });
   *provided = c_provided;
@@ -193,7 +193,7 @@ extern "C" ADACOMP_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint
 
 extern "C" void adacomp_f_finalize(MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Finalize, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Finalize, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::finalize(), [&] { return PMPI_Finalize(); });
   clock.stop(rc, [&] { return -1LL; });
   if (ierr) *ierr = rc;
@@ -209,7 +209,7 @@ extern "C" ADACOMP_EXPORT void mpi_finalize_f08_(MPI_Fint* ierr) __attribute__((
 extern "C" void adacomp_f_send(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Send, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Send, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Send, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::send(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm))
       : or_pmpi(adacomp::send(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Send(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)); });
@@ -227,7 +227,7 @@ extern "C" ADACOMP_EXPORT void mpi_send_f08_(void* buf, MPI_Fint* count, MPI_Fin
 extern "C" void adacomp_f_ssend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ssend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ssend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ssend, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::ssend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm))
       : or_pmpi(adacomp::ssend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Ssend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)); });
@@ -245,7 +245,7 @@ extern "C" ADACOMP_EXPORT void mpi_ssend_f08_(void* buf, MPI_Fint* count, MPI_Fi
 extern "C" void adacomp_f_rsend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Rsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Rsend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Rsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::rsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Rsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   if (ierr) *ierr = rc;
@@ -261,7 +261,7 @@ extern "C" ADACOMP_EXPORT void mpi_rsend_f08_(void* buf, MPI_Fint* count, MPI_Fi
 extern "C" void adacomp_f_bsend(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Bsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Bsend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Bsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::bsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)), [&] { return PMPI_Bsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm)); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   if (ierr) *ierr = rc;
@@ -278,7 +278,7 @@ extern "C" void adacomp_f_isend(void* buf, MPI_Fint* count, MPI_Fint* datatype, 
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Isend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Isend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Isend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::isend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Isend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *request = PMPI_Request_c2f(c_request);
@@ -296,7 +296,7 @@ extern "C" void adacomp_f_issend(void* buf, MPI_Fint* count, MPI_Fint* datatype,
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Issend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Issend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Issend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::issend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Issend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *request = PMPI_Request_c2f(c_request);
@@ -314,7 +314,7 @@ extern "C" void adacomp_f_irsend(void* buf, MPI_Fint* count, MPI_Fint* datatype,
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Irsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Irsend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Irsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::irsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Irsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *request = PMPI_Request_c2f(c_request);
@@ -332,7 +332,7 @@ extern "C" void adacomp_f_ibsend(void* buf, MPI_Fint* count, MPI_Fint* datatype,
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ibsend, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ibsend, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ibsend, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::ibsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Ibsend(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *request = PMPI_Request_c2f(c_request);
@@ -349,7 +349,7 @@ extern "C" ADACOMP_EXPORT void mpi_ibsend_f08_(void* buf, MPI_Fint* count, MPI_F
 extern "C" void adacomp_f_send_init(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Send_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Send_init, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::send_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Send_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); }, (&c_request));
   *request = PMPI_Request_c2f(c_request);
@@ -366,7 +366,7 @@ extern "C" ADACOMP_EXPORT void mpi_send_init_f08_(void* buf, MPI_Fint* count, MP
 extern "C" void adacomp_f_ssend_init(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Ssend_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ssend_init, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::ssend_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Ssend_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); }, (&c_request));
   *request = PMPI_Request_c2f(c_request);
@@ -383,7 +383,7 @@ extern "C" ADACOMP_EXPORT void mpi_ssend_init_f08_(void* buf, MPI_Fint* count, M
 extern "C" void adacomp_f_rsend_init(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Rsend_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Rsend_init, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::rsend_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Rsend_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); }, (&c_request));
   *request = PMPI_Request_c2f(c_request);
@@ -400,7 +400,7 @@ extern "C" ADACOMP_EXPORT void mpi_rsend_init_f08_(void* buf, MPI_Fint* count, M
 extern "C" void adacomp_f_bsend_init(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Bsend_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Bsend_init, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::bsend_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Bsend_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); }, (&c_request));
   *request = PMPI_Request_c2f(c_request);
@@ -418,7 +418,7 @@ extern "C" void adacomp_f_recv(void* buf, MPI_Fint* count, MPI_Fint* datatype, M
   adacomp::progress_collectives();
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Recv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Recv, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::recv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status)
       : or_pmpi(adacomp::recv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Recv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status); });
@@ -437,7 +437,7 @@ extern "C" ADACOMP_EXPORT void mpi_recv_f08_(void* buf, MPI_Fint* count, MPI_Fin
 extern "C" void adacomp_f_irecv(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Irecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Irecv, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::irecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Irecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *request = PMPI_Request_c2f(c_request);
@@ -454,7 +454,7 @@ extern "C" ADACOMP_EXPORT void mpi_irecv_f08_(void* buf, MPI_Fint* count, MPI_Fi
 extern "C" void adacomp_f_recv_init(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Recv_init, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Recv_init, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::recv_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), &c_request), [&] { return PMPI_Recv_init(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *source, *tag, PMPI_Comm_f2c(*comm), &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); }, (&c_request));
   *request = PMPI_Request_c2f(c_request);
@@ -473,7 +473,7 @@ extern "C" void adacomp_f_sendrecv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint*
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Sendrecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Sendrecv, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::sendrecv(fbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), *dest, *sendtag, fbuf(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status)
       : or_pmpi(adacomp::sendrecv(fbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), *dest, *sendtag, fbuf(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Sendrecv(fbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), *dest, *sendtag, fbuf(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype), *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status); });
@@ -494,7 +494,7 @@ extern "C" void adacomp_f_sendrecv_replace(void* buf, MPI_Fint* count, MPI_Fint*
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Sendrecv_replace, __builtin_return_address(0), (fbuf(buf)), static_cast<MPI_Count>((*count)), (PMPI_Type_f2c(*datatype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Sendrecv_replace, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Sendrecv_replace, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::sendrecv_replace(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Sendrecv_replace(fbuf(buf), *count, PMPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   if (!ign_status) PMPI_Status_c2f(&c_status, status);
@@ -512,7 +512,7 @@ extern "C" void adacomp_f_probe(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm,
   adacomp::progress_collectives();
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Probe, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Probe, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::probe(*source, *tag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status)
       : or_pmpi(adacomp::probe(*source, *tag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Probe(*source, *tag, PMPI_Comm_f2c(*comm), ign_status ? MPI_STATUS_IGNORE : &c_status); });
@@ -533,7 +533,7 @@ extern "C" void adacomp_f_iprobe(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm
   int c_flag = 0;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Iprobe, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iprobe, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::iprobe(*source, *tag, PMPI_Comm_f2c(*comm), &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Iprobe(*source, *tag, PMPI_Comm_f2c(*comm), &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   *flag = c_flag;
@@ -553,7 +553,7 @@ extern "C" void adacomp_f_mprobe(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm
   MPI_Message c_message = MPI_MESSAGE_NULL;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Mprobe, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Mprobe, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::mprobe(*source, *tag, PMPI_Comm_f2c(*comm), &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status)
       : or_pmpi(adacomp::mprobe(*source, *tag, PMPI_Comm_f2c(*comm), &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Mprobe(*source, *tag, PMPI_Comm_f2c(*comm), &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status); });
@@ -576,7 +576,7 @@ extern "C" void adacomp_f_improbe(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* com
   MPI_Message c_message = MPI_MESSAGE_NULL;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Improbe, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Improbe, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::improbe(*source, *tag, PMPI_Comm_f2c(*comm), &c_flag, &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Improbe(*source, *tag, PMPI_Comm_f2c(*comm), &c_flag, &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   *flag = c_flag;
@@ -597,7 +597,7 @@ extern "C" void adacomp_f_mrecv(void* buf, MPI_Fint* count, MPI_Fint* datatype, 
   MPI_Message c_message = adacomp::message_f2c(*message);
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Mrecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Mrecv, __builtin_return_address(0));
   int rc = adacomp::collectives_outstanding()
       ? adacomp::polled::mrecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status)
       : or_pmpi(adacomp::mrecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Mrecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), &c_message, ign_status ? MPI_STATUS_IGNORE : &c_status); });
@@ -618,7 +618,7 @@ extern "C" void adacomp_f_imrecv(void* buf, MPI_Fint* count, MPI_Fint* datatype,
   adacomp::progress_collectives();
   MPI_Message c_message = adacomp::message_f2c(*message);
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Imrecv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Imrecv, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::imrecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), &c_message, &c_request), [&] { return PMPI_Imrecv(fbuf(buf), *count, PMPI_Type_f2c(*datatype), &c_message, &c_request); });
   clock.stop(rc, [&] { return adacomp::bytes_of((*count), (PMPI_Type_f2c(*datatype))); });
   *message = adacomp::message_c2f(c_message);
@@ -638,7 +638,7 @@ extern "C" void adacomp_f_wait(MPI_Fint* request, MPI_Fint* status, MPI_Fint* ie
   MPI_Request c_request = PMPI_Request_f2c(*request);
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Wait, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Wait, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::wait(&c_request, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Wait(&c_request, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   *request = PMPI_Request_c2f(c_request);
@@ -659,7 +659,7 @@ extern "C" void adacomp_f_waitall(MPI_Fint* count, MPI_Fint* requests, MPI_Fint*
   for (int i = 0; i < *count; ++i) c_requests[i] = PMPI_Request_f2c(requests[i]);
   const bool ign_statuses = fstatuses_ignored(statuses);
   std::vector<MPI_Status> c_statuses(ign_statuses ? 0 : (*count > 0 ? *count : 0));
-  adacomp::CallClock clock(adacomp::call_Waitall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Waitall, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::waitall(*count, c_requests.data(), ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()), [&] { return PMPI_Waitall(*count, c_requests.data(), ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()); });
   clock.stop(rc, [&] { return -1LL; });
   for (int i = 0; i < *count; ++i) requests[i] = PMPI_Request_c2f(c_requests[i]);
@@ -681,7 +681,7 @@ extern "C" void adacomp_f_waitany(MPI_Fint* count, MPI_Fint* requests, MPI_Fint*
   int c_index = 0;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Waitany, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Waitany, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::waitany(*count, c_requests.data(), &c_index, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Waitany(*count, c_requests.data(), &c_index, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   for (int i = 0; i < *count; ++i) requests[i] = PMPI_Request_c2f(c_requests[i]);
@@ -704,7 +704,7 @@ extern "C" void adacomp_f_waitsome(MPI_Fint* incount, MPI_Fint* requests, MPI_Fi
   int c_outcount = 0;
   const bool ign_statuses = fstatuses_ignored(statuses);
   std::vector<MPI_Status> c_statuses(ign_statuses ? 0 : (*incount > 0 ? *incount : 0));
-  adacomp::CallClock clock(adacomp::call_Waitsome, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Waitsome, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::waitsome(*incount, c_requests.data(), &c_outcount, indices, ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()), [&] { return PMPI_Waitsome(*incount, c_requests.data(), &c_outcount, indices, ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()); });
   clock.stop(rc, [&] { return -1LL; });
   for (int i = 0; i < *incount; ++i) requests[i] = PMPI_Request_c2f(c_requests[i]);
@@ -727,7 +727,7 @@ extern "C" void adacomp_f_test(MPI_Fint* request, MPI_Fint* flag, MPI_Fint* stat
   int c_flag = 0;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Test, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Test, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::test(&c_request, &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Test(&c_request, &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   *request = PMPI_Request_c2f(c_request);
@@ -750,7 +750,7 @@ extern "C" void adacomp_f_testall(MPI_Fint* count, MPI_Fint* requests, MPI_Fint*
   int c_flag = 0;
   const bool ign_statuses = fstatuses_ignored(statuses);
   std::vector<MPI_Status> c_statuses(ign_statuses ? 0 : (*count > 0 ? *count : 0));
-  adacomp::CallClock clock(adacomp::call_Testall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Testall, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::testall(*count, c_requests.data(), &c_flag, ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()), [&] { return PMPI_Testall(*count, c_requests.data(), &c_flag, ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()); });
   clock.stop(rc, [&] { return -1LL; });
   for (int i = 0; i < *count; ++i) requests[i] = PMPI_Request_c2f(c_requests[i]);
@@ -774,7 +774,7 @@ extern "C" void adacomp_f_testany(MPI_Fint* count, MPI_Fint* requests, MPI_Fint*
   int c_flag = 0;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Testany, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Testany, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::testany(*count, c_requests.data(), &c_index, &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Testany(*count, c_requests.data(), &c_index, &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   for (int i = 0; i < *count; ++i) requests[i] = PMPI_Request_c2f(c_requests[i]);
@@ -798,7 +798,7 @@ extern "C" void adacomp_f_testsome(MPI_Fint* incount, MPI_Fint* requests, MPI_Fi
   int c_outcount = 0;
   const bool ign_statuses = fstatuses_ignored(statuses);
   std::vector<MPI_Status> c_statuses(ign_statuses ? 0 : (*incount > 0 ? *incount : 0));
-  adacomp::CallClock clock(adacomp::call_Testsome, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Testsome, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::testsome(*incount, c_requests.data(), &c_outcount, indices, ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()), [&] { return PMPI_Testsome(*incount, c_requests.data(), &c_outcount, indices, ign_statuses ? MPI_STATUSES_IGNORE : c_statuses.data()); });
   clock.stop(rc, [&] { return -1LL; });
   for (int i = 0; i < *incount; ++i) requests[i] = PMPI_Request_c2f(c_requests[i]);
@@ -818,7 +818,7 @@ extern "C" ADACOMP_EXPORT void mpi_testsome_f08_(MPI_Fint* incount, MPI_Fint* re
 extern "C" void adacomp_f_start(MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Start, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Start, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::start(&c_request), [&] { return PMPI_Start(&c_request); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts((&c_request), 1);
@@ -837,7 +837,7 @@ extern "C" void adacomp_f_startall(MPI_Fint* count, MPI_Fint* requests, MPI_Fint
   adacomp::progress_collectives();
   std::vector<MPI_Request> c_requests(*count > 0 ? *count : 0);
   for (int i = 0; i < *count; ++i) c_requests[i] = PMPI_Request_f2c(requests[i]);
-  adacomp::CallClock clock(adacomp::call_Startall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Startall, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::startall(*count, c_requests.data()), [&] { return PMPI_Startall(*count, c_requests.data()); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS && clock.on()) adacomp::count_starts((c_requests.data()), (*count));
@@ -855,7 +855,7 @@ extern "C" ADACOMP_EXPORT void mpi_startall_f08_(MPI_Fint* count, MPI_Fint* requ
 extern "C" void adacomp_f_request_free(MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Request_free, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Request_free, __builtin_return_address(0));
   if (clock.on() && (&c_request)) adacomp::forget_persistent(*(&c_request));
   int rc = or_pmpi(adacomp::request_free(&c_request), [&] { return PMPI_Request_free(&c_request); });
   clock.stop(rc, [&] { return -1LL; });
@@ -875,7 +875,7 @@ extern "C" void adacomp_f_request_get_status(MPI_Fint* request, MPI_Fint* flag, 
   int c_flag = 0;
   MPI_Status c_status;
   const bool ign_status = fstatus_ignored(status);
-  adacomp::CallClock clock(adacomp::call_Request_get_status, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Request_get_status, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::request_get_status(PMPI_Request_f2c(*request), &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status), [&] { return PMPI_Request_get_status(PMPI_Request_f2c(*request), &c_flag, ign_status ? MPI_STATUS_IGNORE : &c_status); });
   clock.stop(rc, [&] { return -1LL; });
   *flag = c_flag;
@@ -893,7 +893,7 @@ extern "C" ADACOMP_EXPORT void mpi_request_get_status_f08_(MPI_Fint* request, MP
 extern "C" void adacomp_f_comm_dup(MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Comm_dup, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_dup, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_dup(PMPI_Comm_f2c(*comm), &c_newcomm), [&] { return PMPI_Comm_dup(PMPI_Comm_f2c(*comm), &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -910,7 +910,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_dup_f08_(MPI_Fint* comm, MPI_Fint* newco
 extern "C" void adacomp_f_comm_dup_with_info(MPI_Fint* comm, MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Comm_dup_with_info, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_dup_with_info, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_dup_with_info(PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info), &c_newcomm), [&] { return PMPI_Comm_dup_with_info(PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info), &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -926,7 +926,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_dup_with_info_f08_(MPI_Fint* comm, MPI_F
 
 extern "C" void adacomp_f_comm_set_info(MPI_Fint* comm, MPI_Fint* info, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_set_info, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_set_info, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_set_info(PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info)), [&] { return PMPI_Comm_set_info(PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info)); });
   clock.stop(rc, [&] { return -1LL; });
   if (ierr) *ierr = rc;
@@ -942,7 +942,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_set_info_f08_(MPI_Fint* comm, MPI_Fint* 
 extern "C" void adacomp_f_comm_split(MPI_Fint* comm, MPI_Fint* color, MPI_Fint* key, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Comm_split, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_split, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_split(PMPI_Comm_f2c(*comm), *color, *key, &c_newcomm), [&] { return PMPI_Comm_split(PMPI_Comm_f2c(*comm), *color, *key, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -959,7 +959,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_split_f08_(MPI_Fint* comm, MPI_Fint* col
 extern "C" void adacomp_f_comm_split_type(MPI_Fint* comm, MPI_Fint* split_type, MPI_Fint* key, MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Comm_split_type, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_split_type, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_split_type(PMPI_Comm_f2c(*comm), *split_type, *key, PMPI_Info_f2c(*info), &c_newcomm), [&] { return PMPI_Comm_split_type(PMPI_Comm_f2c(*comm), *split_type, *key, PMPI_Info_f2c(*info), &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -976,7 +976,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_split_type_f08_(MPI_Fint* comm, MPI_Fint
 extern "C" void adacomp_f_comm_create(MPI_Fint* comm, MPI_Fint* group, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Comm_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_create, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_create(PMPI_Comm_f2c(*comm), PMPI_Group_f2c(*group), &c_newcomm), [&] { return PMPI_Comm_create(PMPI_Comm_f2c(*comm), PMPI_Group_f2c(*group), &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -993,7 +993,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_create_f08_(MPI_Fint* comm, MPI_Fint* gr
 extern "C" void adacomp_f_comm_create_group(MPI_Fint* comm, MPI_Fint* group, MPI_Fint* tag, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Comm_create_group, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_create_group, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_create_group(PMPI_Comm_f2c(*comm), PMPI_Group_f2c(*group), *tag, &c_newcomm), [&] { return PMPI_Comm_create_group(PMPI_Comm_f2c(*comm), PMPI_Group_f2c(*group), *tag, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1010,7 +1010,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_create_group_f08_(MPI_Fint* comm, MPI_Fi
 extern "C" void adacomp_f_cart_create(MPI_Fint* comm, MPI_Fint* ndims, MPI_Fint* dims, MPI_Fint* periods, MPI_Fint* reorder, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Cart_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Cart_create, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::cart_create(PMPI_Comm_f2c(*comm), *ndims, reinterpret_cast<const int*>(dims), reinterpret_cast<const int*>(periods), *reorder, &c_newcomm), [&] { return PMPI_Cart_create(PMPI_Comm_f2c(*comm), *ndims, reinterpret_cast<const int*>(dims), reinterpret_cast<const int*>(periods), *reorder, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1027,7 +1027,7 @@ extern "C" ADACOMP_EXPORT void mpi_cart_create_f08_(MPI_Fint* comm, MPI_Fint* nd
 extern "C" void adacomp_f_cart_sub(MPI_Fint* comm, MPI_Fint* remain_dims, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Cart_sub, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Cart_sub, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::cart_sub(PMPI_Comm_f2c(*comm), reinterpret_cast<const int*>(remain_dims), &c_newcomm), [&] { return PMPI_Cart_sub(PMPI_Comm_f2c(*comm), reinterpret_cast<const int*>(remain_dims), &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1044,7 +1044,7 @@ extern "C" ADACOMP_EXPORT void mpi_cart_sub_f08_(MPI_Fint* comm, MPI_Fint* remai
 extern "C" void adacomp_f_graph_create(MPI_Fint* comm, MPI_Fint* nnodes, MPI_Fint* index, MPI_Fint* edges, MPI_Fint* reorder, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Graph_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Graph_create, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::graph_create(PMPI_Comm_f2c(*comm), *nnodes, reinterpret_cast<const int*>(index), reinterpret_cast<const int*>(edges), *reorder, &c_newcomm), [&] { return PMPI_Graph_create(PMPI_Comm_f2c(*comm), *nnodes, reinterpret_cast<const int*>(index), reinterpret_cast<const int*>(edges), *reorder, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1061,7 +1061,7 @@ extern "C" ADACOMP_EXPORT void mpi_graph_create_f08_(MPI_Fint* comm, MPI_Fint* n
 extern "C" void adacomp_f_dist_graph_create(MPI_Fint* comm, MPI_Fint* n, MPI_Fint* sources, MPI_Fint* degrees, MPI_Fint* destinations, MPI_Fint* weights, MPI_Fint* info, MPI_Fint* reorder, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Dist_graph_create, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Dist_graph_create, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::dist_graph_create(PMPI_Comm_f2c(*comm), *n, reinterpret_cast<const int*>(sources), reinterpret_cast<const int*>(degrees), reinterpret_cast<const int*>(destinations), reinterpret_cast<const int*>(weights), PMPI_Info_f2c(*info), *reorder, &c_newcomm), [&] { return PMPI_Dist_graph_create(PMPI_Comm_f2c(*comm), *n, reinterpret_cast<const int*>(sources), reinterpret_cast<const int*>(degrees), reinterpret_cast<const int*>(destinations), reinterpret_cast<const int*>(weights), PMPI_Info_f2c(*info), *reorder, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1078,7 +1078,7 @@ extern "C" ADACOMP_EXPORT void mpi_dist_graph_create_f08_(MPI_Fint* comm, MPI_Fi
 extern "C" void adacomp_f_dist_graph_create_adjacent(MPI_Fint* comm, MPI_Fint* indegree, MPI_Fint* sources, MPI_Fint* sourceweights, MPI_Fint* outdegree, MPI_Fint* destinations, MPI_Fint* destweights, MPI_Fint* info, MPI_Fint* reorder, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Dist_graph_create_adjacent, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Dist_graph_create_adjacent, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::dist_graph_create_adjacent(PMPI_Comm_f2c(*comm), *indegree, reinterpret_cast<const int*>(sources), reinterpret_cast<const int*>(sourceweights), *outdegree, reinterpret_cast<const int*>(destinations), reinterpret_cast<const int*>(destweights), PMPI_Info_f2c(*info), *reorder, &c_newcomm), [&] { return PMPI_Dist_graph_create_adjacent(PMPI_Comm_f2c(*comm), *indegree, reinterpret_cast<const int*>(sources), reinterpret_cast<const int*>(sourceweights), *outdegree, reinterpret_cast<const int*>(destinations), reinterpret_cast<const int*>(destweights), PMPI_Info_f2c(*info), *reorder, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1095,7 +1095,7 @@ extern "C" ADACOMP_EXPORT void mpi_dist_graph_create_adjacent_f08_(MPI_Fint* com
 extern "C" void adacomp_f_intercomm_merge(MPI_Fint* intercomm, MPI_Fint* high, MPI_Fint* newcomm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Comm c_newcomm = MPI_COMM_NULL;
-  adacomp::CallClock clock(adacomp::call_Intercomm_merge, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Intercomm_merge, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::intercomm_merge(PMPI_Comm_f2c(*intercomm), *high, &c_newcomm), [&] { return PMPI_Intercomm_merge(PMPI_Comm_f2c(*intercomm), *high, &c_newcomm); });
   clock.stop(rc, [&] { return -1LL; });
   if (rc == MPI_SUCCESS) *newcomm = PMPI_Comm_c2f(c_newcomm);
@@ -1111,7 +1111,7 @@ extern "C" ADACOMP_EXPORT void mpi_intercomm_merge_f08_(MPI_Fint* intercomm, MPI
 
 extern "C" void adacomp_f_comm_set_errhandler(MPI_Fint* comm, MPI_Fint* errhandler, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Comm_set_errhandler, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Comm_set_errhandler, __builtin_return_address(0));
   int rc = or_pmpi(adacomp::comm_set_errhandler(PMPI_Comm_f2c(*comm), PMPI_Errhandler_f2c(*errhandler)), [&] { return PMPI_Comm_set_errhandler(PMPI_Comm_f2c(*comm), PMPI_Errhandler_f2c(*errhandler)); });
   clock.stop(rc, [&] { return -1LL; });
   if (ierr) *ierr = rc;
@@ -1127,7 +1127,7 @@ extern "C" ADACOMP_EXPORT void mpi_comm_set_errhandler_f08_(MPI_Fint* comm, MPI_
 extern "C" void adacomp_f_allgather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Allgather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), adacomp::data_size(*recvcount, PMPI_Type_f2c(*recvtype)), false) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), rank * *recvcount, PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1152,7 +1152,7 @@ extern "C" ADACOMP_EXPORT void mpi_allgather_f08_(void* sendbuf, MPI_Fint* sendc
 extern "C" void adacomp_f_allgatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Allgatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Allgatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Allgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), reinterpret_cast<const int*>(displs)[rank], PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1178,7 +1178,7 @@ extern "C" ADACOMP_EXPORT void mpi_allgatherv_f08_(void* sendbuf, MPI_Fint* send
 extern "C" void adacomp_f_gather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Gather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), rank * *recvcount, PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1203,7 +1203,7 @@ extern "C" ADACOMP_EXPORT void mpi_gather_f08_(void* sendbuf, MPI_Fint* sendcoun
 extern "C" void adacomp_f_gatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Gatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Gatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Gatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), reinterpret_cast<const int*>(displs)[rank], PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1228,7 +1228,7 @@ extern "C" ADACOMP_EXPORT void mpi_gatherv_f08_(void* sendbuf, MPI_Fint* sendcou
 
 extern "C" void adacomp_f_scatter(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Scatter, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatter, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(sendbuf), rank * *sendcount, PMPI_Type_f2c(*sendtype)) == fbuf(recvbuf); },
@@ -1252,7 +1252,7 @@ extern "C" ADACOMP_EXPORT void mpi_scatter_f08_(void* sendbuf, MPI_Fint* sendcou
 
 extern "C" void adacomp_f_scatterv(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Scatterv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Scatterv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(sendbuf), reinterpret_cast<const int*>(displs)[rank], PMPI_Type_f2c(*sendtype)) == fbuf(recvbuf); },
@@ -1278,7 +1278,7 @@ extern "C" ADACOMP_EXPORT void mpi_scatterv_f08_(void* sendbuf, MPI_Fint* sendco
 extern "C" void adacomp_f_alltoall(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Alltoall, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Alltoall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1300,7 +1300,7 @@ extern "C" ADACOMP_EXPORT void mpi_alltoall_f08_(void* sendbuf, MPI_Fint* sendco
 
 extern "C" void adacomp_f_alltoallv(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Alltoallv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Alltoallv, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1325,7 +1325,7 @@ extern "C" void adacomp_f_iallgather(void* sendbuf, MPI_Fint* sendcount, MPI_Fin
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Iallgather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallgather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), adacomp::data_size(*recvcount, PMPI_Type_f2c(*recvtype)), false) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), rank * *recvcount, PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1352,7 +1352,7 @@ extern "C" void adacomp_f_iallgatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fi
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Iallgatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Iallgatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iallgatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), reinterpret_cast<const int*>(displs)[rank], PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1380,7 +1380,7 @@ extern "C" void adacomp_f_igather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* 
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igather, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Igather, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Igather, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), rank * *recvcount, PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1407,7 +1407,7 @@ extern "C" void adacomp_f_igatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint*
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Igatherv, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Igatherv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Igatherv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(recvbuf), fbuf(sendbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(recvbuf), reinterpret_cast<const int*>(displs)[rank], PMPI_Type_f2c(*recvtype)) == fbuf(sendbuf); },
@@ -1434,7 +1434,7 @@ extern "C" ADACOMP_EXPORT void mpi_igatherv_f08_(void* sendbuf, MPI_Fint* sendco
 extern "C" void adacomp_f_iscatter(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Iscatter, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iscatter, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(sendbuf), rank * *sendcount, PMPI_Type_f2c(*sendtype)) == fbuf(recvbuf); },
@@ -1460,7 +1460,7 @@ extern "C" ADACOMP_EXPORT void mpi_iscatter_f08_(void* sendbuf, MPI_Fint* sendco
 extern "C" void adacomp_f_iscatterv(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Iscatterv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Iscatterv, __builtin_return_address(0));
   const bool alias_refused = adacomp::may_hold(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::exchange_may_code(PMPI_Comm_f2c(*comm), 0, true) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), *root, [&](int rank) { return adacomp::block_at(fbuf(sendbuf), reinterpret_cast<const int*>(displs)[rank], PMPI_Type_f2c(*sendtype)) == fbuf(recvbuf); },
@@ -1488,7 +1488,7 @@ extern "C" void adacomp_f_ialltoall(void* sendbuf, MPI_Fint* sendcount, MPI_Fint
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
   if (adacomp::sampling()) adacomp::offer_payload(adacomp::call_Ialltoall, __builtin_return_address(0), (fbuf(sendbuf)), static_cast<MPI_Count>((*sendcount)), (PMPI_Type_f2c(*sendtype)), MPI_OP_NULL);
-  adacomp::CallClock clock(adacomp::call_Ialltoall, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ialltoall, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1512,7 +1512,7 @@ extern "C" ADACOMP_EXPORT void mpi_ialltoall_f08_(void* sendbuf, MPI_Fint* sendc
 extern "C" void adacomp_f_ialltoallv(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   adacomp::progress_collectives();
   MPI_Request c_request = PMPI_Request_f2c(*request);
-  adacomp::CallClock clock(adacomp::call_Ialltoallv, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Ialltoallv, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1536,7 +1536,7 @@ extern "C" ADACOMP_EXPORT void mpi_ialltoallv_f08_(void* sendbuf, MPI_Fint* send
 
 extern "C" void adacomp_f_reduce_scatter_block(void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Reduce_scatter_block, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_scatter_block, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
@@ -1558,7 +1558,7 @@ extern "C" ADACOMP_EXPORT void mpi_reduce_scatter_block_f08_(void* sendbuf, void
 
 extern "C" void adacomp_f_reduce_scatter(void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
   adacomp::progress_collectives();
-  adacomp::CallClock clock(adacomp::call_Reduce_scatter, __builtin_return_address(0));
+  adacomp::entry::CallClock clock(adacomp::call_Reduce_scatter, __builtin_return_address(0));
   const bool alias_refused = adacomp::aliased(fbuf(sendbuf), fbuf(recvbuf)) &&
       adacomp::pmpi_refuses_alias(PMPI_Comm_f2c(*comm), adacomp::kNoRoot, [](int) { return true; },
       [&](MPI_Comm self, int rank) -> int {
