@@ -173,23 +173,27 @@ bool interstep_pays(const Codec& plain, const Codec& delta, const EncodeParams& 
                     double wire_ns_per_byte) {
   const size_t block = std::min(kSampleBlock, bytes);
   const size_t blocks = std::clamp<size_t>(bytes / (16 * kSampleBlock), 1, kSampleBlocks);
-  std::vector<uint8_t> room(3 * block);  // the block's XOR, then room for a coding
-  uint8_t* residual = room.data();
-  uint8_t* coded = residual + block;
-  double cost[2] = {0, 0};  // plain, XOR: ns of coding and wire
+  const size_t sample = blocks * block;
+  // The sample's blocks of the message, of the reference's XOR with them,
+  // then room for a coding of either.
+  std::vector<uint8_t> room(4 * sample);
+  uint8_t *values = room.data(), *residual = values + sample, *coded = residual + sample;
   for (size_t i = 0; i < blocks; ++i) {
     size_t at = blocks == 1 ? 0 : (bytes - block) / (blocks - 1) * i;
     at -= at % 16;  // on an element of every kind
-    for (int way = 0; way < 2; ++way) {
-      const auto start = std::chrono::steady_clock::now();
-      const uint8_t* src = data + at;
-      if (way == 1) xor_bytes(residual, data + at, ref + at, block), src = residual;
-      const long n = (way ? delta : plain).encode(p, src, block, coded, 2 * block);
-      const double ns = std::chrono::duration<double, std::nano>(
-                            std::chrono::steady_clock::now() - start).count();
-      const double wire = n < 0 ? static_cast<double>(block) : static_cast<double>(n);
-      cost[way] += wire_ns_per_byte > 0 ? 2 * ns + wire * wire_ns_per_byte : wire;
-    }
+    std::memcpy(values + i * block, data + at, block);
+    std::memcpy(residual + i * block, ref + at, block);
+  }
+  double cost[2] = {0, 0};  // plain, XOR: ns of coding and wire
+  for (int way = 0; way < 2; ++way) {
+    const auto start = std::chrono::steady_clock::now();
+    if (way == 1) xor_bytes(residual, values, residual, sample);
+    const long n = (way ? delta : plain).encode(p, way ? residual : values, sample, coded,
+                                                2 * sample);
+    const double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    const double wire = n < 0 ? static_cast<double>(sample) : static_cast<double>(n);
+    cost[way] = wire_ns_per_byte > 0 ? 2 * ns + wire * wire_ns_per_byte : wire;
   }
   return cost[1] < cost[0];
 }
