@@ -9,12 +9,12 @@
 //      the root's node;
 //   3. on the root's node a node-local gather joins the slices at the root.
 // Pipelined, the vector is cut in segments (the plan's segments, a
-// rank's share being 1/L of it): each segment's reduce-scatter adds this
-// rank's slice of it to one accumulator, one after another, and the tree
-// codes a chunk of that accumulator as soon as the slices it spans are
-// summed, so the node stage overlaps the tree. The tree's shape and the
-// node stages depend on the layout only: the result is the same from run to
-// run.
+// rank's share being 1/L of it) that flow through these three stages as the
+// Allreduce's and Reduce_scatter's flow through theirs (coll/segment_ring.h
+// advance_segments): segment k's reduce-scatter, then its slice on the rail's
+// tree, then its gather, each stage of k+1 overlapping k's next one. The
+// tree's shape and the node stages depend on the layout only: the result is
+// the same from run to run.
 #include "coll/reduce_rails.h"
 
 #include <optional>
@@ -24,6 +24,7 @@
 #include "coll/compressed_call.h"
 #include "coll/node_stage.h"
 #include "coll/ring_codes.h"
+#include "coll/segment_ring.h"
 #include "coll/tree_reduce.h"
 
 namespace adacomp {
@@ -54,9 +55,9 @@ class RailsReduceSchedule : public Schedule {
       g.offset = block_begin(static_cast<size_t>(count), parts, k);
       g.slices = node_slices(block_count(static_cast<size_t>(count), parts, k), node.size);
       g.acc_offset = slices;
-      slices += static_cast<size_t>(g.slices.counts[static_cast<size_t>(node.rank)]);
+      g.count = static_cast<size_t>(g.slices.counts[static_cast<size_t>(node.rank)]);
+      slices += g.count;
     }
-    slices_ = slices;
     acc_ = call_.memory(ScratchSlot::accumulator, slices * elem + 1);
     // The rail's members from its member on the root's node on; a rail
     // orders its members by rank (runtime/comm_state.h), so that member's
@@ -86,8 +87,10 @@ class RailsReduceSchedule : public Schedule {
   }
 
   bool advance(bool wait) override {
-    // A blocking call polls while slices are still being summed.
-    return run_passes(wait, [&] { return advance_stages(wait); });
+    auto scatter = [&](size_t k, bool w) { return this->scatter(segments_[k], w); };
+    auto tree = [&](size_t k, bool w) { return this->tree(segments_[k], w); };
+    auto gather = [&](size_t k, bool w) { return this->gather(segments_[k], w); };
+    return advance_segments(segments_.size(), wait, scatter, tree, gather);
   }
 
   int finish() override {
@@ -100,34 +103,19 @@ class RailsReduceSchedule : public Schedule {
 
  private:
   struct Segment {
-    size_t offset = 0;               // of the vector, elements
-    size_t acc_offset = 0;           // of this rank's slice in acc, elements
-    NodeSlices slices;                // the node's slices of it
+    size_t offset = 0;      // of the vector, elements
+    size_t acc_offset = 0;  // of this rank's slice in acc, elements
+    size_t count = 0;       // this rank's slice, elements
+    NodeSlices slices;      // the node's slices of it
     std::optional<NodeStage> scatter, gather;
+    bool reduced = false;  // its tree done (or skipped)
   };
 
-  // One pass: the next segment's reduce-scatter (a blocking call's blocking:
-  // MPI's blocking algorithm is its best, coll/reduce.cpp), the tree over
-  // the slices summed so far, then the gathers. True once all are done;
-  // with `wait`, blocks in the tree and the gathers once every slice is
-  // summed.
-  bool advance_stages(bool wait) {
-    size_t k = 0;  // the first segment not summed yet
-    while (k < segments_.size() && segments_[k].scatter->done()) ++k;
-    if (k < segments_.size() && scatter(segments_[k], wait)) ++k;
-    const bool summed = k == segments_.size();
-    if (!agree_.ready(call_, wait && summed)) return false;
-    // A failed stage fails alike on every rank (one set of arguments): the
-    // tree and the gathers are then skipped everywhere.
-    const bool failed = this->failed();
-    const size_t ready = summed ? slices_ : segments_[k].acc_offset;
-    if (!failed && !tree(ready * plan_.type.size, wait && summed)) return false;
-    if (!summed) return false;
-    for (Segment& g : segments_)
-      if (g.gather && !gather(g, wait, failed)) return false;
-    return true;
-  }
+  // A failed node stage fails alike on every rank (one set of arguments):
+  // the segment's tree and gather are then skipped everywhere.
+  static bool failed(const Segment& g) { return g.scatter->failed(); }
 
+  // Segment g's node sum, this rank's slice of it into acc.
   bool scatter(Segment& g, bool wait) {
     const Group& node = plan_.state->node;
     const uint8_t* in = input_ + g.offset * plan_.type.size;
@@ -140,15 +128,35 @@ class RailsReduceSchedule : public Schedule {
         });
   }
 
+  // Segment g's slice on the rail's tree, built once the agreement has set
+  // the bound, and released when done for the next segment's (one tree's
+  // memory and tag at a time). A rail whose slice is empty (fewer elements
+  // than ranks on a node) has nothing to reduce: its members share a local
+  // rank, so they all skip it.
+  bool tree(Segment& g, bool wait) {
+    if (g.reduced) return true;
+    if (!agree_.ready(call_, wait)) return false;
+    if (g.count == 0 || failed(g)) return g.reduced = true;
+    const size_t elem = plan_.type.size;
+    if (!reduce_)
+      reduce_ = std::make_unique<TreeReduce>(call_, members_, me_, acc_ + g.acc_offset * elem,
+                                             static_cast<int>(g.count), type_, op_, agree_.grid(),
+                                             tag_);
+    if (!reduce_->advance(wait, g.count * elem)) return false;
+    reduce_.reset();
+    return g.reduced = true;
+  }
+
   // Segment g's slices, final on the root's node, joined at the root.
-  bool gather(Segment& g, bool wait, bool skip) {
+  bool gather(Segment& g, bool wait) {
+    if (!g.gather) return true;
     const Group& node = plan_.state->node;
     const uint8_t* mine = acc_ + g.acc_offset * plan_.type.size;
-    const int n = g.slices.counts[static_cast<size_t>(node.rank)];
+    const int n = static_cast<int>(g.count);
     uint8_t* out = recvbuf_ ? recvbuf_ + g.offset * plan_.type.size : nullptr;
     const int *counts = g.slices.counts.data(), *displs = g.slices.displs.data();
     return g.gather->run(
-        wait, skip,
+        wait, failed(g),
         [&] {
           return PMPI_Gatherv(mine, n, type_, out, counts, displs, type_, local_root_, node.comm);
         },
@@ -156,26 +164,6 @@ class RailsReduceSchedule : public Schedule {
           return PMPI_Igatherv(mine, n, type_, out, counts, displs, type_, local_root_, node.comm,
                                r);
         });
-  }
-
-  bool failed() const {
-    for (const Segment& g : segments_)
-      if (g.scatter->failed()) return true;
-    return false;
-  }
-
-  // The rail's tree over this rank's slices, built once the agreement has
-  // set the bound. A rail whose slices are empty (fewer elements than
-  // ranks on a node) has nothing to reduce: its members share a local
-  // rank, so they all skip it.
-  bool tree(size_t ready, bool wait) {
-    if (slices_ == 0 || tree_done_) return true;
-    if (!reduce_)
-      reduce_ = std::make_unique<TreeReduce>(call_, members_, me_, acc_, static_cast<int>(slices_),
-                                             type_, op_, agree_.grid(), tag_);
-    if (!reduce_->advance(wait, ready)) return false;
-    reduce_.reset();
-    return tree_done_ = true;
   }
 
   const CollPlan plan_;
@@ -187,13 +175,11 @@ class RailsReduceSchedule : public Schedule {
   const uint8_t* input_ = nullptr;
   int local_root_ = 0;  // the root's node-local rank, on its node
   uint8_t* acc_ = nullptr;
-  size_t slices_ = 0;  // elements in acc
   std::vector<int> members_;
   int me_ = 0;
   LossyAgreement agree_;
   std::vector<Segment> segments_;
-  std::unique_ptr<TreeReduce> reduce_;
-  bool tree_done_ = false;
+  std::unique_ptr<TreeReduce> reduce_;  // the tree of the segment on it
 };
 
 }  // namespace

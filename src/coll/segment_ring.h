@@ -1,7 +1,8 @@
-// The ring calls' segments (Allreduce and Reduce_scatter; coll/plan.h
-// segmented): each segment flows through a node stage that combines its
-// inputs (gather), the compressed ring among the ring's members, and a stage
-// that hands its result out (deliver). One order for both calls, and one
+// The node-aware calls' segments (coll/plan.h segmented): each segment
+// flows through a node stage that combines its inputs (gather), the coded
+// stage among the nodes (the compressed ring of the Allreduce and
+// Reduce_scatter; the rail's tree of the Reduce on rails), and a stage that
+// hands its result out (deliver). One order for the three calls, and one
 // ring per segment, written once.
 #pragma once
 
@@ -20,7 +21,8 @@ class CompressedCall;
 class LossyAgreement;
 
 // Advances the segments; true once all are done. Each stage is a callable
-// (segment index, wait) -> done. One segment runs its stages in turn.
+// (segment index, wait) -> done, asked again until it is. One segment runs
+// its stages in turn.
 // Several run their stages nonblocking even in a blocking call, so that the
 // node stages overlap the rings, in passes (run_passes): segment k's gather
 // starts once k-1's is done (so the first ring starts as early as it can),
