@@ -151,7 +151,7 @@ void sleeping_channel() {
   std::vector<uint8_t> out(frame_capacity(bytes));
   EncodeParams p;
   p.kind = ElemKind::f64;
-  for (int m = 0; m < 100; ++m) {
+  for (int m = 0; m < 140; ++m) {
     // Smooth, so the value codec shrinks it; a fresh phase each time.
     const double phase = std::uniform_real_distribution<double>(0, 6.28)(rng);
     for (size_t i = 0; i < n; ++i) v[i] = std::sin(i * 0.001 + phase);
