@@ -181,9 +181,10 @@ bool interstep_pays(const Codec& plain, const Codec& delta, const EncodeParams& 
   const size_t blocks = std::clamp<size_t>(bytes / (16 * kSampleBlock), 1, kSampleBlocks);
   const size_t sample = blocks * block;
   // The sample's blocks of the message, of the reference's XOR with them,
-  // then room for a coding of either.
-  std::vector<uint8_t> room(4 * sample);
-  uint8_t *values = room.data(), *residual = values + sample, *coded = residual + sample;
+  // then room for a coding of either (the accumulator, which the XOR of the
+  // whole message takes only after this choice).
+  uint8_t* values = scratch(ScratchSlot::accumulator, 4 * sample);
+  uint8_t *residual = values + sample, *coded = residual + sample;
   for (size_t i = 0; i < blocks; ++i) {
     size_t at = blocks == 1 ? 0 : (bytes - block) / (blocks - 1) * i;
     at -= at % 16;  // on an element of every kind
