@@ -28,9 +28,9 @@ size_t moving_unit(const CallQuery& q, Layout layout) {
 }
 
 // Segments of a pipelined node-aware staged call, and a ring's (or a rail
-// tree's) chunks per segment. Rails also gain balance from segments: local rank i codes slice
-// i of every segment, pieces spread over the vector, so ranks on a smoothly
-// varying field code alike-compressible data.
+// tree's) chunks per segment. Rails also gain balance from segments: local
+// rank i codes slice i of every segment, pieces spread over the vector, so
+// ranks on a smoothly varying field code alike-compressible data.
 void cut_segments(const CallQuery& q, Plan* p) {
   if (p->layout == Layout::flat || !p->tier.pipelined || !staged_call(q.op)) return;
   const size_t node_share =
@@ -44,7 +44,7 @@ void cut_segments(const CallQuery& q, Plan* p) {
     p->segments = q.bytes <= static_cast<size_t>(INT_MAX)
                       ? std::min(node_segments(q.bytes), p->chunks)
                       : 1;
-  } else {  // Reduce: a rail tree per segment of each rank's slice, or the leaders' one tree
+  } else {  // Reduce: a rail tree per segment of a rank's slice, or the leaders' one tree
     p->segments = std::min(node_segments(node_share), p->chunks);
     if (p->layout == Layout::rails) p->chunks = (p->chunks + p->segments - 1) / p->segments;
   }

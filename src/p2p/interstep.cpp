@@ -19,8 +19,9 @@ constexpr int kLostToSleep = 32;
 constexpr int kDormantMessages = 64;
 constexpr int kLongestNap = 4;
 // The sample a message's coding is chosen on: one block of kSampleBlock
-// bytes per 16 of the message, at least one and at most kSampleBlocks,
-// spread evenly over it (1/16 of a 64 KB message, 1/64 of 4 MB).
+// bytes per 16 such blocks of the message (64 KB), at least one and at most
+// kSampleBlocks, spread evenly over it (1/16 of a 64 KB message, 1/64 of
+// 4 MB).
 constexpr size_t kSampleBlock = 4096;
 constexpr size_t kSampleBlocks = 16;
 // The share of the value codec's cost the XOR must come under on the

@@ -1,7 +1,8 @@
 // Inter-step channels without MPI (src/p2p/interstep.*): records, a sender and
 // a receiver exchanging frames in channel order but interleaved across
 // channels, the reference budget with retirement, channels going to sleep,
-// each message's coding chosen on its own, and the receiver's turn rules. Exits non-zero on any failure.
+// each message's coding chosen on its own, and the receiver's turn rules.
+// Exits non-zero on any failure.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
