@@ -91,8 +91,9 @@ class AllreduceSchedule : public Schedule {
     // Lossy: the range of every rank's input; every element passes
     // `compressions` codings among `members`, each bringing the sum of up to
     // `per_member` ranks' inputs. One agreement, one grid, for every segment.
+    const SecondRun second{sendbuf == MPI_IN_PLACE ? recvbuf : nullptr, plan_.bytes};
     agree_.start(call_, input, count, allreduce_compressions(members), s.coll.size - 1,
-                 codes_candidate(plan_, op, count, members) ? members : 0, per_member);
+                 codes_candidate(plan_, op, count, members) ? members : 0, per_member, &second);
     // Tickets in this order on every rank of the node: the gathers, then the
     // spreads (node_stage.h).
     if (plan_.layout != Layout::flat) {
@@ -105,8 +106,10 @@ class AllreduceSchedule : public Schedule {
     auto gather = [&](size_t k, bool w) { return this->gather(k, w); };
     auto ring = [&](size_t k, bool w) { return this->ring(k, w); };
     auto spread = [&](size_t k, bool w) { return this->spread(k, w); };
-    return advance_segments(segments_.size(), wait, gather, ring, spread);
+    return advance_segments(call_, segments_.size(), wait, gather, ring, spread);
   }
+
+  bool rerun() override { return !agree_.confirm(call_); }
 
   int finish() override {
     for (const Segment& g : segments_)

@@ -24,10 +24,18 @@ CompressedCall::CompressedCall(MPI_Comm app, const CollPlan& p, OpKind op, const
     coding_ = false;
     return;
   }
-  stats_.compressed_calls.fetch_add(1, std::memory_order_relaxed);
-  if (p.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(1, std::memory_order_relaxed);
-  if (p.chunks > 1 || p.segments > 1)
-    stats_.pipelined_calls.fetch_add(1, std::memory_order_relaxed);
+  count(1);
+}
+
+void CompressedCall::count(unsigned long long n) {
+  stats_.compressed_calls.fetch_add(n, std::memory_order_relaxed);
+  if (plan.tier.tier == Tier::lossy) stats_.lossy_calls.fetch_add(n, std::memory_order_relaxed);
+  if (plan.chunks > 1 || plan.segments > 1)
+    stats_.pipelined_calls.fetch_add(n, std::memory_order_relaxed);
+}
+
+void CompressedCall::discard() {
+  if (coding_) count(-1ULL);
 }
 
 void CompressedCall::set_hop_bound(double abs_bound) {
@@ -102,16 +110,25 @@ void CompressedCall::wait_all(int n, MPI_Request* reqs, size_t* recv_bytes) {
     while (!test_all(n, reqs, recv_bytes)) progress_collectives();
     return;
   }
+  // The idle work first, while the requests are not all complete.
+  if (idle_) {
+    while (!test_all(n, reqs, recv_bytes))
+      if (!idle_()) break;
+  }
   MPI_Status st[8];
   for (int i = 0; i < n; i += 8) {
     int m = n - i < 8 ? n - i : 8;
+    // A request test_all completed is null now: its byte count is kept.
+    bool active[8];
+    for (int j = 0; j < m; ++j) active[j] = reqs[i + j] != MPI_REQUEST_NULL;
     const int rc = PMPI_Waitall(m, reqs + i, st);
     errors_.mpi(rc);
     if (rc == MPI_ERR_IN_STATUS)
       for (int j = 0; j < m; ++j)
         if (reqs[i + j] != MPI_REQUEST_NULL) errors_.mpi(PMPI_Wait(&reqs[i + j], &st[j]));
     if (!recv_bytes) continue;
-    for (int j = 0; j < m; ++j) recv_bytes[i + j] = received_bytes(st[j]);
+    for (int j = 0; j < m; ++j)
+      if (active[j]) recv_bytes[i + j] = received_bytes(st[j]);
   }
 }
 

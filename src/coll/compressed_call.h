@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -50,6 +51,13 @@ class CompressedCall {
   void set_certificate(const LossyCertificate& c) { certificate_ = c; }
   bool lossy() const { return coder_.codec->lossy; }
   bool blocking() const { return form_ == CallForm::blocking; }
+  OpKind op() const { return op_; }
+
+  // Work a blocking call does while it would otherwise wait on the wire
+  // (LossyAgreement's deferred scan): `work` does one short piece and
+  // returns false once nothing is left. idle_work() runs one piece.
+  void on_idle(std::function<bool()> work) { idle_ = std::move(work); }
+  bool idle_work() { return idle_ && idle_(); }
 
   // `bytes` of working memory: this thread's scratch `slot` for a blocking
   // call (done before the thread's next call), else the call's own heap
@@ -88,6 +96,10 @@ class CompressedCall {
   // transports advance sends, receives and rendezvous only inside MPI calls.
   void progress();
 
+  // A run whose result is made again (Schedule::rerun): the call is
+  // counted once, by the run that finishes. Its bytes were sent, and stay.
+  void discard();
+
   // Reports failures; in the adaptive policy also records this call's time.
   // A nonblocking call finishes when the application completes its request.
   int finish();
@@ -96,6 +108,7 @@ class CompressedCall {
   const CollPlan& plan;
 
  private:
+  void count(unsigned long long n);  // the call's counters, by n (-1: back by one)
   void wait_all(int n, MPI_Request* reqs, size_t* recv_bytes);
   bool test_all(int n, MPI_Request* reqs, size_t* recv_bytes);
 
@@ -110,6 +123,7 @@ class CompressedCall {
   TransferErrors errors_;
   LossyCertificate certificate_;
   double start_;  // MPI_Wtime at construction, for the runtime model
+  std::function<bool()> idle_;
   std::vector<std::unique_ptr<uint8_t[]>> owned_;  // memory() of a schedule
 };
 

@@ -68,18 +68,22 @@ double hop_bound(CompressedCall& call, const void* data, size_t count, int compr
 }
 
 void LossyAgreement::start(CompressedCall& call, const void* data, size_t count, int compressions,
-                           int additions, int codes_members, int per_member) {
+                           int additions, int codes_members, int per_member,
+                           const SecondRun* second) {
   const CollPlan& plan = call.plan;
   if (plan.tier.tier != Tier::lossy) return;
   compressions_ = compressions;
   additions_ = additions;
   codes_members_ = codes_members;
   per_member_ = per_member;
+  keeps_views_ = codes_members && second && call.blocking();
+  if (keeps_views_ && start_on_kept_view(call, data, count, *second)) return;
   // One scan of the input for both views: at 64 MB a second one cost
   // 10-15 ms of a 100 ms call at 10 Gbit/s.
   const bool bad = local_range(plan, data, count, mine_);
   if (codes_members) codes_local_view(-mine_[0], mine_[1], bad, mine_ + 2);
-  const int n = codes_members ? 2 + kCodesView : 2;
+  mine_[kValues - 1] = second && second->in_place ? 1.0 : 0.0;
+  const int n = codes_members ? kValues : 2;
   MPI_Comm comm = plan.state->coll.comm;
   if (call.blocking())
     call.check_mpi(PMPI_Allreduce(mine_, widest_, n, MPI_DOUBLE, MPI_MAX, comm));
@@ -103,8 +107,112 @@ bool LossyAgreement::ready(CompressedCall& call, bool wait) {
     call.set_certificate(grid_.certificate);
   else
     call.set_hop_bound(bound_from_range(call, widest_, ranks, compressions_, additions_));
+  if (keeps_views_ && !call.mpi_failed()) keep_view(call, widest_ + 2);
   pending_ = false;
   return true;
+}
+
+namespace {
+
+// The kept view of this call's kind on its communicator; made (replacing
+// the oldest) with `make`, else null when there is none.
+AgreedView* kept_view(CompressedCall& call, int members, int per_member, bool make) {
+  CommState& s = *call.plan.state;
+  const int op = static_cast<int>(call.op());
+  const size_t count = call.plan.bytes / call.plan.type.size;
+  for (AgreedView& v : s.agreed_views)
+    if (v.op == op && v.count == count && v.members == members && v.per_member == per_member)
+      return &v;
+  if (!make) return nullptr;
+  constexpr unsigned kKept = sizeof(s.agreed_views) / sizeof(s.agreed_views[0]);
+  AgreedView& v = s.agreed_views[s.agreed_views_next++ % kKept];
+  v = AgreedView{};
+  v.op = op, v.count = count, v.members = members, v.per_member = per_member;
+  return &v;
+}
+
+// A scan piece: small enough that a reply waiting behind it is late by a
+// few microseconds at most.
+constexpr size_t kScanPieceBytes = 64 << 10;
+constexpr unsigned kLongestRest = 64;
+
+}  // namespace
+
+static_assert(kCodesView + 1 == AgreedView::kValues, "the kept view: the codes view and in place");
+
+AgreedView& LossyAgreement::keep_view(CompressedCall& call, const double* agreed) {
+  AgreedView& v = *kept_view(call, codes_members_, per_member_, true);
+  std::memcpy(v.view, agreed, sizeof(v.view));
+  return v;
+}
+
+bool LossyAgreement::start_on_kept_view(CompressedCall& call, const void* data, size_t count,
+                                        const SecondRun& second) {
+  AgreedView* v = kept_view(call, codes_members_, per_member_, false);
+  if (!v || v->view[kCodesView] != 0) return false;  // none, or seen in place
+  if (v->rest > 0) {
+    --v->rest;
+    return false;
+  }
+  const CodesGrid g = grid_from_view(call.plan, v->view, codes_members_, per_member_);
+  if (!g.on) return false;
+  grid_ = g;
+  on_kept_view_ = true;
+  scan_data_ = static_cast<const uint8_t*>(data);
+  scan_count_ = count;
+  if (second.in_place) {
+    // The call overwrites its input: a copy for the scan and a second run.
+    uint8_t* copy = call.memory(ScratchSlot::kept_input, second.bytes);
+    std::memcpy(copy, second.in_place, second.bytes);
+    in_place_ = second.in_place;
+    kept_ = scan_data_ = copy;
+    kept_bytes_ = second.bytes;
+  }
+  call.on_idle([this, &call] { return on_kept_view_ && scan_piece(call.plan.type.kind); });
+  return true;
+}
+
+bool LossyAgreement::scan_piece(ElemKind kind) {
+  if (scanned_ == scan_count_) return false;
+  const size_t elem = kind == ElemKind::f32 ? sizeof(float) : sizeof(double);
+  const size_t n = std::min(scan_count_ - scanned_, kScanPieceBytes / elem);
+  double lo = 0, hi = 0;
+  // Pieces combine to the whole input's scan: the extremes of the finite
+  // values, whichever part holds them.
+  scan_bad_ |= qgrid::finite_range(kind, scan_data_ + scanned_ * elem, n, &lo, &hi);
+  scan_lo_ = scanned_ ? std::min(scan_lo_, lo) : lo;
+  scan_hi_ = scanned_ ? std::max(scan_hi_, hi) : hi;
+  scanned_ += n;
+  return true;
+}
+
+bool LossyAgreement::confirm(CompressedCall& call) {
+  if (!on_kept_view_) return true;
+  on_kept_view_ = false;
+  call.on_idle(nullptr);
+  while (scan_piece(call.plan.type.kind)) {
+  }
+  double* mine = mine_ + 2;
+  double* agreed = widest_ + 2;
+  codes_local_view(scan_lo_, scan_hi_, scan_bad_, mine);
+  mine[kCodesView] = kept_ ? 1.0 : 0.0;
+  const int rc = PMPI_Allreduce(mine, agreed, kCodesView + 1, MPI_DOUBLE, MPI_MAX,
+                                call.plan.state->coll.comm);
+  call.check_mpi(rc);
+  if (rc != MPI_SUCCESS) return true;  // finish() reports it
+  const CodesGrid own = grid_from_view(call.plan, agreed, codes_members_, per_member_);
+  const bool hit = own.on && own.exp == grid_.exp && own.entropy == grid_.entropy;
+  AgreedView& v = keep_view(call, agreed);
+  if (hit) {
+    v.misses = 0;
+    call.set_certificate(own.certificate);
+    return true;
+  }
+  v.rest = std::min(1u << std::min(v.misses, 6u), kLongestRest);
+  ++v.misses;
+  if (kept_) std::memcpy(in_place_, kept_, kept_bytes_);
+  call.discard();
+  return false;
 }
 
 }  // namespace adacomp

@@ -76,9 +76,11 @@ class RailsReduceSchedule : public Schedule {
     me_ = (s.rail.rank - rail_root + rails) % rails;
     // Lossy: every element passes up to members-1 codings among the rail's
     // members, each bringing the sum of its node's L inputs.
+    const SecondRun second{s.coll.rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : nullptr,
+                           plan_.bytes};
     agree_.start(call_, input_, static_cast<size_t>(count), rails - 1, s.coll.size - 1,
                  codes_candidate(plan_, op, static_cast<size_t>(count), rails) ? rails : 0,
-                 node.size);
+                 node.size, &second);
     // Tickets in this order on every rank of the node: the reduce-scatters,
     // then (the root's node) the gathers.
     for (Segment& g : segments_) g.scatter.emplace(s);
@@ -90,8 +92,10 @@ class RailsReduceSchedule : public Schedule {
     auto scatter = [&](size_t k, bool w) { return this->scatter(segments_[k], w); };
     auto tree = [&](size_t k, bool w) { return this->tree(segments_[k], w); };
     auto gather = [&](size_t k, bool w) { return this->gather(segments_[k], w); };
-    return advance_segments(segments_.size(), wait, scatter, tree, gather);
+    return advance_segments(call_, segments_.size(), wait, scatter, tree, gather);
   }
+
+  bool rerun() override { return !agree_.confirm(call_); }
 
   int finish() override {
     for (const Segment& g : segments_) {

@@ -57,6 +57,7 @@ class ReduceScatterSchedule : public Schedule {
     const size_t total = plan_.bytes / plan_.type.size;
     input_ = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     mycount_ = counts[s.coll.rank];
+    const SecondRun second{sendbuf == MPI_IN_PLACE ? recvbuf : nullptr, plan_.bytes};
     if (plan_.layout == Layout::flat) {
       Segment& g = segments_.emplace_back();
       g.blocks.resize(p);
@@ -69,15 +70,17 @@ class ReduceScatterSchedule : public Schedule {
       // but its first block as it was.
       g.acc = call_.memory(ScratchSlot::accumulator, plan_.bytes);
       std::memcpy(g.acc, input_, plan_.bytes);
-      agree_.start(call_, g.acc, total, reduce_scatter_compressions(p), p - 1,
-                   codes_candidate(plan_, op, total, p) ? p : 0);
+      // The input, not its copy, which the ring reduces into.
+      agree_.start(call_, input_, total, reduce_scatter_compressions(p), p - 1,
+                   codes_candidate(plan_, op, total, p) ? p : 0, 1, &second);
       return;
     }
     // Node-aware: the ring's members (a rail's or the leaders, one per
     // node) each bring the sum of up to max_local ranks' inputs.
     const Locality& loc = s.loc;
     agree_.start(call_, input_, total, reduce_scatter_compressions(loc.nodes), p - 1,
-                 codes_candidate(plan_, op, total, loc.nodes) ? loc.nodes : 0, loc.max_local);
+                 codes_candidate(plan_, op, total, loc.nodes) ? loc.nodes : 0, loc.max_local,
+                 &second);
     lay_out(counts);
     // Tickets in this order on every rank of the node: the gathers, then the
     // spreads (node_stage.h).
@@ -90,8 +93,10 @@ class ReduceScatterSchedule : public Schedule {
     auto gather = [&](size_t k, bool w) { return this->gather(k, w); };
     auto ring = [&](size_t k, bool w) { return this->ring(k, w); };
     auto deliver = [&](size_t k, bool w) { return this->deliver(k, w); };
-    return advance_segments(segments_.size(), wait, gather, ring, deliver);
+    return advance_segments(call_, segments_.size(), wait, gather, ring, deliver);
   }
+
+  bool rerun() override { return !agree_.confirm(call_); }
 
   int finish() override {
     for (const Segment& g : segments_) {

@@ -177,9 +177,11 @@ int next_collective_tag(CommState& s) {
 
 int launch(CommState& state, MPI_Comm comm, Launch how, int blocking_tag, ScheduleBuilder build) {
   if (how.blocking()) {
-    std::unique_ptr<Schedule> s = build(blocking_tag);
-    s->advance(true);
-    return s->finish();
+    for (;;) {
+      std::unique_ptr<Schedule> s = build(blocking_tag);
+      s->advance(true);
+      if (!s->rerun()) return s->finish();
+    }
   }
   if (how.persistent) {
     const int tag = next_persistent_tag(state);

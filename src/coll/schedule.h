@@ -52,6 +52,11 @@ class Schedule {
   // call in the runtime model, and returns the code for the call that
   // completes the request (the blocking call's return code).
   virtual int finish() = 0;
+  // Once a blocking call's advance is done: whether its result must be
+  // made again by a new schedule of the same call, alike on every rank (a
+  // lossy reduction that started on a kept grid its inputs did not agree
+  // on, coll/lossy_agreement.h). It has restored any input it overwrote.
+  virtual bool rerun() { return false; }
 };
 
 // How a call runs: blocking (no request), nonblocking (`request` gets a

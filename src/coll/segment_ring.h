@@ -11,13 +11,13 @@
 #include <optional>
 #include <vector>
 
+#include "coll/compressed_call.h"
 #include "coll/ring.h"
 #include "coll/ring_codes.h"
 #include "coll/schedule.h"
 
 namespace adacomp {
 
-class CompressedCall;
 class LossyAgreement;
 
 // Advances the segments; true once all are done. Each stage is a callable
@@ -27,9 +27,11 @@ class LossyAgreement;
 // node stages overlap the rings, in passes (run_passes): segment k's gather
 // starts once k-1's is done (so the first ring starts as early as it can),
 // its ring once k-1's ring is (one ring's memory and tag at a time), its
-// delivery once its ring is.
+// delivery once its ring is. A pass that leaves work outstanding does a
+// piece of the call's idle work (CompressedCall::on_idle).
 template <class Gather, class Ring, class Deliver>
-bool advance_segments(size_t segments, bool wait, Gather gather, Ring ring, Deliver deliver) {
+bool advance_segments(CompressedCall& call, size_t segments, bool wait, Gather gather, Ring ring,
+                      Deliver deliver) {
   if (segments == 1) return gather(0, wait) && ring(0, wait) && deliver(0, wait);
   return run_passes(wait, [&] {
     bool done = true, gathered = true, ringed = true;
@@ -38,6 +40,7 @@ bool advance_segments(size_t segments, bool wait, Gather gather, Ring ring, Deli
       if (!gathered || !ringed || !ring(k, false)) ringed = false;
       if (!ringed || !deliver(k, false)) done = false;
     }
+    if (!done) call.idle_work();
     return done;
   });
 }

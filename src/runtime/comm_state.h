@@ -31,6 +31,23 @@ struct Group {
 struct P2PComm;
 using P2PCommPtr = std::shared_ptr<P2PComm>;
 
+// What the last blocking lossy reduction on codes of one kind agreed on
+// this communicator: the ranks' widest view of their inputs (coll/ring_codes.h
+// codes view, and whether any rank's input was in place), from which the
+// next such call may start on the same grid and confirm it at its end
+// (coll/lossy_agreement.h). Kept and updated alike on every rank:
+// collectives on one communicator run in the same order everywhere, and
+// only agreed numbers go in.
+struct AgreedView {
+  static constexpr int kValues = 4;
+  int op = -1;             // OpKind; -1: unused
+  size_t count = 0;        // elements of the call
+  int members = 0, per_member = 0;  // its ring
+  double view[kValues] = {};
+  unsigned misses = 0;     // confirmations in a row that found another grid
+  unsigned rest = 0;       // calls left before the next start on a kept view
+};
+
 struct CommState {
   Group coll;    // private: the library's collective traffic only (made on first need)
   Locality loc;  // learned when the state is created
@@ -59,6 +76,9 @@ struct CommState {
   // runs the schedules.
   unsigned node_stages_taken = 0;
   std::atomic<unsigned> node_stages_started{0};
+  // The lossy reductions' kept views, the oldest replaced first.
+  AgreedView agreed_views[4];
+  unsigned agreed_views_next = 0;
 };
 
 // Creates the attribute key; call once after MPI is initialised.

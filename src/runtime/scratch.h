@@ -8,7 +8,9 @@
 
 namespace adacomp {
 
-enum class ScratchSlot : int { send_frame, recv_frame, work, accumulator, frames, kCount };
+// kept_input: a lossy reduction's input in place, kept for a second run
+// (coll/lossy_agreement.h SecondRun).
+enum class ScratchSlot : int { send_frame, recv_frame, work, accumulator, frames, kept_input, kCount };
 
 // Returns at least `bytes` of uninitialised memory, valid until the same slot
 // is asked for again on this thread.

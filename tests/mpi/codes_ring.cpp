@@ -243,6 +243,53 @@ void run(Call call, MPI_Datatype type, const char* tname, MPI_Comm comm, const c
   CHECK(bad == 0, "%s: MPI_MAX %zu elements beyond the bound", label("max").c_str(), bad);
 }
 
+// A blocking reduction on codes starts on the grid its kind's last call
+// agreed, and confirms it at its end (src/coll/lossy_agreement.h): its
+// result must be bit for bit that of the nonblocking form, which always
+// scans first. Repeats (the kept grid holds), a field 8x larger and one
+// with a NaN (it does not: the call runs again), then in place (the input
+// restored for the second run) and a repeat after it.
+template <typename T>
+void kept_views(bool scatter, MPI_Datatype type, MPI_Comm comm, const char* cname) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const size_t n = 200003 - 200003 % size;
+  const int block = static_cast<int>(n) / size;
+  const size_t len = scatter ? block : n;
+  struct Step {
+    double scale;
+    bool nan, in_place;
+  };
+  const Step steps[] = {{1, false, false}, {1, false, false}, {1, false, false}, {8, false, false},
+                        {8, false, false}, {8, true, false},  {8, false, false}, {1, false, true},
+                        {1, false, false}, {1, false, false}};
+  int k = 0;
+  for (const Step& st : steps) {
+    std::vector<T> in = field<T>(rank, n, st.scale);
+    if (st.nan && rank == size - 1) in[n / 2] = std::numeric_limits<T>::quiet_NaN();
+    std::vector<T> blocking(st.in_place ? in : std::vector<T>(len)), nonblocking(len);
+    const void* send = st.in_place ? MPI_IN_PLACE : in.data();
+    MPI_Request req;
+    if (scatter) {
+      MPI_Reduce_scatter_block(send, blocking.data(), block, type, MPI_SUM, comm);
+      MPI_Ireduce_scatter_block(in.data(), nonblocking.data(), block, type, MPI_SUM, comm, &req);
+    } else {
+      MPI_Allreduce(send, blocking.data(), static_cast<int>(n), type, MPI_SUM, comm);
+      MPI_Iallreduce(in.data(), nonblocking.data(), static_cast<int>(n), type, MPI_SUM, comm, &req);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    blocking.resize(len);
+    CHECK(std::memcmp(blocking.data(), nonblocking.data(), len * sizeof(T)) == 0,
+          "%s %s kept views, step %d (scale %g%s%s): blocking and nonblocking results differ",
+          scatter ? "Reduce_scatter_block" : "Allreduce", cname, k, st.scale,
+          st.nan ? ", NaN" : "", st.in_place ? ", in place" : "");
+    if (st.nan && rank == 0 && !scatter)
+      CHECK(std::isnan(blocking[n / 2]), "Allreduce %s kept views: the NaN lost", cname);
+    ++k;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -266,6 +313,10 @@ int main(int argc, char** argv) {
     run<double>(call, MPI_DOUBLE, "double", MPI_COMM_WORLD, "world");
     run<float>(call, MPI_FLOAT, "float", MPI_COMM_WORLD, "world");
     run<double>(call, MPI_DOUBLE, "double", half, "half");
+  }
+  for (bool scatter : {false, true}) {
+    kept_views<double>(scatter, MPI_DOUBLE, MPI_COMM_WORLD, "world");
+    kept_views<float>(scatter, MPI_FLOAT, half, "half");
   }
   MPI_Comm_free(&half);
   return finish_test("codes_ring");
