@@ -118,16 +118,17 @@ namespace {
 // the oldest) with `make`, else null when there is none.
 AgreedView* kept_view(CompressedCall& call, int members, int per_member, bool make) {
   CommState& s = *call.plan.state;
-  const int op = static_cast<int>(call.op());
+  const int op = static_cast<int>(call.op()), kind = static_cast<int>(call.plan.type.kind);
   const size_t count = call.plan.bytes / call.plan.type.size;
   for (AgreedView& v : s.agreed_views)
-    if (v.op == op && v.count == count && v.members == members && v.per_member == per_member)
+    if (v.op == op && v.kind == kind && v.count == count && v.members == members &&
+        v.per_member == per_member)
       return &v;
   if (!make) return nullptr;
   constexpr unsigned kKept = sizeof(s.agreed_views) / sizeof(s.agreed_views[0]);
   AgreedView& v = s.agreed_views[s.agreed_views_next++ % kKept];
   v = AgreedView{};
-  v.op = op, v.count = count, v.members = members, v.per_member = per_member;
+  v.op = op, v.kind = kind, v.count = count, v.members = members, v.per_member = per_member;
   return &v;
 }
 

@@ -41,6 +41,7 @@ using P2PCommPtr = std::shared_ptr<P2PComm>;
 struct AgreedView {
   static constexpr int kValues = 4;
   int op = -1;             // OpKind; -1: unused
+  int kind = 0;            // ElemKind of its elements
   size_t count = 0;        // elements of the call
   int members = 0, per_member = 0;  // its ring
   double view[kValues] = {};
