@@ -97,7 +97,8 @@ class CompressedCall {
   void progress();
 
   // A run whose result is made again (Schedule::rerun): the call is
-  // counted once, by the run that finishes. Its bytes were sent, and stay.
+  // counted once, by the run that finishes, whose time starts at this
+  // run's start. Its bytes were sent, and stay.
   void discard();
 
   // Reports failures; in the adaptive policy also records this call's time.

@@ -209,7 +209,8 @@ bool LossyAgreement::confirm(CompressedCall& call) {
     call.set_certificate(own.certificate);
     return true;
   }
-  v.rest = std::min(1u << std::min(v.misses, 6u), kLongestRest);
+  // The second run, then 1, 2, 4 ... calls.
+  v.rest = 1 + std::min(1u << std::min(v.misses, 6u), kLongestRest);
   ++v.misses;
   if (kept_) std::memcpy(in_place_, kept_, kept_bytes_);
   call.discard();
