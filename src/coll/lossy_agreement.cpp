@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "codec/quant_grid.h"
@@ -212,6 +213,11 @@ bool LossyAgreement::confirm(CompressedCall& call) {
   // The second run, then 1, 2, 4 ... calls.
   v.rest = 1 + std::min(1u << std::min(v.misses, 6u), kLongestRest);
   ++v.misses;
+  if (config().verbose >= 2 && call.plan.state->coll.rank == 0)
+    std::fprintf(stderr,
+                 "adacomp: %s of %zu elements started on its last grid (2^%d), which its inputs "
+                 "do not agree on: it runs again, and the next %u scan first\n",
+                 op_name(call.op()), v.count, grid_.exp, v.rest - 1);
   if (kept_) std::memcpy(in_place_, kept_, kept_bytes_);
   call.discard();
   return false;
