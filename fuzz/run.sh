@@ -24,7 +24,7 @@ cmake_minimum_required(VERSION 3.18)
 project(adacomp_fuzz LANGUAGES C CXX)
 set(CMAKE_CXX_STANDARD 17)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
-add_subdirectory("$SRC/src/codec" codec)
+add_subdirectory("$SRC/src/frames/codec" codec)
 add_subdirectory("$SRC/fuzz" fuzz)
 CMAKE
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link -g -O1"

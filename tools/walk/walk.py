@@ -2,8 +2,9 @@
 """Counts the folder switches of one call's walk (tools/walk/walk.sh).
 
 Input: the events walk_trace.c recorded (E/X function entry and exit,
-W a PMPI call that moves bytes). Each function is placed in the src/
-folder of its definition (addr2line); generated entry points count as
+W a PMPI call that moves bytes). Each function is placed in the top src/
+folder of its definition (addr2line): src/frames/wire/frame.cpp is in
+frames; generated entry points count as
 boundary, whose table they come from. A switch is a change of the folder
 of the function running: a call into another folder, or a return to one.
 Printed: the switches before the first byte goes to the wire and in all,
@@ -12,6 +13,7 @@ no further function: an accessor such as config() or a byte store, which a
 reader does not follow); then the walk without them as a folder sequence.
 """
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -29,7 +31,10 @@ def resolve(events):
         out = subprocess.run(["addr2line", "-f", "-C", "-e", obj] + offsets,
                              capture_output=True, text=True, check=True).stdout.splitlines()
         for off, fn, loc in zip(offsets, out[0::2], out[1::2]):
-            m = re.search(r"/(?:src|layers/[a-z0-9_]+)/([a-z0-9_]+)/", loc)
+            # A header reached through a layer's include root
+            # (build/layers/X/X -> its src/ directory) is placed where it lives.
+            path = os.path.realpath(loc.rsplit(":", 1)[0])
+            m = re.search(r"/src/([a-z0-9_]+)/", path)
             folder = m.group(1) if m else ("boundary" if "/generated/" in loc else None)
             where[(obj, off)] = (fn.replace("(anonymous namespace)::", "").split("(")[0], folder)
     return where
