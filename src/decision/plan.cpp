@@ -165,6 +165,20 @@ Plan plan(const Config& c, const CallQuery& q) {
   Plan pass;
   CallVerdict v;
   if (passes_on_facts(c, q, &pass, &v)) return pass;
+  if (q.form == CallForm::blocking && pass.adaptive && q.model &&
+      q.model->passes_settled(static_cast<int>(q.op), q.bytes)) {
+    pass = Plan{};
+    pass.counted = true;
+    pass.reason = PassReason::model_no_gain;
+    pass.bytes = q.bytes;
+    return pass;
+  }
+  if (!q.args_ok) return Plan{};
+  if (!q.complete) {
+    Plan rest;
+    rest.incomplete = true;
+    return rest;
+  }
   Plan p = q.facts.who == Decider::sender ? plan_send(c, q, v) : plan_collective(c, q, v);
   p.bytes = q.bytes;
   return p;

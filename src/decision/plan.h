@@ -74,6 +74,15 @@ struct CallQuery {
   size_t eager_limit = 64 << 10;  // the largest message MPI sends eagerly
   bool padded_arms = false;       // the ranks' datatypes may differ (Bcast)
   RuntimeModel* model = nullptr;  // the communicator's; its slots advance
+  // The arguments are valid and the call can be coded (runtime/args.h);
+  // else a call not passed on its facts passes uncounted, and PMPI reports
+  // an error with MPI's own class.
+  bool args_ok = true;
+  // The communicator's part (its state, layout, model and agreed bound) is
+  // in the query. A blocking collective makes the state collectively, so
+  // the first time it asks without it; plan() then says `incomplete`
+  // unless the call passes on what is already known.
+  bool complete = true;
   // Point-to-point senders:
   bool peer_valid = true;       // else MPI reports the bad rank
   bool peer_same_node = false;  // the destination shares this rank's node
@@ -100,20 +109,27 @@ struct Plan {
   int segments = 1;  // node-aware staged calls: segments in flight
   int model = -1;    // the runtime model's slot timing this call (-1: none)
   int estimate_kind = 0;  // a sender's CodingEstimate kind for this message
+  // Not a decision yet: the call does not pass on its facts, its model slot
+  // or its arguments, and plan() needs the communicator's part of the
+  // query (CallQuery::complete) to go on.
+  bool incomplete = false;
 };
 
 // The one decision. Collectives (facts.who == all_ranks) read only what
 // every rank of the communicator knows alike, so every rank plans alike;
 // a point-to-point sender decides alone (its frame tells the receiver).
+// In order: the facts (passes_on_facts); a blocking call whose model slot
+// settled on plain MPI (untimed); the arguments; then, with the query
+// complete, the layout, the model's arm, the codec and the cutting.
 // Advances the model's slot or asks the estimate when the adaptive policy
-// decides.
+// decides, and only then.
 Plan plan(const Config& c, const CallQuery& q);
 
-// The steps of plan() that read the call's facts alone (not active, a
+// The first step of plan(), on the call's facts alone (not active, a
 // nonblocking form while ADACOMP_NONBLOCKING is off, the verdict): true
-// with the pass when one passes it. Callers ask first, before they gather
-// the rest of the query: the common small message leaves at once. When
-// none passes, `pass` holds the verdict's tier and whether the model decides.
+// with the pass when one passes it. A point-to-point sender asks it before
+// it gathers its peer and link. When none passes, `pass` holds the
+// verdict's tier and whether the model decides.
 bool passes_on_facts(const Config& c, const CallQuery& q, Plan* pass);
 
 // The layout a communicator gives under a hierarchy setting.

@@ -36,29 +36,30 @@ bool agree_rule(MPI_Comm comm, int rule, bool nonblocking, CallFacts* facts) {
   return true;
 }
 
-// The early passes: the common small message leaves on its facts alone,
-// before any query but the size; a blocking call whose model slot settled
-// on plain MPI leaves next, untimed (PathChoice::passes_settled), before the
-// argument checks, the datatype's facts and the candidates it would throw
-// away. Every rank asks alike: the state and its slots are made
-// collectively, and a slot settles only on calls that passed every check.
-bool passes_early(const CallQuery& q, MPI_Comm comm, Plan* pass) {
-  if (passes_on_facts(config(), q, pass)) return true;
-  if (q.form != CallForm::blocking || !pass->adaptive) return false;
+// The communicator's part of a collective's query. A blocking call whose
+// communicator has the library's private copy, under rules every rank sees
+// alike, has it at hand: the call is planned in one step. Otherwise the
+// query goes without it (its model, if the state exists, for a settled
+// slot) and the part is gathered only if plan() asks (Plan::incomplete): a
+// blocking call makes the state collectively, and one passed through on its
+// facts makes nothing. Every rank asks alike: the state is made
+// collectively and the rules agree in-band.
+void comm_part_at_hand(MPI_Comm comm, CallQuery* q, CallContext* context) {
   CommState* s = find_comm_state(comm);
-  if (!s || !s->model.passes_settled(static_cast<int>(q.op), q.bytes)) return false;
-  *pass = Plan{};
-  pass->counted = true;
-  pass->reason = PassReason::model_no_gain;
-  pass->bytes = q.bytes;
-  return true;
+  q->model = s ? &s->model : nullptr;
+  q->complete = s && s->coll.comm != MPI_COMM_NULL && !rules_need_agreement(comm);
+  if (!q->complete) return;
+  context->state = s;
+  q->comm = comm_layout(s);
+  q->eager_limit = eager_limit();
 }
 
-// The rest of the query, once the arguments are known good: the rules'
-// agreed bound, the communicator's state (a blocking call makes it) and
-// layout; then the plan.
-Plan plan_on(MPI_Comm comm, int rule, CallQuery* q, CallContext* context) {
+// The communicator's part when plan() asks for it: the rules' agreed bound,
+// the communicator's state (a blocking call makes it) and layout; then the
+// plan.
+Plan plan_with_comm_part(MPI_Comm comm, int rule, CallQuery* q, CallContext* context) {
   const bool nonblocking = q->form != CallForm::blocking;
+  q->complete = true;
   q->comm.intercomm = intercommunicator(comm);
   if (!q->comm.intercomm) {
     if (!agree_rule(comm, rule, nonblocking, &q->facts)) return Plan{};
@@ -68,6 +69,13 @@ Plan plan_on(MPI_Comm comm, int rule, CallQuery* q, CallContext* context) {
   }
   q->eager_limit = eager_limit();
   return plan(config(), *q);
+}
+
+// plan(), with the communicator's part gathered if it asks.
+Plan plan_on(MPI_Comm comm, int rule, CallQuery* q, CallContext* context) {
+  comm_part_at_hand(comm, q, context);
+  const Plan first = plan(config(), *q);
+  return first.incomplete ? plan_with_comm_part(comm, rule, q, context) : first;
 }
 
 // The v exchanges are coded where any block is large enough: their facts
@@ -105,9 +113,9 @@ Plan plan_collective(OpKind operation, MPI_Comm comm, int count, MPI_Datatype ty
   q.facts = call_facts(comm, count, type, GateScope::collective, Decider::all_ranks);
   const int rule = apply_lossy_rules(comm, op_name(operation), &q.facts);
   q.bytes = q.facts.bytes;
-  Plan pass;
-  if (passes_early(q, comm, &pass)) return pass;
-  if (!collective_args_ok(comm, count, type, op, reduction, &context->type)) return Plan{};
+  // Checked before plan() reads them, which it does only for a call that
+  // does not pass on its facts; a library that is not active asks nothing.
+  q.args_ok = !q.facts.active || collective_args_ok(comm, count, type, op, reduction, &context->type);
   return plan_on(comm, rule, &q, context);
 }
 
@@ -123,8 +131,6 @@ Plan plan_exchange_call(OpKind operation, MPI_Comm comm, size_t block_bytes, boo
   q.facts = exchange_facts(comm, block_bytes, varied);
   const int rule = apply_lossy_rules(comm, op_name(operation), &q.facts);
   q.bytes = block_bytes;
-  Plan pass;
-  if (passes_early(q, comm, &pass)) return pass;
   // Each transfer codes with its own kind's candidate of the arm
   // (Exchange): the arms are the bytes', the most lossless candidates; a
   // float transfer's sender may code lossy under the plan's bound.
