@@ -167,13 +167,11 @@ Plan plan(const Config& c, const CallQuery& q) {
   if (passes_on_facts(c, q, &pass, &v)) return pass;
   if (q.form == CallForm::blocking && pass.adaptive && q.model &&
       q.model->passes_settled(static_cast<int>(q.op), q.bytes)) {
-    pass = Plan{};
-    pass.counted = true;
-    pass.reason = PassReason::model_no_gain;
-    pass.bytes = q.bytes;
-    return pass;
+    Plan settled = passes(PassReason::model_no_gain);  // untimed: no slot
+    settled.bytes = q.bytes;
+    return settled;
   }
-  if (!q.args_ok) return Plan{};
+  if (!q.args_ok) return passes_uncounted();
   if (!q.complete) {
     Plan rest;
     rest.incomplete = true;
